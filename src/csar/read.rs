@@ -1,0 +1,327 @@
+//! Reading archives and directories under [`Limits`].
+
+use std::collections::BTreeMap;
+use std::io::{Cursor, Read};
+use std::path::Path;
+use std::sync::Arc;
+
+use super::{Csar, Limits, Origin, path};
+use crate::diagnostics::{Diagnostic, Diagnostics, Location, codes};
+use crate::error::{Error, Result};
+
+pub(super) fn open(input: &Path, limits: &Limits) -> Result<Csar> {
+    let meta = std::fs::symlink_metadata(input).map_err(|e| Error::io("cannot open", input, e))?;
+    if meta.is_dir() {
+        return open_dir(input, limits);
+    }
+    if meta.file_type().is_symlink() {
+        // Follow a symlink given on the command line: the user named it.
+        let target =
+            std::fs::canonicalize(input).map_err(|e| Error::io("cannot open", input, e))?;
+        return open(&target, limits);
+    }
+    let bytes = read_limited_file(input, limits)?;
+    let ext = input
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if bytes.starts_with(b"PK") {
+        return open_zip(input, bytes, limits);
+    }
+    if ext == "yaml" || ext == "yml" {
+        let name = input
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut entries = BTreeMap::new();
+        entries.insert(name, Arc::from(bytes.into_boxed_slice()));
+        return Ok(Csar {
+            path: input.to_path_buf(),
+            origin: Origin::File,
+            entries,
+            limits: limits.clone(),
+        });
+    }
+    Err(input_error(
+        Diagnostic::error(
+            codes::CSAR_UNREADABLE,
+            format!(
+                "`{}` is not a CSAR: it is neither a zip archive nor a directory nor a YAML file",
+                input.display()
+            ),
+        )
+        .at(Location::file(input.display().to_string()))
+        .hint("pass a .csar/.zip archive, an unpacked CSAR directory, or a .yaml service template"),
+    ))
+}
+
+pub(super) fn read_limited_file(path: &Path, limits: &Limits) -> Result<Vec<u8>> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io("cannot read", path, e))?;
+    let mut bytes = Vec::new();
+    file.take(limits.max_total_size + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io("cannot read", path, e))?;
+    if bytes.len() as u64 > limits.max_total_size {
+        return Err(input_error(limit(
+            path,
+            format!(
+                "is larger than the limit of {} bytes",
+                limits.max_total_size
+            ),
+            "--max-total-size",
+        )));
+    }
+    Ok(bytes)
+}
+
+fn input_error(d: Diagnostic) -> Error {
+    Error::Input(Diagnostics::from(d))
+}
+
+fn limit(path: &Path, what: String, flag: &str) -> Diagnostic {
+    Diagnostic::error(codes::CSAR_LIMIT, format!("`{}` {what}", path.display()))
+        .at(Location::file(path.display().to_string()))
+        .hint(format!(
+            "if the input is trusted, raise the limit with {flag}"
+        ))
+}
+
+fn open_zip(input: &Path, bytes: Vec<u8>, limits: &Limits) -> Result<Csar> {
+    let bytes: Arc<[u8]> = Arc::from(bytes.into_boxed_slice());
+    let file_loc = Location::file(input.display().to_string());
+    let mut archive = zip::ZipArchive::new(Cursor::new(&bytes[..])).map_err(|e| {
+        input_error(
+            Diagnostic::error(
+                codes::CSAR_UNREADABLE,
+                format!("`{}` is not a readable zip archive: {e}", input.display()),
+            )
+            .at(file_loc.clone()),
+        )
+    })?;
+    if archive.len() > limits.max_entries {
+        return Err(input_error(limit(
+            input,
+            format!(
+                "has {} entries, more than the limit of {}",
+                archive.len(),
+                limits.max_entries
+            ),
+            "--max-entries",
+        )));
+    }
+    let mut diags = Diagnostics::new();
+    let mut entries = BTreeMap::new();
+    let mut total: u64 = 0;
+    for i in 0..archive.len() {
+        let mut file = match archive.by_index(i) {
+            Ok(f) => f,
+            Err(e) => {
+                diags.push(
+                    Diagnostic::error(
+                        codes::CSAR_UNREADABLE,
+                        format!("entry {i} of `{}` cannot be read: {e}", input.display()),
+                    )
+                    .at(file_loc.clone()),
+                );
+                continue;
+            }
+        };
+        let raw_name = String::from_utf8_lossy(file.name_raw()).into_owned();
+        let name = match path::normalize(&raw_name) {
+            Ok(n) => n,
+            Err(why) => {
+                diags.push(
+                    Diagnostic::error(
+                        codes::CSAR_PATH_ESCAPE,
+                        format!("zip entry `{raw_name}` {why}"),
+                    )
+                    .at(file_loc.clone())
+                    .hint("entries of a CSAR must be relative paths inside the archive"),
+                );
+                continue;
+            }
+        };
+        if file.is_dir() {
+            continue;
+        }
+        if file.is_symlink() {
+            diags.push(
+                Diagnostic::error(
+                    codes::CSAR_SYMLINK,
+                    format!("zip entry `{name}` is a symbolic link"),
+                )
+                .at(file_loc.clone())
+                .hint("a CSAR must contain regular files only"),
+            );
+            continue;
+        }
+        let declared = file.size();
+        let compressed = file.compressed_size().max(1);
+        if declared > limits.max_entry_size {
+            diags.push(limit(
+                input,
+                format!(
+                    "entry `{name}` is {declared} bytes, more than the limit of {}",
+                    limits.max_entry_size
+                ),
+                "--max-entry-size",
+            ));
+            continue;
+        }
+        if declared > 1024 * 1024 && declared / compressed > limits.max_compression_ratio {
+            diags.push(limit(
+                input,
+                format!(
+                    "entry `{name}` expands {}:1, more than the limit of {}:1 (zip bomb?)",
+                    declared / compressed,
+                    limits.max_compression_ratio
+                ),
+                "--max-compression-ratio",
+            ));
+            continue;
+        }
+        let mut data = Vec::with_capacity(declared.min(64 * 1024 * 1024) as usize);
+        // Never trust the declared size: read at most one byte more than allowed.
+        let read = (&mut file)
+            .take(limits.max_entry_size + 1)
+            .read_to_end(&mut data);
+        if let Err(e) = read {
+            diags.push(
+                Diagnostic::error(
+                    codes::CSAR_UNREADABLE,
+                    format!("zip entry `{name}` cannot be decompressed: {e}"),
+                )
+                .at(file_loc.clone()),
+            );
+            continue;
+        }
+        if data.len() as u64 > limits.max_entry_size {
+            diags.push(limit(
+                input,
+                format!(
+                    "entry `{name}` expands beyond the limit of {} bytes",
+                    limits.max_entry_size
+                ),
+                "--max-entry-size",
+            ));
+            continue;
+        }
+        total += data.len() as u64;
+        if total > limits.max_total_size {
+            diags.push(limit(
+                input,
+                format!(
+                    "expands beyond the limit of {} bytes in total",
+                    limits.max_total_size
+                ),
+                "--max-total-size",
+            ));
+            break;
+        }
+        if entries
+            .insert(name.clone(), Arc::from(data.into_boxed_slice()))
+            .is_some()
+        {
+            diags.push(
+                Diagnostic::error(
+                    codes::CSAR_DUPLICATE_ENTRY,
+                    format!("zip entry `{name}` appears more than once"),
+                )
+                .at(file_loc.clone()),
+            );
+        }
+    }
+    if diags.has_errors() {
+        return Err(Error::Input(diags));
+    }
+    Ok(Csar {
+        path: input.to_path_buf(),
+        origin: Origin::Zip(bytes),
+        entries,
+        limits: limits.clone(),
+    })
+}
+
+fn open_dir(root: &Path, limits: &Limits) -> Result<Csar> {
+    let mut diags = Diagnostics::new();
+    let mut entries = BTreeMap::new();
+    let mut total: u64 = 0;
+    let root_loc = Location::file(root.display().to_string());
+    for item in walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .sort_by_file_name()
+        .min_depth(1)
+    {
+        let item = item.map_err(|e| {
+            let path = e
+                .path()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| root.to_path_buf());
+            let io = e
+                .into_io_error()
+                .unwrap_or_else(|| std::io::Error::other("directory walk failed"));
+            Error::io("cannot read", path, io)
+        })?;
+        let rel = item
+            .path()
+            .strip_prefix(root)
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
+        if item.path_is_symlink() {
+            diags.push(
+                Diagnostic::error(
+                    codes::CSAR_SYMLINK,
+                    format!("`{rel}` in the CSAR directory is a symbolic link"),
+                )
+                .at(root_loc.clone())
+                .hint(
+                    "a CSAR must contain regular files only; copy the file instead of linking it",
+                ),
+            );
+            continue;
+        }
+        if !item.file_type().is_file() {
+            continue;
+        }
+        if entries.len() >= limits.max_entries {
+            return Err(input_error(limit(
+                root,
+                format!("has more than {} files", limits.max_entries),
+                "--max-entries",
+            )));
+        }
+        let data = read_limited_file(item.path(), limits)?;
+        if data.len() as u64 > limits.max_entry_size {
+            diags.push(limit(
+                root,
+                format!(
+                    "file `{rel}` is larger than the limit of {} bytes",
+                    limits.max_entry_size
+                ),
+                "--max-entry-size",
+            ));
+            continue;
+        }
+        total += data.len() as u64;
+        if total > limits.max_total_size {
+            return Err(input_error(limit(
+                root,
+                format!(
+                    "is larger than the limit of {} bytes in total",
+                    limits.max_total_size
+                ),
+                "--max-total-size",
+            )));
+        }
+        entries.insert(rel, Arc::from(data.into_boxed_slice()));
+    }
+    if diags.has_errors() {
+        return Err(Error::Input(diags));
+    }
+    Ok(Csar {
+        path: root.to_path_buf(),
+        origin: Origin::Directory,
+        entries,
+        limits: limits.clone(),
+    })
+}

@@ -1,0 +1,189 @@
+//! toscanini compiles TOSCA topologies into deployment plans.
+//!
+//! ```text
+//!   CSAR (.csar/.zip, directory, or .yaml)
+//!     │  csar::      entries under limits, TOSCA.meta, entry definitions
+//!     ▼
+//!   dialect AST       xml:: (TOSCA 1.0)      yaml:: (Simple Profile 1.x, 2.0)
+//!     │  lower
+//!     ▼
+//!   model::Topology   one model for both dialects
+//!     │  plan::
+//!     ▼
+//!   AbstractPlan      activities + precedence DAG: build, termination, scale-out
+//!     │  plugins::
+//!     ▼
+//!   ConcretePlan      language-neutral steps + decision log
+//!     │  render::
+//!     ▼
+//!   BPEL / BPMN       written back into the CSAR (csar::write), or previewed (dot)
+//! ```
+//!
+//! [`load`] runs the front end (archive to topology), [`derive`] the plan
+//! stages; the `cli` module wires them to the command line.
+
+pub mod cli;
+pub mod csar;
+pub mod diagnostics;
+pub mod dot;
+pub mod error;
+pub mod model;
+pub mod plan;
+pub mod plugins;
+pub mod render;
+pub mod xml;
+pub mod yaml;
+
+use std::path::Path;
+
+use csar::{Csar, Limits};
+use diagnostics::{Diagnostic, Diagnostics, Location, SourceMap, codes};
+use error::{Error, Result};
+use model::Topology;
+use plan::{AbstractPlan, OrderingRules, PlanKind};
+use plugins::{CompleteOptions, ConcretePlan, Registry};
+
+/// Everything that changes how an input is compiled.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Limits against hostile input.
+    pub limits: Limits,
+    /// The service template to compile (TOSCA 1.0 documents may hold several).
+    pub service_template: Option<String>,
+    /// Override the dialect's default for serialising nodes on one host.
+    pub same_host_serial: Option<bool>,
+    /// How unknown relationship kinds order their ends.
+    pub unknown_relationships: Option<plan::UnknownOrdering>,
+    /// Plugin completion options.
+    pub complete: CompleteOptions,
+}
+
+/// The front end's result: the archive and its topology.
+pub struct Loaded {
+    /// The opened archive.
+    pub csar: Csar,
+    /// Path of the entry definitions inside it.
+    pub entry: String,
+    /// The topology.
+    pub topology: Topology,
+    /// The entry Definitions document (TOSCA 1.0), for writing plans back.
+    pub xml_entry: Option<xml::ast::Definitions>,
+    /// Warnings found on the way.
+    pub warnings: Diagnostics,
+}
+
+/// Open `path` and lower it into a topology.
+pub fn load(path: &Path, options: &Options, sources: &mut SourceMap) -> Result<Loaded> {
+    let csar = Csar::open(path, &options.limits)?;
+    let entry = csar.entry_definitions(sources)?;
+    let is_yaml = entry.ends_with(".yaml") || entry.ends_with(".yml");
+    if is_yaml {
+        return Err(Error::Input(
+            Diagnostic::error(
+                codes::YAML_DIALECT,
+                format!("`{entry}` is TOSCA YAML, which this build of toscanini does not read yet"),
+            )
+            .at(Location::file(entry.clone()))
+            .into(),
+        ));
+    }
+    let (mut docs, mut diags) =
+        xml::imports::load(&csar, &entry, options.limits.max_depth, sources);
+    if diags.has_errors() || docs.is_empty() {
+        return Err(Error::Input(diags));
+    }
+    let loaded: std::collections::BTreeSet<String> =
+        docs.iter().map(|d| d.source.name().to_string()).collect();
+    let max_depth = options.limits.max_depth;
+    let mut fallback_sources = SourceMap::new();
+    let xml_options = model::lower_xml::XmlOptions {
+        service_template: options.service_template.clone(),
+    };
+    let (topology, d) = {
+        let mut fallback =
+            || xml::imports::load_rest(&csar, &loaded, max_depth, &mut fallback_sources);
+        model::lower_xml::lower(&docs, &mut fallback, &csar, &xml_options)
+    };
+    sources.extend(fallback_sources);
+    diags.extend(d);
+    match topology {
+        Some(topology) if !diags.has_errors() => {
+            let entry_doc = docs.swap_remove(0);
+            Ok(Loaded {
+                csar,
+                entry,
+                topology,
+                xml_entry: Some(entry_doc),
+                warnings: diags,
+            })
+        }
+        _ => Err(Error::Input(diags)),
+    }
+}
+
+/// The ordering rules for a topology under these options.
+pub fn ordering_rules(topology: &Topology, options: &Options) -> OrderingRules {
+    let mut rules = match topology.dialect {
+        model::Dialect::Xml => OrderingRules::opentosca(),
+        model::Dialect::Yaml(_) => OrderingRules::simple_profile(),
+    };
+    if let Some(s) = options.same_host_serial {
+        rules.same_host_serial = s;
+    }
+    if let Some(u) = options.unknown_relationships {
+        rules.unknown = u;
+    }
+    rules
+}
+
+/// Derive the abstract plan of one kind.
+pub fn abstract_plan(
+    topology: &Topology,
+    kind: &PlanKind,
+    options: &Options,
+) -> Result<AbstractPlan> {
+    let rules = ordering_rules(topology, options);
+    let build = plan::build_plan(topology, &rules)?;
+    match kind {
+        PlanKind::Build => Ok(build),
+        PlanKind::Termination => Ok(plan::termination_plan(&build, topology)?),
+        other => Err(Error::Input(
+            Diagnostic::error(
+                codes::REGION_INVALID,
+                format!(
+                    "the {} plan is not available for this topology",
+                    other.slug()
+                ),
+            )
+            .into(),
+        )),
+    }
+}
+
+/// Derive and complete the plans of the given kinds.
+pub fn derive(
+    topology: &Topology,
+    kinds: &[PlanKind],
+    registry: &Registry,
+    options: &Options,
+) -> Result<(Vec<ConcretePlan>, Diagnostics)> {
+    let mut diags = Diagnostics::new();
+    let mut plans = Vec::new();
+    for kind in kinds {
+        let abs = match abstract_plan(topology, kind, options) {
+            Ok(p) => p,
+            Err(Error::Input(d)) => {
+                diags.extend(d);
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        let (plan, d) = plugins::complete(topology, abs, registry, &options.complete);
+        diags.extend(d);
+        plans.extend(plan);
+    }
+    if diags.has_errors() {
+        return Err(Error::Input(diags));
+    }
+    Ok((plans, diags))
+}

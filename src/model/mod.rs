@@ -1,0 +1,442 @@
+//! Stage 3: the unified topology model. Both dialects lower into it;
+//! nothing after this stage sees XML or YAML.
+//!
+//! In: dialect ASTs (via [`lower_xml`] and `lower_yaml`). Out: a
+//! [`Topology`]: node and relationship templates with their types'
+//! ancestry resolved, effective interfaces and implementations, the
+//! relationship kind that orders plans, properties as [`Value`]s, and the
+//! dialect-independent extras (scaling regions, workflows, outputs).
+
+pub mod lower_xml;
+mod types;
+mod value;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+
+pub use types::{TypeDef, TypeId, TypeKind, TypeName, TypeTable};
+pub use value::Value;
+
+use crate::diagnostics::Location;
+
+/// Index of a node template in [`Topology::nodes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+/// Index of a relationship template in [`Topology::relationships`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RelId(pub u32);
+
+/// A node or a relationship template.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TemplateRef {
+    /// A node template.
+    Node(NodeId),
+    /// A relationship template.
+    Relationship(RelId),
+}
+
+/// Which language the topology was written in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// TOSCA 1.0 XML.
+    Xml,
+    /// TOSCA YAML; the `tosca_definitions_version` value.
+    Yaml(String),
+}
+
+/// What ordering a relationship imposes, found by walking its type's
+/// ancestry to the first known base type (subtypes count).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum RelKind {
+    /// The source runs on the target.
+    HostedOn,
+    /// The source needs the target.
+    DependsOn,
+    /// The source is deployed onto the target (TOSCA 1.0 base type).
+    DeployedOn,
+    /// The source talks to the target over the network.
+    ConnectsTo,
+    /// The source (e.g. storage) is attached to the target (Simple Profile).
+    AttachesTo,
+    /// None of the above; ordered according to the compile options.
+    Other,
+}
+
+impl fmt::Display for RelKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            RelKind::HostedOn => "HostedOn",
+            RelKind::DependsOn => "DependsOn",
+            RelKind::DeployedOn => "DeployedOn",
+            RelKind::ConnectsTo => "ConnectsTo",
+            RelKind::AttachesTo => "AttachesTo",
+            RelKind::Other => "Other",
+        })
+    }
+}
+
+impl RelKind {
+    /// HostedOn, DependsOn and DeployedOn: the target must exist first.
+    pub fn is_infrastructure(self) -> bool {
+        matches!(
+            self,
+            RelKind::HostedOn | RelKind::DependsOn | RelKind::DeployedOn
+        )
+    }
+}
+
+/// A parameter of an operation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parameter {
+    /// Name.
+    pub name: String,
+    /// Whether a value must be supplied.
+    pub required: bool,
+    /// An assigned value (YAML operation inputs), if any.
+    pub value: Option<Value>,
+}
+
+/// A file-based artifact: an implementation or deployment artifact.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Artifact {
+    /// Name of the artifact (or of its artifact template).
+    pub name: String,
+    /// Artifact type, as written (QName in `{ns}local` form or YAML type name).
+    pub artifact_type: TypeName,
+    /// Files inside the CSAR (or URLs) the artifact consists of.
+    pub files: Vec<String>,
+}
+
+/// How an operation is implemented.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Implementation {
+    /// The primary artifact.
+    pub primary: Artifact,
+    /// Further artifacts copied next to it.
+    pub dependencies: Vec<Artifact>,
+}
+
+/// An operation of an interface.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Operation {
+    /// Name.
+    pub name: String,
+    /// Inputs.
+    pub inputs: Vec<Parameter>,
+    /// Outputs.
+    pub outputs: Vec<Parameter>,
+    /// Implementation, if any artifact implements it.
+    pub implementation: Option<Implementation>,
+}
+
+/// An interface: a named set of operations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Interface {
+    /// Name as written (an URI in TOSCA 1.0, `Standard` etc. in YAML).
+    pub name: String,
+    /// Interface type (YAML), e.g. `tosca.interfaces.node.lifecycle.Standard`.
+    pub interface_type: Option<String>,
+    /// Operations in declaration order.
+    pub operations: Vec<Operation>,
+}
+
+impl Interface {
+    /// An operation by name.
+    pub fn operation(&self, name: &str) -> Option<&Operation> {
+        self.operations.iter().find(|o| o.name == name)
+    }
+}
+
+/// A node template.
+#[derive(Clone, Debug)]
+pub struct NodeTemplate {
+    /// Identifier (TOSCA 1.0 `id`, YAML template name).
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Its type.
+    pub type_id: TypeId,
+    /// Property values in declaration order.
+    pub properties: IndexMap<String, Value>,
+    /// Namespace and name of the property document's root element
+    /// (TOSCA 1.0), for writing instance properties back.
+    pub properties_element: Option<(String, String)>,
+    /// Effective interfaces (inherited ones merged), with implementations.
+    pub interfaces: Arc<Vec<Interface>>,
+    /// Deployment artifacts.
+    pub artifacts: Vec<Artifact>,
+    /// Already running: registered by plans, never provisioned
+    /// (OpenTOSCA's `State=Running` convention, YAML `select` directive).
+    pub running: bool,
+    /// Abstract: supplied by the orchestrator as a whole (YAML `substitute`,
+    /// abstract types without implementation).
+    pub is_abstract: bool,
+    /// Where it is defined.
+    pub origin: Option<Location>,
+}
+
+impl NodeTemplate {
+    /// Find an operation in any interface; returns the interface too.
+    pub fn find_operation(&self, name: &str) -> Option<(&Interface, &Operation)> {
+        self.interfaces
+            .iter()
+            .find_map(|i| i.operation(name).map(|o| (i, o)))
+    }
+
+    /// An operation of a named interface.
+    pub fn operation(&self, interface: &str, operation: &str) -> Option<&Operation> {
+        self.interfaces
+            .iter()
+            .find(|i| i.name == interface)
+            .and_then(|i| i.operation(operation))
+    }
+}
+
+/// A relationship template.
+#[derive(Clone, Debug)]
+pub struct RelationshipTemplate {
+    /// Identifier.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Its type.
+    pub type_id: TypeId,
+    /// Ordering kind from the type ancestry.
+    pub kind: RelKind,
+    /// The source node.
+    pub source: NodeId,
+    /// The target node.
+    pub target: NodeId,
+    /// Property values.
+    pub properties: IndexMap<String, Value>,
+    /// Interfaces of the relationship itself (YAML `Configure`).
+    pub interfaces: Arc<Vec<Interface>>,
+    /// TOSCA 1.0 `SourceInterfaces`: operations run on the source side.
+    pub source_interfaces: Arc<Vec<Interface>>,
+    /// TOSCA 1.0 `TargetInterfaces`: operations run on the target side.
+    pub target_interfaces: Arc<Vec<Interface>>,
+    /// Where it is defined.
+    pub origin: Option<Location>,
+}
+
+/// A plan input or a topology input.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputDef {
+    /// Name.
+    pub name: String,
+    /// Declared type, if any.
+    pub type_name: Option<String>,
+    /// Default value.
+    pub default: Option<Value>,
+    /// Whether it must be given.
+    pub required: bool,
+}
+
+/// An output of the service (YAML `outputs`, TOSCA 1.0 boundary property
+/// mappings): a value the build plan returns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputDef {
+    /// Name.
+    pub name: String,
+    /// Where the value comes from.
+    pub value: Value,
+}
+
+/// A scale-out region (OpenTOSCA `scalingplans` tags, YAML Scaling policies).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScalingRegion {
+    /// Name of the scale-out plan.
+    pub name: String,
+    /// Nodes provisioned anew.
+    pub nodes: Vec<NodeId>,
+    /// Relationships provisioned anew.
+    pub relationships: Vec<RelId>,
+    /// Border nodes with their selection strategy.
+    pub selections: Vec<(NodeId, String)>,
+    /// Where it is defined.
+    pub origin: Option<Location>,
+}
+
+/// Facts about the service template being compiled.
+#[derive(Clone, Debug, Default)]
+pub struct ServiceTemplateInfo {
+    /// Its id (TOSCA 1.0) or name (YAML metadata `template_name`, else file stem).
+    pub id: String,
+    /// Its namespace.
+    pub namespace: String,
+    /// The file it is defined in.
+    pub file: String,
+    /// Name of the CSAR (file stem), as the container knows it.
+    pub csar_name: String,
+}
+
+/// The compiled topology.
+#[derive(Clone, Debug)]
+pub struct Topology {
+    /// Source dialect.
+    pub dialect: Dialect,
+    /// The service template.
+    pub service_template: ServiceTemplateInfo,
+    /// All types referenced, with their ancestry.
+    pub types: TypeTable,
+    /// Node templates in declaration order.
+    pub nodes: Vec<NodeTemplate>,
+    /// Relationship templates in declaration order.
+    pub relationships: Vec<RelationshipTemplate>,
+    /// Declared inputs (YAML); TOSCA 1.0 inputs come from `get_input:` values.
+    pub inputs: IndexMap<String, InputDef>,
+    /// Outputs of the build plan.
+    pub outputs: Vec<OutputDef>,
+    /// Scale-out regions.
+    pub regions: Vec<ScalingRegion>,
+    outgoing: Vec<Vec<RelId>>,
+    incoming: Vec<Vec<RelId>>,
+    node_ids: HashMap<String, NodeId>,
+}
+
+impl Topology {
+    /// Assemble a topology and build its indexes.
+    pub fn new(
+        dialect: Dialect,
+        service_template: ServiceTemplateInfo,
+        types: TypeTable,
+        nodes: Vec<NodeTemplate>,
+        relationships: Vec<RelationshipTemplate>,
+    ) -> Topology {
+        let mut outgoing = vec![Vec::new(); nodes.len()];
+        let mut incoming = vec![Vec::new(); nodes.len()];
+        for (i, r) in relationships.iter().enumerate() {
+            outgoing[r.source.0 as usize].push(RelId(i as u32));
+            incoming[r.target.0 as usize].push(RelId(i as u32));
+        }
+        let node_ids = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.id.clone(), NodeId(i as u32)))
+            .collect();
+        Topology {
+            dialect,
+            service_template,
+            types,
+            nodes,
+            relationships,
+            inputs: IndexMap::new(),
+            outputs: Vec::new(),
+            regions: Vec::new(),
+            outgoing,
+            incoming,
+            node_ids,
+        }
+    }
+
+    /// A node by index.
+    pub fn node(&self, id: NodeId) -> &NodeTemplate {
+        &self.nodes[id.0 as usize]
+    }
+
+    /// A relationship by index.
+    pub fn relationship(&self, id: RelId) -> &RelationshipTemplate {
+        &self.relationships[id.0 as usize]
+    }
+
+    /// A node by its template id.
+    pub fn node_by_id(&self, id: &str) -> Option<NodeId> {
+        self.node_ids.get(id).copied()
+    }
+
+    /// Node indexes in declaration order.
+    pub fn node_ids(&self) -> impl Iterator<Item = NodeId> + '_ {
+        (0..self.nodes.len() as u32).map(NodeId)
+    }
+
+    /// Relationship indexes in declaration order.
+    pub fn relationship_ids(&self) -> impl Iterator<Item = RelId> + '_ {
+        (0..self.relationships.len() as u32).map(RelId)
+    }
+
+    /// Relationships whose source is `node`.
+    pub fn outgoing(&self, node: NodeId) -> &[RelId] {
+        &self.outgoing[node.0 as usize]
+    }
+
+    /// Relationships whose target is `node`.
+    pub fn incoming(&self, node: NodeId) -> &[RelId] {
+        &self.incoming[node.0 as usize]
+    }
+
+    /// The template id of a node or relationship.
+    pub fn template_id(&self, t: TemplateRef) -> &str {
+        match t {
+            TemplateRef::Node(n) => &self.node(n).id,
+            TemplateRef::Relationship(r) => &self.relationship(r).id,
+        }
+    }
+
+    /// The type of a node or relationship.
+    pub fn template_type(&self, t: TemplateRef) -> TypeId {
+        match t {
+            TemplateRef::Node(n) => self.node(n).type_id,
+            TemplateRef::Relationship(r) => self.relationship(r).type_id,
+        }
+    }
+
+    /// Property values of a node or relationship.
+    pub fn properties(&self, t: TemplateRef) -> &IndexMap<String, Value> {
+        match t {
+            TemplateRef::Node(n) => &self.node(n).properties,
+            TemplateRef::Relationship(r) => &self.relationship(r).properties,
+        }
+    }
+
+    /// The nodes below `node` along HostedOn/DependsOn/DeployedOn
+    /// relationships, nearest first (breadth-first, declaration order),
+    /// not including `node` itself. ConnectsTo is never followed.
+    pub fn stack_below(&self, node: NodeId) -> Vec<NodeId> {
+        let mut out = Vec::new();
+        let mut seen = vec![node];
+        let mut frontier = vec![node];
+        while !frontier.is_empty() {
+            let mut next = Vec::new();
+            for n in frontier {
+                for &r in self.outgoing(n) {
+                    let rel = self.relationship(r);
+                    if rel.kind.is_infrastructure() && !seen.contains(&rel.target) {
+                        seen.push(rel.target);
+                        out.push(rel.target);
+                        next.push(rel.target);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        out
+    }
+
+    /// The direct host: the target of the first HostedOn (or DeployedOn)
+    /// relationship of `node`.
+    pub fn host(&self, node: NodeId) -> Option<NodeId> {
+        self.outgoing(node)
+            .iter()
+            .map(|&r| self.relationship(r))
+            .find(|r| matches!(r.kind, RelKind::HostedOn | RelKind::DeployedOn))
+            .map(|r| r.target)
+    }
+
+    /// The bottom of the hosting chain (the node itself if not hosted).
+    pub fn bottom_host(&self, node: NodeId) -> NodeId {
+        let mut cur = node;
+        let mut steps = 0;
+        while let Some(h) = self.host(cur) {
+            cur = h;
+            steps += 1;
+            if steps > self.nodes.len() {
+                break; // a hosting cycle; reported by plan ordering
+            }
+        }
+        cur
+    }
+}

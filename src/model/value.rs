@@ -1,0 +1,94 @@
+//! Property and parameter values: literals, lists and maps, and intrinsic
+//! function calls (`get_input`, `get_property`, `concat`, ...) kept as data
+//! for plans to evaluate at run time or pass on.
+
+use indexmap::IndexMap;
+
+/// A value as written in the topology.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// No value (`null`, empty element).
+    Null,
+    /// A scalar, kept as its text (all plan variables are strings).
+    Scalar(String),
+    /// A list.
+    List(Vec<Value>),
+    /// A map.
+    Map(IndexMap<String, Value>),
+    /// An intrinsic function call, e.g. `get_input: [port]`.
+    Call {
+        /// Function name (`get_input`, `get_property`, `concat`, ...).
+        function: String,
+        /// Its arguments.
+        args: Vec<Value>,
+    },
+}
+
+impl Value {
+    /// `get_input` of a named input.
+    pub fn input(name: impl Into<String>) -> Value {
+        Value::Call {
+            function: "get_input".into(),
+            args: vec![Value::Scalar(name.into())],
+        }
+    }
+
+    /// The input name, if this is `get_input` of a plain name.
+    pub fn as_input(&self) -> Option<&str> {
+        match self {
+            Value::Call { function, args } if function == "get_input" => match args.as_slice() {
+                [Value::Scalar(name)] => Some(name),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The text of a scalar.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Scalar(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Whether there is no value (null or an empty scalar).
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Value::Null => true,
+            Value::Scalar(s) => s.is_empty(),
+            _ => false,
+        }
+    }
+
+    /// The value as a literal string for a plan variable: scalars as they
+    /// are, lists and maps as JSON, null as empty. Calls have no literal.
+    pub fn literal(&self) -> Option<String> {
+        match self {
+            Value::Null => Some(String::new()),
+            Value::Scalar(s) => Some(s.clone()),
+            Value::List(_) | Value::Map(_) => Some(self.to_json().to_string()),
+            Value::Call { .. } => None,
+        }
+    }
+
+    /// JSON form (calls become `{"function": [args]}`).
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Value::Null => serde_json::Value::Null,
+            Value::Scalar(s) => serde_json::Value::String(s.clone()),
+            Value::List(l) => serde_json::Value::Array(l.iter().map(Value::to_json).collect()),
+            Value::Map(m) => {
+                serde_json::Value::Object(m.iter().map(|(k, v)| (k.clone(), v.to_json())).collect())
+            }
+            Value::Call { function, args } => {
+                let mut o = serde_json::Map::new();
+                o.insert(
+                    function.clone(),
+                    serde_json::Value::Array(args.iter().map(Value::to_json).collect()),
+                );
+                serde_json::Value::Object(o)
+            }
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! The build plan: one provisioning activity per node and relationship
+//! template, ordered by the relationships (see [`OrderingStyle`]).
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::ids::{Unique, ncname};
+use super::order::topological_order;
+use super::rules::{OrderingRules, OrderingStyle, UnknownOrdering};
+use super::{AbstractPlan, Activity, ActivityKind, Edge, PlanKind, Reason};
+use crate::diagnostics::{Diagnostic, codes};
+use crate::model::{NodeId, RelId, RelKind, TemplateRef, Topology};
+
+/// Derive the build plan of `topology`.
+pub fn build_plan(topology: &Topology, rules: &OrderingRules) -> Result<AbstractPlan, Diagnostic> {
+    let mut unique = Unique::new();
+    let mut activities = Vec::with_capacity(topology.nodes.len() + topology.relationships.len());
+    for n in topology.node_ids() {
+        activities.push(Activity {
+            id: unique.name(format!("{}_provision", ncname(&topology.node(n).id))),
+            template: TemplateRef::Node(n),
+            kind: ActivityKind::Provision,
+        });
+    }
+    for r in topology.relationship_ids() {
+        activities.push(Activity {
+            id: unique.name(format!(
+                "{}_provision",
+                ncname(&topology.relationship(r).id)
+            )),
+            template: TemplateRef::Relationship(r),
+            kind: ActivityKind::Provision,
+        });
+    }
+    let node_at = |n: NodeId| n.0 as usize;
+    let rel_at = |r: RelId| topology.nodes.len() + r.0 as usize;
+    let mut edges = BTreeSet::new();
+    for r in topology.relationship_ids() {
+        let rel = topology.relationship(r);
+        let (s, t, ra) = (node_at(rel.source), node_at(rel.target), rel_at(r));
+        let reason = Reason::Relationship(r);
+        let after_both = matches!(rel.kind, RelKind::ConnectsTo)
+            || (rel.kind == RelKind::Other && rules.unknown == UnknownOrdering::Ignore);
+        match (rules.style, after_both) {
+            (_, true) if rel.kind == RelKind::Other => {
+                // No order between the ends; the relationship runs after both.
+                edges.insert(Edge {
+                    from: s,
+                    to: ra,
+                    reason,
+                });
+                edges.insert(Edge {
+                    from: t,
+                    to: ra,
+                    reason,
+                });
+            }
+            (OrderingStyle::OpenTosca, true) => {
+                edges.insert(Edge {
+                    from: s,
+                    to: ra,
+                    reason,
+                });
+                edges.insert(Edge {
+                    from: t,
+                    to: ra,
+                    reason,
+                });
+            }
+            (OrderingStyle::OpenTosca, false) => {
+                edges.insert(Edge {
+                    from: t,
+                    to: ra,
+                    reason,
+                });
+                edges.insert(Edge {
+                    from: ra,
+                    to: s,
+                    reason,
+                });
+            }
+            (OrderingStyle::SimpleProfile, _) => {
+                if rel.kind != RelKind::AttachesTo {
+                    edges.insert(Edge {
+                        from: t,
+                        to: s,
+                        reason,
+                    });
+                }
+                edges.insert(Edge {
+                    from: s,
+                    to: ra,
+                    reason,
+                });
+                edges.insert(Edge {
+                    from: t,
+                    to: ra,
+                    reason,
+                });
+            }
+        }
+    }
+    let ids: Vec<String> = activities.iter().map(|a| a.id.clone()).collect();
+    if rules.same_host_serial {
+        let current: Vec<Edge> = edges.iter().copied().collect();
+        let order = topological_order(&ids, &current)
+            .map_err(|cycle| cycle_error(topology, &activities, &cycle, &PlanKind::Build))?;
+        let mut last_on_host: HashMap<NodeId, usize> = HashMap::new();
+        for i in order {
+            let TemplateRef::Node(n) = activities[i].template else {
+                continue;
+            };
+            let host = topology.bottom_host(n);
+            if host == n {
+                continue;
+            }
+            if let Some(prev) = last_on_host.insert(host, i) {
+                edges.insert(Edge {
+                    from: prev,
+                    to: i,
+                    reason: Reason::SameHost(host),
+                });
+            }
+        }
+    }
+    finish(
+        PlanKind::Build,
+        activities,
+        edges.into_iter().collect(),
+        topology,
+    )
+}
+
+/// Reorder activities topologically (ties by id), remap and sort edges.
+pub(super) fn finish(
+    kind: PlanKind,
+    activities: Vec<Activity>,
+    edges: Vec<Edge>,
+    topology: &Topology,
+) -> Result<AbstractPlan, Diagnostic> {
+    let ids: Vec<String> = activities.iter().map(|a| a.id.clone()).collect();
+    let order = topological_order(&ids, &edges)
+        .map_err(|cycle| cycle_error(topology, &activities, &cycle, &kind))?;
+    let mut position = vec![0; activities.len()];
+    for (pos, &i) in order.iter().enumerate() {
+        position[i] = pos;
+    }
+    let mut slots: Vec<Option<Activity>> = activities.into_iter().map(Some).collect();
+    let activities: Vec<Activity> = order.iter().map(|&i| slots[i].take().unwrap()).collect();
+    let mut edges: Vec<Edge> = edges
+        .into_iter()
+        .map(|e| Edge {
+            from: position[e.from],
+            to: position[e.to],
+            reason: e.reason,
+        })
+        .collect();
+    edges.sort();
+    edges.dedup_by(|a, b| a.from == b.from && a.to == b.to);
+    Ok(AbstractPlan {
+        kind,
+        activities,
+        edges,
+    })
+}
+
+/// The error for a cycle: names every template on it and what links them.
+pub(super) fn cycle_error(
+    topology: &Topology,
+    activities: &[Activity],
+    cycle: &[Edge],
+    kind: &PlanKind,
+) -> Diagnostic {
+    let name = |i: usize| topology.template_id(activities[i].template).to_string();
+    let mut path: Vec<String> = cycle
+        .iter()
+        .map(|e| format!("`{}`", name(e.from)))
+        .collect();
+    if let Some(first) = cycle.first() {
+        path.push(format!("`{}`", name(first.from)));
+    }
+    let mut d = Diagnostic::error(
+        codes::PLAN_CYCLE,
+        format!(
+            "the {} plan cannot be ordered: {}",
+            kind.slug(),
+            path.join(" → ")
+        ),
+    );
+    let mut located = false;
+    for e in cycle {
+        let why = match e.reason {
+            Reason::Relationship(r) => {
+                let rel = topology.relationship(r);
+                if !located {
+                    d = d.at_opt(rel.origin.clone());
+                    located = true;
+                }
+                format!(
+                    "{} relationship `{}` from `{}` to `{}`",
+                    rel.kind,
+                    rel.id,
+                    topology.node(rel.source).id,
+                    topology.node(rel.target).id
+                )
+            }
+            Reason::SameHost(h) => format!("both run on host `{}`", topology.node(h).id),
+            Reason::Selection => "selection before provisioning".to_string(),
+        };
+        d = d.note(format!("`{}` before `{}`: {why}", name(e.from), name(e.to)));
+    }
+    d.hint("a template cannot (indirectly) be hosted on or depend on itself; remove or reverse one of these relationships")
+}

@@ -1,0 +1,144 @@
+//! Stage 4: abstract plans. A plan is a set of activities (a template and
+//! what to do with it) and a precedence DAG over them; activities with no
+//! path between them run in parallel. Nothing here knows a plan language.
+//!
+//! In: a [`Topology`](crate::model::Topology) and [`OrderingRules`]. Out: an
+//! [`AbstractPlan`] per plan kind, or a diagnostic naming the cycle.
+
+mod build;
+mod ids;
+mod order;
+mod rules;
+mod termination;
+
+use std::fmt;
+
+pub use build::build_plan;
+pub use ids::ncname;
+pub use order::topological_order;
+pub use rules::{OrderingRules, OrderingStyle, UnknownOrdering};
+pub use termination::termination_plan;
+
+use crate::model::{NodeId, RelId, TemplateRef};
+
+/// The kinds of plans toscanini generates.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PlanKind {
+    /// Provisions every template (TOSCA 1.0 BuildPlan, YAML `deploy`).
+    Build,
+    /// Removes every template (TerminationPlan, YAML `undeploy`).
+    Termination,
+    /// Provisions one more instance of a region.
+    ScaleOut(String),
+    /// A named imperative workflow.
+    Workflow(String),
+}
+
+impl PlanKind {
+    /// The name used on the command line (`build`, `scale-out:NAME`, ...).
+    pub fn slug(&self) -> String {
+        match self {
+            PlanKind::Build => "build".into(),
+            PlanKind::Termination => "termination".into(),
+            PlanKind::ScaleOut(n) => format!("scale-out:{n}"),
+            PlanKind::Workflow(n) => format!("workflow:{n}"),
+        }
+    }
+
+    /// Suffix of process and plan names (OpenTOSCA conventions).
+    pub fn suffix(&self) -> String {
+        match self {
+            PlanKind::Build => "buildPlan".into(),
+            PlanKind::Termination => "terminationPlan".into(),
+            PlanKind::ScaleOut(n) => format!("scalingPlan_{}", ncname(n)),
+            PlanKind::Workflow(n) => format!("workflow_{}", ncname(n)),
+        }
+    }
+}
+
+impl fmt::Display for PlanKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.slug())
+    }
+}
+
+/// What an activity does with its template.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ActivityKind {
+    /// Bring the template into existence.
+    Provision,
+    /// Remove every instance of the template.
+    Terminate,
+    /// Pick an existing instance of a border node by a strategy (scale-out).
+    StrategicSelection(String),
+    /// Pick the instance related to an already selected one (scale-out).
+    RecursiveSelection,
+}
+
+impl ActivityKind {
+    /// Short name used in ids, DOT labels and JSON.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ActivityKind::Provision => "provision",
+            ActivityKind::Terminate => "terminate",
+            ActivityKind::StrategicSelection(_) => "select",
+            ActivityKind::RecursiveSelection => "follow",
+        }
+    }
+}
+
+/// One activity: a template and what to do with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Activity {
+    /// Unique NCName; the BPEL scope name and the prefix of BPMN task ids.
+    pub id: String,
+    /// The template acted on.
+    pub template: TemplateRef,
+    /// What is done.
+    pub kind: ActivityKind,
+}
+
+/// Why one activity must come before another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Reason {
+    /// Imposed by a relationship.
+    Relationship(RelId),
+    /// Both run operations on the same host (TOSCA 1.3 §7.2.3.1).
+    SameHost(NodeId),
+    /// Selection before provisioning (scale-out).
+    Selection,
+}
+
+/// A precedence edge: `from` completes before `to` starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Edge {
+    /// Index of the earlier activity.
+    pub from: usize,
+    /// Index of the later activity.
+    pub to: usize,
+    /// Why.
+    pub reason: Reason,
+}
+
+/// A language-independent plan: activities and precedence edges.
+#[derive(Clone, Debug)]
+pub struct AbstractPlan {
+    /// Which plan this is.
+    pub kind: PlanKind,
+    /// Activities, in a topological order with ties broken by id.
+    pub activities: Vec<Activity>,
+    /// Precedence edges, sorted, without duplicates.
+    pub edges: Vec<Edge>,
+}
+
+impl AbstractPlan {
+    /// Edges into activity `i`.
+    pub fn incoming(&self, i: usize) -> impl Iterator<Item = &Edge> {
+        self.edges.iter().filter(move |e| e.to == i)
+    }
+
+    /// Index of the activity for a template, if it has one.
+    pub fn activity_of(&self, template: TemplateRef) -> Option<usize> {
+        self.activities.iter().position(|a| a.template == template)
+    }
+}

@@ -1,0 +1,432 @@
+//! Completing an abstract plan: every activity is offered to the plugins in
+//! registry order; the first that handles it provides its steps. Around
+//! them the instance-data steps every activity needs are added (register
+//! the instance, store properties, final state), termination activities
+//! loop over all instances, and the plan's inputs and outputs are
+//! collected. A template nobody handles is an error naming it and every
+//! plugin's reason to decline (a warning with `allow_unhandled`).
+
+use std::collections::{BTreeSet, HashSet};
+
+use super::api::{Body, Context, Outcome, PluginOptions};
+use super::registry::Registry;
+use super::steps::{Binding, Step, state};
+use crate::diagnostics::{Diagnostic, Diagnostics, codes};
+use crate::model::{NodeId, RelKind, TemplateRef, Topology, Value};
+use crate::plan::{AbstractPlan, Activity, ActivityKind, PlanKind};
+
+/// Options for completion.
+#[derive(Clone, Debug, Default)]
+pub struct CompleteOptions {
+    /// Plugin behaviour switches.
+    pub plugins: PluginOptions,
+    /// Turn "no plugin handles this template" into a warning.
+    pub allow_unhandled: bool,
+}
+
+/// The steps of one activity.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ActivityBody {
+    /// Steps, in order.
+    pub steps: Vec<Step>,
+    /// Steps that undo the activity when the plan fails later.
+    pub compensation: Vec<Step>,
+    /// Run the steps once per existing instance of the template
+    /// (termination), instead of once for a new instance.
+    pub per_instance: bool,
+}
+
+/// Which plugin handled an activity and why the others did not.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// The plugin that handled it; `None` if nobody did.
+    pub plugin: Option<String>,
+    /// Plugins asked before it, with their reasons.
+    pub declined: Vec<(String, String)>,
+    /// Facts recorded while handling.
+    pub notes: Vec<String>,
+}
+
+/// A plan with the steps of every activity.
+#[derive(Clone, Debug)]
+pub struct ConcretePlan {
+    /// The abstract plan.
+    pub plan: AbstractPlan,
+    /// One body per activity (same indexes).
+    pub bodies: Vec<ActivityBody>,
+    /// One decision per activity (same indexes).
+    pub decisions: Vec<Decision>,
+    /// Plan inputs, in order: the container's fixed ones, then the rest.
+    pub inputs: Vec<String>,
+    /// Plan outputs and where their values come from.
+    pub outputs: Vec<(String, Binding)>,
+}
+
+/// Inputs every plan receives from the OpenTOSCA container.
+pub const CORRELATION_ID: &str = "CorrelationID";
+/// The service template's instances URL (`…/servicetemplates/<st>/instances`).
+pub const INSTANCE_DATA_API_URL: &str = "instanceDataAPIUrl";
+/// Base URL of the CSAR's files in the container.
+pub const CSAR_ENTRYPOINT: &str = "csarEntrypoint";
+/// URL of the service instance a non-build plan works on.
+pub const SERVICE_INSTANCE_URL: &str = "OpenTOSCAContainerAPIServiceInstanceURL";
+
+/// Complete `plan` with the registry's plugins.
+pub fn complete(
+    topology: &Topology,
+    plan: AbstractPlan,
+    registry: &Registry,
+    options: &CompleteOptions,
+) -> (Option<ConcretePlan>, Diagnostics) {
+    let mut diags = Diagnostics::new();
+    let cx = Context {
+        topology,
+        plan: &plan,
+        options: &options.plugins,
+    };
+    let mut bodies = Vec::with_capacity(plan.activities.len());
+    let mut decisions = Vec::with_capacity(plan.activities.len());
+    for activity in &plan.activities {
+        let mut decision = Decision {
+            plugin: None,
+            declined: Vec::new(),
+            notes: Vec::new(),
+        };
+        let mut handled: Option<Body> = None;
+        for plugin in registry.plugins() {
+            match plugin.handle(&cx, activity) {
+                Outcome::Handled(body) => {
+                    decision.plugin = Some(plugin.id().to_string());
+                    handled = Some(body);
+                    break;
+                }
+                Outcome::Declined(why) => decision.declined.push((plugin.id().to_string(), why)),
+            }
+        }
+        let body = match handled {
+            Some(mut body) => {
+                for w in body.warnings.drain(..) {
+                    diags.push(w);
+                }
+                decision.notes.append(&mut body.notes);
+                body
+            }
+            None => {
+                diags.push(unhandled(
+                    topology,
+                    activity,
+                    &decision,
+                    &plan.kind,
+                    options.allow_unhandled,
+                ));
+                decision
+                    .notes
+                    .push("no plugin handled this activity; it does nothing".into());
+                Body::default()
+            }
+        };
+        bodies.push(wrap(topology, activity, body));
+        decisions.push(decision);
+    }
+    if diags.has_errors() {
+        return (None, diags);
+    }
+    let inputs = collect_inputs(topology, &plan, &bodies);
+    let outputs = match plan.kind {
+        PlanKind::Build => topology
+            .outputs
+            .iter()
+            .map(|o| {
+                (
+                    o.name.clone(),
+                    crate::plugins::params::value_binding(
+                        topology,
+                        TemplateRef::Node(NodeId(0)),
+                        &o.value,
+                    ),
+                )
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    (
+        Some(ConcretePlan {
+            plan,
+            bodies,
+            decisions,
+            inputs,
+            outputs,
+        }),
+        diags,
+    )
+}
+
+fn unhandled(
+    topology: &Topology,
+    activity: &Activity,
+    decision: &Decision,
+    kind: &PlanKind,
+    allow: bool,
+) -> Diagnostic {
+    let (what, origin, type_name) = match activity.template {
+        TemplateRef::Node(n) => {
+            let node = topology.node(n);
+            (
+                "node template",
+                node.origin.clone(),
+                topology.types.get(node.type_id).name.to_string(),
+            )
+        }
+        TemplateRef::Relationship(r) => {
+            let rel = topology.relationship(r);
+            (
+                "relationship template",
+                rel.origin.clone(),
+                topology.types.get(rel.type_id).name.to_string(),
+            )
+        }
+    };
+    let verb = match activity.kind {
+        ActivityKind::Terminate => "terminate",
+        _ => "provision",
+    };
+    let message = format!(
+        "no plugin can {verb} {what} `{}` (type `{type_name}`) in the {} plan",
+        topology.template_id(activity.template),
+        kind.slug()
+    );
+    let mut d = if allow {
+        Diagnostic::warning(codes::UNHANDLED, message)
+    } else {
+        Diagnostic::error(codes::UNHANDLED, message)
+    };
+    d = d.at_opt(origin);
+    for (plugin, why) in &decision.declined {
+        d = d.note(format!("{plugin}: {why}"));
+    }
+    d.hint("add a plugin for this type (see plugins/README.md), or pass --allow-unhandled to generate the plan without it")
+}
+
+/// Add the instance-data steps around a plugin's body.
+fn wrap(topology: &Topology, activity: &Activity, body: Body) -> ActivityBody {
+    let Body {
+        steps,
+        compensation,
+        ..
+    } = body;
+    let mut out = Vec::with_capacity(steps.len() + 4);
+    match (activity.kind.clone(), activity.template) {
+        (ActivityKind::Provision, TemplateRef::Node(n)) => {
+            out.push(Step::CreateNodeInstance(n));
+            out.extend(steps);
+            // The instance of a relationship that orders its target first is
+            // registered here: only now do both ends exist.
+            for &r in topology.outgoing(n) {
+                if !after_both(topology.relationship(r).kind) {
+                    out.push(Step::CreateRelationshipInstance(r));
+                }
+            }
+            out.push(Step::StoreProperties(n));
+            if !matches!(out.last(), Some(Step::SetState(_, s)) if *s == state::STARTED) {
+                out.push(Step::SetState(activity.template, state::STARTED));
+            }
+            ActivityBody {
+                steps: out,
+                compensation,
+                per_instance: false,
+            }
+        }
+        (ActivityKind::Provision, TemplateRef::Relationship(r)) => {
+            out.extend(steps);
+            if after_both(topology.relationship(r).kind) {
+                out.push(Step::CreateRelationshipInstance(r));
+                out.push(Step::SetState(activity.template, state::CREATED));
+            }
+            ActivityBody {
+                steps: out,
+                compensation,
+                per_instance: false,
+            }
+        }
+        (ActivityKind::Terminate, TemplateRef::Node(n)) => {
+            out.extend(follow_stack(topology, n, &steps));
+            out.extend(steps);
+            out.push(Step::SetState(activity.template, state::DELETED));
+            ActivityBody {
+                steps: out,
+                compensation,
+                per_instance: true,
+            }
+        }
+        (ActivityKind::Terminate, TemplateRef::Relationship(_)) => {
+            out.extend(steps);
+            out.push(Step::SetState(activity.template, state::DELETED));
+            ActivityBody {
+                steps: out,
+                compensation,
+                per_instance: true,
+            }
+        }
+        (_, _) => ActivityBody {
+            steps,
+            compensation,
+            per_instance: false,
+        },
+    }
+}
+
+/// Relationships whose instance is created by their own activity, after
+/// both ends exist (in build order they come after both).
+fn after_both(kind: RelKind) -> bool {
+    kind == RelKind::ConnectsTo
+}
+
+/// In a termination loop only the node's own instance is known; find the
+/// instances of the nodes below it that the steps read, by following
+/// relationship instances down the stack.
+fn follow_stack(topology: &Topology, n: NodeId, steps: &[Step]) -> Vec<Step> {
+    let mut needed: BTreeSet<NodeId> = BTreeSet::new();
+    for step in steps {
+        if let Step::Invoke(inv) = step {
+            if let TemplateRef::Node(t) = inv.target {
+                needed.insert(t);
+            }
+            for (_, b) in &inv.inputs {
+                binding_nodes(b, &mut needed);
+            }
+            for (_, p) in &inv.outputs {
+                if let TemplateRef::Node(t) = p.template {
+                    needed.insert(t);
+                }
+            }
+        }
+    }
+    needed.remove(&n);
+    if needed.is_empty() {
+        return Vec::new();
+    }
+    // Breadth-first down the stack, remembering how each node was reached.
+    let mut via: Vec<Option<(crate::model::RelId, NodeId)>> = vec![None; topology.nodes.len()];
+    let mut seen: HashSet<NodeId> = HashSet::from([n]);
+    let mut frontier = vec![n];
+    while !frontier.is_empty() {
+        let mut next = Vec::new();
+        for cur in frontier {
+            for &r in topology.outgoing(cur) {
+                let rel = topology.relationship(r);
+                if rel.kind.is_infrastructure() && seen.insert(rel.target) {
+                    via[rel.target.0 as usize] = Some((r, cur));
+                    next.push(rel.target);
+                }
+            }
+        }
+        frontier = next;
+    }
+    let mut steps_out = Vec::new();
+    let mut done: HashSet<NodeId> = HashSet::from([n]);
+    for target in needed {
+        let mut chain = Vec::new();
+        let mut cur = target;
+        while !done.contains(&cur) {
+            let Some((r, from)) = via[cur.0 as usize] else {
+                break;
+            };
+            chain.push(Step::FollowRelationship {
+                rel: r,
+                from,
+                to: cur,
+            });
+            cur = from;
+        }
+        if done.contains(&cur) {
+            chain.reverse();
+            for s in chain {
+                if let Step::FollowRelationship { to, .. } = &s {
+                    done.insert(*to);
+                }
+                steps_out.push(s);
+            }
+        }
+    }
+    steps_out
+}
+
+fn binding_nodes(b: &Binding, out: &mut BTreeSet<NodeId>) {
+    match b {
+        Binding::Property(p) => {
+            if let TemplateRef::Node(n) = p.template {
+                out.insert(n);
+            }
+        }
+        Binding::InstanceId(TemplateRef::Node(n)) => {
+            out.insert(*n);
+        }
+        Binding::Concat(parts) => parts.iter().for_each(|p| binding_nodes(p, out)),
+        _ => {}
+    }
+}
+
+fn collect_inputs(
+    topology: &Topology,
+    plan: &AbstractPlan,
+    bodies: &[ActivityBody],
+) -> Vec<String> {
+    let mut inputs: Vec<String> = match plan.kind {
+        PlanKind::Build => vec![
+            CORRELATION_ID.into(),
+            INSTANCE_DATA_API_URL.into(),
+            CSAR_ENTRYPOINT.into(),
+        ],
+        _ => vec![
+            CORRELATION_ID.into(),
+            INSTANCE_DATA_API_URL.into(),
+            CSAR_ENTRYPOINT.into(),
+            SERVICE_INSTANCE_URL.into(),
+        ],
+    };
+    let mut seen: HashSet<String> = inputs.iter().cloned().collect();
+    let mut add = |name: &str, inputs: &mut Vec<String>| {
+        if seen.insert(name.to_string()) {
+            inputs.push(name.to_string());
+        }
+    };
+    // Property values given as inputs initialise the property variables of
+    // new instances; plans that work on existing instances read them from
+    // the instance data instead.
+    if plan.kind == PlanKind::Build {
+        for a in &plan.activities {
+            for v in topology.properties(a.template).values() {
+                value_inputs(v, &mut |n| add(n, &mut inputs));
+            }
+        }
+    }
+    for body in bodies {
+        for step in body.steps.iter().chain(&body.compensation) {
+            if let Step::Invoke(inv) = step {
+                for (_, b) in &inv.inputs {
+                    binding_inputs(b, &mut |n| add(n, &mut inputs));
+                }
+            }
+        }
+    }
+    inputs
+}
+
+fn value_inputs(v: &Value, f: &mut dyn FnMut(&str)) {
+    match v {
+        Value::Call { .. } if v.as_input().is_some() => f(v.as_input().unwrap_or_default()),
+        Value::Call { args, .. } => args.iter().for_each(|a| value_inputs(a, f)),
+        Value::List(l) => l.iter().for_each(|a| value_inputs(a, f)),
+        Value::Map(m) => m.values().for_each(|a| value_inputs(a, f)),
+        _ => {}
+    }
+}
+
+fn binding_inputs(b: &Binding, f: &mut dyn FnMut(&str)) {
+    match b {
+        Binding::Input(n) => f(n),
+        Binding::ArtifactUrl(_) => f(CSAR_ENTRYPOINT),
+        Binding::Concat(parts) => parts.iter().for_each(|p| binding_inputs(p, f)),
+        _ => {}
+    }
+}

@@ -1,0 +1,75 @@
+//! Naming conventions of TOSCA interfaces that plugins rely on, in one
+//! place: lifecycle interfaces and operation orders, the OpenTOSCA
+//! connection interfaces, and property aliases.
+
+use crate::model::Interface;
+
+/// Operations that bring a node up, in the order they run.
+pub const BUILD_OPERATIONS: [&str; 4] = ["install", "create", "configure", "start"];
+/// Operations that take a node down, in the order they run.
+pub const TERMINATION_OPERATIONS: [&str; 3] = ["stop", "uninstall", "delete"];
+
+/// The state before and after a lifecycle operation.
+pub fn states(operation: &str) -> (&'static str, &'static str) {
+    use super::steps::state::*;
+    match operation {
+        "install" | "create" => (CREATING, CREATED),
+        "configure" => (CONFIGURING, CONFIGURED),
+        "start" => (STARTING, STARTED),
+        "stop" => (STOPPING, STOPPED),
+        _ => (DELETING, DELETED),
+    }
+}
+
+/// Whether an interface is a lifecycle interface: OpenTOSCA's
+/// `http://opentosca.org/interfaces/lifecycle`,
+/// `http://www.example.com/interfaces/lifecycle`,
+/// `…/pattern/lifecycle`, or the Simple Profile `Standard` interface.
+pub fn is_lifecycle(interface: &Interface) -> bool {
+    let name = interface.name.to_ascii_lowercase();
+    name.ends_with("lifecycle")
+        || name == "standard"
+        || name == "tosca.interfaces.node.lifecycle.standard"
+        || interface
+            .interface_type
+            .as_deref()
+            .is_some_and(|t| t.ends_with("lifecycle.Standard") || t == "Standard")
+}
+
+/// The operation name of OpenTOSCA's connection semantics (seed 004).
+pub const CONNECT_TO: &str = "connectTo";
+/// Interface whose `connectTo` must not be wrapped in stop/start (OpenTOSCA reading).
+pub const NON_INTERRUPTIVE: &str = "http://opentosca.org/interfaces/connections/nonInterruptive";
+/// Prefix of interfaces whose `connectTo` runs only on the source end.
+pub const CONNECTIONS_SOURCE: &str = "http://opentosca.org/interfaces/connections/source";
+/// Prefix of interfaces whose `connectTo` runs only on the target end.
+pub const CONNECTIONS_TARGET: &str = "http://opentosca.org/interfaces/connections/target";
+
+/// Interfaces of management features that build and termination plans do
+/// not run (tests, freeze/defrost, monitoring): a node whose only
+/// operations are these and `connectTo` needs nothing provisioned.
+pub fn is_management_feature(interface: &str) -> bool {
+    let i = interface.trim_end_matches('/');
+    i.ends_with("/tests")
+        || i.ends_with("/test")
+        || i.ends_with("/state")
+        || i.ends_with("/monitoring")
+        || i.ends_with("/database")
+}
+
+/// Property names that stand for each other when matching operation
+/// inputs (OpenTOSCA's conventions): the address of a machine, its login.
+pub const ALIASES: [&[&str]; 3] = [
+    &["VMIP", "ServerIP", "ContainerIP", "IP"],
+    &["VMUserName", "SSHUser", "User"],
+    &["VMPrivateKey", "SSHPrivateKey"],
+];
+
+/// The other names of `name`, if it belongs to an alias group.
+pub fn aliases(name: &str) -> impl Iterator<Item = &'static str> + '_ {
+    ALIASES
+        .iter()
+        .filter(move |g| g.contains(&name))
+        .flat_map(|g| g.iter().copied())
+        .filter(move |n| *n != name)
+}

@@ -1,0 +1,196 @@
+//! The lifecycle plugin: type-agnostic, it runs a node's lifecycle
+//! interface: `install`/`create`, `configure`, `start` in build plans and
+//! `stop`, `uninstall`/`delete` in termination plans (seed 004), setting
+//! the instance state around each call. Deployment artifacts are uploaded
+//! first through the nearest host that offers `transferFile`.
+
+use super::api::{Body, Context, Outcome, Plugin, Role};
+use super::conventions::{BUILD_OPERATIONS, TERMINATION_OPERATIONS, is_lifecycle, states};
+use super::invoke::node_operation;
+use super::steps::{Binding, Step};
+use crate::diagnostics::{Diagnostic, codes};
+use crate::model::{Interface, NodeId, Operation, TemplateRef, Topology};
+use crate::plan::{Activity, ActivityKind};
+
+/// The built-in lifecycle plugin.
+pub struct Lifecycle;
+
+impl Plugin for Lifecycle {
+    fn id(&self) -> &str {
+        "lifecycle"
+    }
+    fn priority(&self) -> i32 {
+        0
+    }
+    fn role(&self) -> Role {
+        Role::Lifecycle
+    }
+    fn summary(&self) -> String {
+        "nodes with a lifecycle interface: install/create, configure, start; stop, uninstall/delete"
+            .into()
+    }
+    fn origin(&self) -> String {
+        "built-in".into()
+    }
+
+    fn handle(&self, cx: &Context, activity: &Activity) -> Outcome {
+        let TemplateRef::Node(n) = activity.template else {
+            return Outcome::Declined("handles node templates only".into());
+        };
+        let node = cx.topology.node(n);
+        let lifecycle: Vec<&Interface> =
+            node.interfaces.iter().filter(|i| is_lifecycle(i)).collect();
+        if lifecycle.is_empty() {
+            return Outcome::Declined("the node type has no lifecycle interface".into());
+        }
+        let names: &[&str] = match activity.kind {
+            ActivityKind::Provision => &BUILD_OPERATIONS,
+            ActivityKind::Terminate => &TERMINATION_OPERATIONS,
+            _ => return Outcome::Declined("runs only provisioning and termination".into()),
+        };
+        let ops = operations(&lifecycle, names);
+        if ops.is_empty() && activity.kind == ActivityKind::Provision {
+            return Outcome::Declined(format!(
+                "the lifecycle interface has none of the operations {}",
+                names.join(", ")
+            ));
+        }
+        let missing: Vec<String> = ops
+            .iter()
+            .filter(|(_, o)| o.implementation.is_none())
+            .map(|(i, o)| format!("`{}/{}`", i.name, o.name))
+            .collect();
+        if !missing.is_empty() {
+            return Outcome::Declined(format!(
+                "{} {} no implementation artifact, so the management bus cannot run {}",
+                missing.join(", "),
+                if missing.len() == 1 { "has" } else { "have" },
+                if missing.len() == 1 { "it" } else { "them" }
+            ));
+        }
+        let mut body = Body::default();
+        if ops.is_empty() {
+            body.notes
+                .push("the lifecycle interface has no termination operations".into());
+            return Outcome::Handled(body);
+        }
+        if activity.kind == ActivityKind::Provision {
+            upload_artifacts(cx.topology, n, &mut body);
+        }
+        for (iface, op) in &ops {
+            let (before, after) = states(&op.name);
+            body.steps.push(Step::SetState(activity.template, before));
+            let step = node_operation(
+                cx.topology,
+                n,
+                n,
+                &iface.name,
+                op,
+                &[],
+                &[],
+                &mut body.notes,
+            );
+            body.steps.push(step);
+            body.steps.push(Step::SetState(activity.template, after));
+        }
+        if activity.kind == ActivityKind::Provision {
+            for (iface, op) in operations(&lifecycle, &TERMINATION_OPERATIONS) {
+                if op.implementation.is_some() {
+                    let step = node_operation(
+                        cx.topology,
+                        n,
+                        n,
+                        &iface.name,
+                        op,
+                        &[],
+                        &[],
+                        &mut Vec::new(),
+                    );
+                    body.compensation.push(step);
+                }
+            }
+        }
+        Outcome::Handled(body)
+    }
+}
+
+/// The operations named in `names` (in that order), each from the first
+/// lifecycle interface that has it.
+fn operations<'a>(
+    interfaces: &[&'a Interface],
+    names: &[&str],
+) -> Vec<(&'a Interface, &'a Operation)> {
+    names
+        .iter()
+        .filter_map(|name| {
+            interfaces
+                .iter()
+                .find_map(|i| i.operation(name).map(|o| (*i, o)))
+        })
+        .collect()
+}
+
+/// Upload the node's deployment artifacts through the nearest node below it
+/// that offers `transferFile` (a VM's or a container's management interface).
+fn upload_artifacts(topology: &Topology, n: NodeId, body: &mut Body) {
+    let node = topology.node(n);
+    let files: Vec<(&str, &str)> = node
+        .artifacts
+        .iter()
+        .flat_map(|a| a.files.iter().map(move |f| (a.name.as_str(), f.as_str())))
+        .filter(|(_, f)| !f.contains("://"))
+        .collect();
+    if files.is_empty() {
+        return;
+    }
+    let host = topology.stack_below(n).into_iter().find_map(|h| {
+        topology
+            .node(h)
+            .find_operation("transferFile")
+            .map(|(i, o)| (h, i, o))
+    });
+    let Some((h, iface, op)) = host else {
+        body.warnings.push(
+            Diagnostic::warning(
+                codes::W_ARTIFACT_NOT_UPLOADED,
+                format!(
+                    "the deployment artifacts of `{}` ({}) are not uploaded: no node below it offers `transferFile`",
+                    node.id,
+                    files.iter().map(|(a, _)| format!("`{a}`")).collect::<Vec<_>>().join(", ")
+                ),
+            )
+            .at_opt(node.origin.clone())
+            .hint("host the node on a VM or container whose type offers transferFile, or upload the files in an install script"),
+        );
+        return;
+    };
+    let csar = &topology.service_template.csar_name;
+    for (_, file) in files {
+        let explicit = vec![
+            (
+                "TargetAbsolutePath".to_string(),
+                Binding::Literal(format!("~/{csar}/{file}")),
+            ),
+            (
+                "SourceURLorLocalPath".to_string(),
+                Binding::ArtifactUrl(file.to_string()),
+            ),
+        ];
+        let step = node_operation(
+            topology,
+            h,
+            h,
+            &iface.name,
+            op,
+            &explicit,
+            &[],
+            &mut body.notes,
+        );
+        body.notes.push(format!(
+            "uploads `{file}` with `{}` of `{}`",
+            op.name,
+            topology.node(h).id
+        ));
+        body.steps.push(step);
+    }
+}

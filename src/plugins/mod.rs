@@ -1,0 +1,24 @@
+//! Stage 5: plugins fill each activity of an abstract plan with
+//! language-neutral [`steps`]. Type plugins understand specific types
+//! (built in, or declared in `plugins/*.yaml`), the lifecycle plugin runs
+//! lifecycle interfaces, the connectsTo plugin wires connections, and a
+//! fallback handles templates that need nothing done.
+//!
+//! In: an [`AbstractPlan`](crate::plan::AbstractPlan) and the topology.
+//! Out: a [`ConcretePlan`] with a decision log (which plugin handled what,
+//! and why the others declined), or errors naming unhandled templates.
+
+pub mod api;
+pub mod complete;
+mod connects_to;
+pub mod conventions;
+mod existing;
+mod fallback;
+pub mod invoke;
+mod lifecycle;
+pub mod params;
+pub mod registry;
+pub mod steps;
+
+pub use complete::{ActivityBody, CompleteOptions, ConcretePlan, Decision, complete};
+pub use registry::Registry;

@@ -1,0 +1,220 @@
+//! Binding operation inputs to values: by exact name on the node and down
+//! its hosting stack (ConnectsTo is never followed), then through the
+//! address/login aliases, and otherwise as a plan input of the same name.
+//! Every binding that is not an exact match on the node itself is recorded
+//! as a note, so `--explain` shows where each value comes from.
+
+use super::conventions::aliases;
+use super::steps::{Binding, PropertyRef};
+use crate::model::{NodeId, Operation, RelId, TemplateRef, Topology, Value};
+
+/// The result of binding an operation's inputs.
+#[derive(Debug, Default)]
+pub struct Bound {
+    /// Inputs with their bindings, in the operation's order.
+    pub inputs: Vec<(String, Binding)>,
+    /// Where non-obvious bindings came from.
+    pub notes: Vec<String>,
+}
+
+/// Find a property named `name` on `node` or below it.
+pub fn find_property(topology: &Topology, node: NodeId, name: &str) -> Option<PropertyRef> {
+    let candidates = std::iter::once(node).chain(topology.stack_below(node));
+    for n in candidates {
+        if topology.node(n).properties.contains_key(name) {
+            return Some(PropertyRef {
+                template: TemplateRef::Node(n),
+                name: name.to_string(),
+            });
+        }
+    }
+    None
+}
+
+/// Bind `name` in the context of `node`: exact name on the node and its
+/// stack, then aliases. Returns the binding and, for anything but an
+/// exact match on `node`, a note.
+pub fn bind_on_node(
+    topology: &Topology,
+    node: NodeId,
+    name: &str,
+) -> Option<(Binding, Option<String>)> {
+    if let Some(p) = find_property(topology, node, name) {
+        let note = (p.template != TemplateRef::Node(node)).then(|| {
+            format!(
+                "input `{name}` ← property `{name}` of `{}`",
+                topology.template_id(p.template)
+            )
+        });
+        return Some((Binding::Property(p), note));
+    }
+    for alias in aliases(name) {
+        if let Some(p) = find_property(topology, node, alias) {
+            let note = format!(
+                "input `{name}` ← property `{alias}` of `{}` (alias)",
+                topology.template_id(p.template)
+            );
+            return Some((Binding::Property(p), Some(note)));
+        }
+    }
+    None
+}
+
+/// Bind all inputs of `operation` in the context of `node`; `explicit`
+/// bindings (from a plugin) win. Unbound required inputs become plan
+/// inputs; unbound optional ones are left out.
+pub fn bind_inputs(
+    topology: &Topology,
+    node: NodeId,
+    operation: &Operation,
+    explicit: &[(String, Binding)],
+) -> Bound {
+    let mut bound = Bound::default();
+    for (name, b) in explicit {
+        bound.inputs.push((name.clone(), b.clone()));
+    }
+    for p in &operation.inputs {
+        if explicit.iter().any(|(n, _)| n == &p.name) {
+            continue;
+        }
+        if let Some(v) = &p.value {
+            bound.inputs.push((
+                p.name.clone(),
+                value_binding(topology, TemplateRef::Node(node), v),
+            ));
+            continue;
+        }
+        match bind_on_node(topology, node, &p.name) {
+            Some((b, note)) => {
+                bound.inputs.push((p.name.clone(), b));
+                bound.notes.extend(note);
+            }
+            None if p.required => {
+                bound
+                    .notes
+                    .push(format!("input `{}` ← plan input `{}`", p.name, p.name));
+                bound
+                    .inputs
+                    .push((p.name.clone(), Binding::Input(p.name.clone())));
+            }
+            None => bound
+                .notes
+                .push(format!("optional input `{}` left unset", p.name)),
+        }
+    }
+    bound
+}
+
+/// Bind the inputs of an operation run for a relationship (`connectTo`):
+/// relationship properties first; a `SOURCE_`/`TARGET_` prefix picks that
+/// end; otherwise the other end's stack, then the executing end's own.
+pub fn bind_relationship_inputs(
+    topology: &Topology,
+    rel: RelId,
+    executing: NodeId,
+    operation: &Operation,
+) -> Bound {
+    let r = topology.relationship(rel);
+    let other = if executing == r.source {
+        r.target
+    } else {
+        r.source
+    };
+    let mut bound = Bound::default();
+    for p in &operation.inputs {
+        if r.properties.contains_key(&p.name) {
+            bound.inputs.push((
+                p.name.clone(),
+                Binding::Property(PropertyRef {
+                    template: TemplateRef::Relationship(rel),
+                    name: p.name.clone(),
+                }),
+            ));
+            continue;
+        }
+        let (lookup, order): (&str, Vec<NodeId>) = if let Some(n) = p.name.strip_prefix("SOURCE_") {
+            (n, vec![r.source])
+        } else if let Some(n) = p.name.strip_prefix("TARGET_") {
+            (n, vec![r.target])
+        } else {
+            (p.name.as_str(), vec![other, executing])
+        };
+        let found = order
+            .iter()
+            .find_map(|&n| bind_on_node(topology, n, lookup));
+        match found {
+            Some((b, _)) => {
+                if let Binding::Property(pr) = &b {
+                    if pr.template != TemplateRef::Node(executing) {
+                        bound.notes.push(format!(
+                            "input `{}` ← property `{}` of `{}`",
+                            p.name,
+                            pr.name,
+                            topology.template_id(pr.template)
+                        ));
+                    }
+                }
+                bound.inputs.push((p.name.clone(), b));
+            }
+            None if p.required => {
+                bound
+                    .notes
+                    .push(format!("input `{}` ← plan input `{}`", p.name, p.name));
+                bound
+                    .inputs
+                    .push((p.name.clone(), Binding::Input(p.name.clone())));
+            }
+            None => bound
+                .notes
+                .push(format!("optional input `{}` left unset", p.name)),
+        }
+    }
+    bound
+}
+
+/// The binding for a value written in the topology, evaluated in the
+/// context of `template` (for `SELF`, `HOST`, `SOURCE`, `TARGET`).
+pub fn value_binding(topology: &Topology, template: TemplateRef, value: &Value) -> Binding {
+    match value {
+        Value::Call { function, args } => match (function.as_str(), args.as_slice()) {
+            ("get_input", [Value::Scalar(name)]) => Binding::Input(name.clone()),
+            ("get_property" | "get_attribute", [entity, rest @ ..]) if !rest.is_empty() => {
+                let prop = rest
+                    .last()
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                match entity_of(topology, template, entity.as_str().unwrap_or_default()) {
+                    Some(t) => Binding::Property(PropertyRef {
+                        template: t,
+                        name: prop,
+                    }),
+                    None => Binding::Literal(String::new()),
+                }
+            }
+            ("concat", parts) => Binding::Concat(
+                parts
+                    .iter()
+                    .map(|p| value_binding(topology, template, p))
+                    .collect(),
+            ),
+            _ => Binding::Literal(value.to_json().to_string()),
+        },
+        other => Binding::Literal(other.literal().unwrap_or_default()),
+    }
+}
+
+/// The template a function's first argument names.
+pub fn entity_of(topology: &Topology, template: TemplateRef, entity: &str) -> Option<TemplateRef> {
+    match (entity, template) {
+        ("SELF", t) => Some(t),
+        ("SOURCE", TemplateRef::Relationship(r)) => {
+            Some(TemplateRef::Node(topology.relationship(r).source))
+        }
+        ("TARGET", TemplateRef::Relationship(r)) => {
+            Some(TemplateRef::Node(topology.relationship(r).target))
+        }
+        ("HOST", TemplateRef::Node(n)) => topology.host(n).map(TemplateRef::Node),
+        (name, _) => topology.node_by_id(name).map(TemplateRef::Node),
+    }
+}

@@ -1,0 +1,36 @@
+//! The plugin registry: built-in plugins plus declarative ones, asked in a
+//! fixed order (priority, highest first; ties by id).
+
+use super::api::Plugin;
+
+/// An ordered set of plugins.
+pub struct Registry {
+    plugins: Vec<Box<dyn Plugin>>,
+}
+
+impl Registry {
+    /// The registry with the given plugins, sorted.
+    pub fn new(mut plugins: Vec<Box<dyn Plugin>>) -> Registry {
+        plugins.sort_by(|a, b| {
+            b.priority()
+                .cmp(&a.priority())
+                .then_with(|| a.id().cmp(b.id()))
+        });
+        Registry { plugins }
+    }
+
+    /// The built-in Rust plugins only.
+    pub fn builtin() -> Vec<Box<dyn Plugin>> {
+        vec![
+            Box::new(super::existing::Existing),
+            Box::new(super::lifecycle::Lifecycle),
+            Box::new(super::connects_to::ConnectsTo),
+            Box::new(super::fallback::Fallback),
+        ]
+    }
+
+    /// Plugins in the order they are asked.
+    pub fn plugins(&self) -> &[Box<dyn Plugin>] {
+        &self.plugins
+    }
+}

@@ -1,0 +1,1 @@
+//! Stage 6: rendering concrete plans into plan languages.

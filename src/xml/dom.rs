@@ -1,0 +1,486 @@
+//! A small read-only element tree over quick-xml events, with resolved
+//! namespaces and byte spans. TOSCA XML needs random access (relationships
+//! may come before the nodes they name, QName attribute values must be
+//! resolved with the bindings in scope at their element), which an event
+//! stream does not give.
+//!
+//! Refused on purpose: DOCTYPE declarations (and with them every entity
+//! trick), references to entities other than the five predefined ones, and
+//! nesting deeper than the configured limit.
+
+use std::sync::Arc;
+
+use quick_xml::XmlVersion;
+use quick_xml::events::{BytesStart, Event};
+
+use crate::diagnostics::{Diagnostic, SourceFile, Span, codes};
+
+/// Index of an element in [`Document::elements`].
+pub type ElemId = usize;
+
+/// The namespace bound to the `xml` prefix.
+const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
+
+/// One attribute.
+#[derive(Clone, Debug)]
+pub struct Attr {
+    /// Namespace of a prefixed attribute; unprefixed attributes have none.
+    pub ns: Option<String>,
+    /// Local name.
+    pub local: String,
+    /// Value with references resolved and whitespace normalised.
+    pub value: String,
+    /// Span of `name="value"` in the source.
+    pub span: Span,
+}
+
+/// One element.
+#[derive(Clone, Debug)]
+pub struct Element {
+    /// Namespace of the element name.
+    pub ns: Option<String>,
+    /// Local name.
+    pub local: String,
+    /// Attributes in document order (namespace declarations excluded).
+    pub attrs: Vec<Attr>,
+    /// Child elements in document order.
+    pub children: Vec<ElemId>,
+    /// The parent, `None` for the root.
+    pub parent: Option<ElemId>,
+    /// Namespace declarations made on this element (`None` prefix = default).
+    pub ns_decls: Vec<(Option<String>, String)>,
+    /// Text directly inside the element (not in children), unescaped.
+    pub text: String,
+    /// From `<` of the start tag to `>` of the end tag.
+    pub span: Span,
+    /// The start tag alone.
+    pub start_tag: Span,
+}
+
+/// A parsed XML document.
+#[derive(Debug)]
+pub struct Document {
+    /// All elements; index 0 is the root.
+    pub elements: Vec<Element>,
+    /// The source text.
+    pub source: Arc<SourceFile>,
+}
+
+/// The result of resolving a QName-valued attribute.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResolvedQName {
+    /// Namespace URI (empty when there is none).
+    pub ns: String,
+    /// Local part.
+    pub local: String,
+    /// The value had no prefix (it took the default namespace).
+    pub unprefixed: bool,
+}
+
+impl Document {
+    /// Parse `source`, refusing DOCTYPEs and nesting beyond `max_depth`.
+    pub fn parse(source: Arc<SourceFile>, max_depth: usize) -> Result<Document, Diagnostic> {
+        Parser {
+            source: source.clone(),
+            elements: Vec::new(),
+            stack: Vec::new(),
+            ns_stack: Vec::new(),
+            max_depth,
+        }
+        .run()
+        .map(|elements| Document { elements, source })
+    }
+
+    /// The root element.
+    pub fn root(&self) -> &Element {
+        &self.elements[0]
+    }
+
+    /// An element by id.
+    pub fn get(&self, id: ElemId) -> &Element {
+        &self.elements[id]
+    }
+
+    /// Child elements of `id` with the given namespace and local name.
+    pub fn children<'a>(
+        &'a self,
+        id: ElemId,
+        ns: &'a str,
+        local: &'a str,
+    ) -> impl Iterator<Item = ElemId> + 'a {
+        self.elements[id]
+            .children
+            .iter()
+            .copied()
+            .filter(move |&c| {
+                let e = &self.elements[c];
+                e.local == local && e.ns.as_deref() == Some(ns)
+            })
+    }
+
+    /// The first child with that name.
+    pub fn child(&self, id: ElemId, ns: &str, local: &str) -> Option<ElemId> {
+        self.children(id, ns, local).next()
+    }
+
+    /// An unprefixed attribute's value.
+    pub fn attr(&self, id: ElemId, local: &str) -> Option<&str> {
+        self.attr_full(id, local).map(|a| a.value.as_str())
+    }
+
+    /// An unprefixed attribute.
+    pub fn attr_full(&self, id: ElemId, local: &str) -> Option<&Attr> {
+        self.elements[id]
+            .attrs
+            .iter()
+            .find(|a| a.ns.is_none() && a.local == local)
+    }
+
+    /// The namespace bound to `prefix` (`None` = default) at element `id`.
+    pub fn lookup_ns(&self, id: ElemId, prefix: Option<&str>) -> Option<&str> {
+        if prefix == Some("xml") {
+            return Some(XML_NS);
+        }
+        let mut cur = Some(id);
+        while let Some(i) = cur {
+            let e = &self.elements[i];
+            if let Some((_, uri)) = e.ns_decls.iter().find(|(p, _)| p.as_deref() == prefix) {
+                return Some(uri.as_str());
+            }
+            cur = e.parent;
+        }
+        None
+    }
+
+    /// Resolve a QName written in an attribute value of element `id`.
+    /// `Err(prefix)` when the prefix is not declared.
+    pub fn resolve_qname(&self, id: ElemId, value: &str) -> Result<ResolvedQName, String> {
+        let value = value.trim();
+        match value.split_once(':') {
+            Some((prefix, local)) => match self.lookup_ns(id, Some(prefix)) {
+                Some(ns) => Ok(ResolvedQName {
+                    ns: ns.to_string(),
+                    local: local.to_string(),
+                    unprefixed: false,
+                }),
+                None => Err(prefix.to_string()),
+            },
+            None => Ok(ResolvedQName {
+                ns: self.lookup_ns(id, None).unwrap_or("").to_string(),
+                local: value.to_string(),
+                unprefixed: true,
+            }),
+        }
+    }
+
+    /// The source text of an element (its whole span).
+    pub fn text_of(&self, id: ElemId) -> &str {
+        let s = self.elements[id].span;
+        &self.source.text()[s.start..s.end]
+    }
+
+    /// Concatenated text of the element and all its descendants.
+    pub fn deep_text(&self, id: ElemId) -> String {
+        let mut out = self.elements[id].text.clone();
+        for &c in &self.elements[id].children {
+            out.push_str(&self.deep_text(c));
+        }
+        out
+    }
+}
+
+struct Parser {
+    source: Arc<SourceFile>,
+    elements: Vec<Element>,
+    stack: Vec<ElemId>,
+    ns_stack: Vec<usize>,
+    max_depth: usize,
+}
+
+impl Parser {
+    fn error(&self, code: &'static str, message: String, at: usize) -> Diagnostic {
+        Diagnostic::error(code, message).at(self.source.location(Span::new(at, at + 1)))
+    }
+
+    fn run(mut self) -> Result<Vec<Element>, Diagnostic> {
+        let source = self.source.clone();
+        let text = source.text();
+        let mut reader = quick_xml::Reader::from_str(text);
+        reader.config_mut().check_end_names = true;
+        loop {
+            let before = reader.buffer_position() as usize;
+            let event = reader.read_event().map_err(|e| {
+                let at = reader.error_position() as usize;
+                self.error(
+                    codes::XML_SYNTAX,
+                    format!("XML is not well-formed: {e}"),
+                    at,
+                )
+            })?;
+            let after = reader.buffer_position() as usize;
+            match event {
+                Event::Start(start) => {
+                    let id = self.open(&start, Span::new(before, after))?;
+                    self.stack.push(id);
+                    if self.stack.len() > self.max_depth {
+                        return Err(self.error(
+                            codes::XML_TOO_DEEP,
+                            format!(
+                                "elements are nested deeper than the limit of {}",
+                                self.max_depth
+                            ),
+                            before,
+                        ));
+                    }
+                }
+                Event::Empty(start) => {
+                    let id = self.open(&start, Span::new(before, after))?;
+                    self.elements[id].span.end = after;
+                    self.ns_stack.pop();
+                }
+                Event::End(_) => {
+                    if let Some(id) = self.stack.pop() {
+                        self.elements[id].span.end = after;
+                        self.ns_stack.pop();
+                    }
+                }
+                Event::Text(t) => {
+                    if let Some(&id) = self.stack.last() {
+                        self.elements[id].text.push_str(&t.xml10_content());
+                    }
+                }
+                Event::CData(t) => {
+                    if let Some(&id) = self.stack.last() {
+                        self.elements[id].text.push_str(&t.into_inner());
+                    }
+                }
+                Event::GeneralRef(r) => {
+                    let ch = match r.resolve_char_ref() {
+                        Ok(Some(c)) => Some(c),
+                        Ok(None) => match &*r {
+                            "lt" => Some('<'),
+                            "gt" => Some('>'),
+                            "amp" => Some('&'),
+                            "apos" => Some('\''),
+                            "quot" => Some('"'),
+                            _ => None,
+                        },
+                        Err(_) => None,
+                    };
+                    match ch {
+                        Some(c) => {
+                            if let Some(&id) = self.stack.last() {
+                                self.elements[id].text.push(c);
+                            }
+                        }
+                        None => {
+                            return Err(self.error(
+                                codes::XML_SYNTAX,
+                                format!("reference to undeclared entity `&{};`", &*r),
+                                before,
+                            ));
+                        }
+                    }
+                }
+                Event::DocType(_) => {
+                    return Err(self
+                        .error(
+                            codes::XML_DOCTYPE,
+                            "DOCTYPE declarations are not accepted in TOSCA documents".to_string(),
+                            before,
+                        )
+                        .hint("remove the <!DOCTYPE ...> declaration; TOSCA documents need no DTD, and entity definitions are refused"));
+                }
+                Event::Eof => break,
+                Event::Decl(_) | Event::PI(_) | Event::Comment(_) => {}
+            }
+        }
+        if self.elements.is_empty() {
+            return Err(self.error(
+                codes::XML_SYNTAX,
+                "the document has no root element".to_string(),
+                0,
+            ));
+        }
+        if let Some(&open) = self.stack.last() {
+            let name = self.elements[open].local.clone();
+            return Err(self.error(
+                codes::XML_SYNTAX,
+                format!("element `{name}` is not closed"),
+                self.elements[open].span.start,
+            ));
+        }
+        Ok(self.elements)
+    }
+
+    fn open(&mut self, start: &BytesStart, tag: Span) -> Result<ElemId, Diagnostic> {
+        let raw_name = start.name().as_ref().to_string();
+        let (prefix, local) = split_name(&raw_name);
+        let mut ns_decls = Vec::new();
+        let mut raw_attrs = Vec::new();
+        for attr in start.attributes().with_checks(true) {
+            let attr = attr.map_err(|e| {
+                self.error(
+                    codes::XML_SYNTAX,
+                    format!("malformed attribute: {e}"),
+                    tag.start,
+                )
+            })?;
+            let key = attr.key.as_ref().to_string();
+            let value = attr
+                .normalized_value(XmlVersion::Implicit1_0)
+                .map_err(|e| {
+                    self.error(
+                        codes::XML_SYNTAX,
+                        format!("attribute `{key}` has a bad value: {e}"),
+                        tag.start,
+                    )
+                })?
+                .into_owned();
+            if key == "xmlns" {
+                ns_decls.push((None, value));
+            } else if let Some(p) = key.strip_prefix("xmlns:") {
+                ns_decls.push((Some(p.to_string()), value));
+            } else {
+                raw_attrs.push((key, value));
+            }
+        }
+        let parent = self.stack.last().copied();
+        let id = self.elements.len();
+        self.elements.push(Element {
+            ns: None,
+            local: local.to_string(),
+            attrs: Vec::new(),
+            children: Vec::new(),
+            parent,
+            ns_decls,
+            text: String::new(),
+            span: Span::new(tag.start, tag.end),
+            start_tag: tag,
+        });
+        self.ns_stack.push(id);
+        if let Some(p) = parent {
+            self.elements[p].children.push(id);
+        }
+        let ns = self.lookup(prefix);
+        if prefix.is_some() && ns.is_none() {
+            return Err(self.error(
+                codes::XML_UNDECLARED_PREFIX,
+                format!(
+                    "element `{raw_name}` uses the undeclared prefix `{}`",
+                    prefix.unwrap_or("")
+                ),
+                tag.start,
+            ));
+        }
+        let tag_text = &self.source.text()[tag.start..tag.end];
+        let mut attrs = Vec::with_capacity(raw_attrs.len());
+        for (key, value) in raw_attrs {
+            let (aprefix, alocal) = split_name(&key);
+            let ans = match aprefix {
+                Some(p) => Some(self.lookup(Some(p)).ok_or_else(|| {
+                    self.error(
+                        codes::XML_UNDECLARED_PREFIX,
+                        format!("attribute `{key}` uses the undeclared prefix `{p}`"),
+                        tag.start,
+                    )
+                })?),
+                None => None,
+            };
+            let offset = find_attr(tag_text, &key).unwrap_or(0);
+            let span = Span::new(
+                tag.start + offset,
+                tag.start + offset + key.len() + value.len() + 3,
+            );
+            attrs.push(Attr {
+                ns: ans,
+                local: alocal.to_string(),
+                value,
+                span,
+            });
+        }
+        let e = &mut self.elements[id];
+        e.ns = ns;
+        e.attrs = attrs;
+        Ok(id)
+    }
+
+    fn lookup(&self, prefix: Option<&str>) -> Option<String> {
+        if prefix == Some("xml") {
+            return Some(XML_NS.to_string());
+        }
+        for &id in self.ns_stack.iter().rev() {
+            if let Some((_, uri)) = self.elements[id]
+                .ns_decls
+                .iter()
+                .find(|(p, _)| p.as_deref() == prefix)
+            {
+                return (!uri.is_empty()).then(|| uri.clone());
+            }
+        }
+        None
+    }
+}
+
+fn split_name(name: &str) -> (Option<&str>, &str) {
+    match name.split_once(':') {
+        Some((p, l)) => (Some(p), l),
+        None => (None, name),
+    }
+}
+
+/// Byte offset of `key=` inside a start tag.
+fn find_attr(tag: &str, key: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = tag[from..].find(key) {
+        let at = from + i;
+        let before_ok = at > 0 && tag.as_bytes()[at - 1].is_ascii_whitespace();
+        let rest = tag[at + key.len()..].trim_start();
+        if before_ok && rest.starts_with('=') {
+            return Some(at);
+        }
+        from = at + key.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Document, Diagnostic> {
+        Document::parse(Arc::new(SourceFile::new("t.xml", text)), 64)
+    }
+
+    #[test]
+    fn resolves_namespaces_and_qname_values() {
+        let d =
+            parse(r#"<a xmlns="urn:a" xmlns:b="urn:b"><b:c type="b:T" ref="x">t&amp;u</b:c></a>"#)
+                .unwrap();
+        let c = d.root().children[0];
+        assert_eq!(d.get(c).ns.as_deref(), Some("urn:b"));
+        assert_eq!(d.get(c).text, "t&u");
+        let q = d.resolve_qname(c, d.attr(c, "type").unwrap()).unwrap();
+        assert_eq!(
+            (q.ns.as_str(), q.local.as_str(), q.unprefixed),
+            ("urn:b", "T", false)
+        );
+        let q = d.resolve_qname(c, "Y").unwrap();
+        assert_eq!((q.ns.as_str(), q.unprefixed), ("urn:a", true));
+        assert_eq!(d.resolve_qname(c, "zz:Y"), Err("zz".to_string()));
+    }
+
+    #[test]
+    fn refuses_doctype_and_entities() {
+        let e = parse("<!DOCTYPE a [<!ENTITY x \"y\">]><a>&x;</a>").unwrap_err();
+        assert_eq!(e.code, codes::XML_DOCTYPE);
+        let e = parse("<a>&x;</a>").unwrap_err();
+        assert_eq!(e.code, codes::XML_SYNTAX);
+    }
+
+    #[test]
+    fn refuses_deep_nesting() {
+        let text = "<a>".repeat(100) + &"</a>".repeat(100);
+        assert_eq!(parse(&text).unwrap_err().code, codes::XML_TOO_DEEP);
+    }
+}

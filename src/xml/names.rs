@@ -1,0 +1,28 @@
+//! Namespaces and URIs of TOSCA 1.0 XML and the OpenTOSCA conventions.
+
+/// The TOSCA 1.0 namespace (OS 2013 and CSD02 alike).
+pub const TOSCA: &str = "http://docs.oasis-open.org/tosca/ns/2011/12";
+/// The base types OpenTOSCA orders by (HostedOn, DependsOn, DeployedOn, ConnectsTo).
+pub const BASE_TYPES: &str = "http://docs.oasis-open.org/tosca/ns/2011/12/ToscaBaseTypes";
+/// The YAML-style normative types some Winery CSARs use.
+pub const NORMATIVE_TYPES: &str = "http://docs.oasis-open.org/tosca/ToscaNormativeTypes";
+/// Winery's extension namespace (key/value property definitions).
+pub const WINERY: &str = "http://www.opentosca.org/winery/extensions/tosca/2013/02/12";
+/// Namespace of toscanini's own marker attribute on generated plans.
+pub const TOSCANINI: &str = "urn:toscanini";
+
+/// `planType` of build plans.
+pub const PLAN_TYPE_BUILD: &str = "http://docs.oasis-open.org/tosca/ns/2011/12/PlanTypes/BuildPlan";
+/// `planType` of termination plans.
+pub const PLAN_TYPE_TERMINATION: &str =
+    "http://docs.oasis-open.org/tosca/ns/2011/12/PlanTypes/TerminationPlan";
+/// `planType` of management plans (scale-out and other workflows), as OpenTOSCA uses it.
+pub const PLAN_TYPE_MANAGEMENT: &str =
+    "http://docs.oasis-open.org/tosca/ns/2011/12/PlanTypes/ManagementPlan";
+/// `planLanguage` of WS-BPEL 2.0 executable processes.
+pub const LANG_BPEL: &str = "http://docs.oasis-open.org/wsbpel/2.0/process/executable";
+/// `planLanguage` of BPMN 2.0.
+pub const LANG_BPMN: &str = "http://www.omg.org/spec/BPMN/20100524/MODEL";
+
+/// The boundary interface OpenTOSCA looks for build and termination plans in.
+pub const LIFECYCLE_INTERFACE: &str = "OpenTOSCA-Lifecycle-Interface";
