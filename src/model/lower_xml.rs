@@ -409,8 +409,35 @@ impl<'a> Lowerer<'a> {
                 ),
             )
             .at(doc.source.location(q.span))
-            .hint("import the Definitions document that defines it, or fix the namespace prefix"),
+            .hint(self.similar_type_hint(q)),
         );
+    }
+
+    /// Point at a type with the same local name in another namespace, the
+    /// usual cause (a namespace typo in the defining document).
+    fn similar_type_hint(&self, q: &QRef) -> String {
+        let mut elsewhere: Vec<String> = self
+            .index
+            .node_types
+            .iter()
+            .map(|(k, f)| (k, f.doc))
+            .chain(
+                self.index
+                    .relationship_types
+                    .iter()
+                    .map(|(k, f)| (k, f.doc)),
+            )
+            .filter(|(k, _)| k.1 == q.local && k.0 != q.ns)
+            .map(|(k, d)| format!("`{{{}}}{}` in `{}`", k.0, k.1, d.source.name()))
+            .collect();
+        elsewhere.sort();
+        match elsewhere.first() {
+            Some(e) => format!(
+                "a type of that name exists in another namespace: {e}; fix the namespace of the reference or of the definition"
+            ),
+            None => "import the Definitions document that defines it, or fix the namespace prefix"
+                .to_string(),
+        }
     }
 
     /// The type id of a node type and all its ancestors (added on first use).
@@ -541,23 +568,32 @@ impl<'a> Lowerer<'a> {
         }
         let impls = self.implementations(&ancestry, TypeKind::Node);
         let artifacts = self.bind_implementations(&mut interfaces, &impls);
-        let das = impls
-            .first()
-            .map(|i| self.deployment_artifacts(&i.item.deployment_artifacts, i.doc))
-            .unwrap_or_default();
+        let mut das: Vec<Artifact> = Vec::new();
+        for i in &impls {
+            for da in self.deployment_artifacts(&i.item.deployment_artifacts, i.doc) {
+                if !das.iter().any(|d| d.name == da.name) {
+                    das.push(da);
+                }
+            }
+        }
         let facts = (Arc::new(interfaces), das, keys);
         let _ = artifacts;
         self.node_interfaces.insert(type_id, facts.clone());
         facts
     }
 
-    /// Non-abstract implementations of the nearest type in the ancestry
-    /// that has any, best first (most operations covered, then by name).
+    /// Non-abstract implementations of the type and its ancestors, nearest
+    /// type first; among one type's implementations, those with more
+    /// artifacts first, then by name. An operation is implemented by the
+    /// first of them that has an artifact for it, so a subtype's
+    /// implementation of some operations does not hide its parent's
+    /// implementation of the others.
     fn implementations(
         &self,
         ancestry: &[TypeId],
         kind: TypeKind,
     ) -> Vec<Found<'a, ast::TypeImplementation>> {
+        let mut out = Vec::new();
         for &t in ancestry {
             let name = self.types.get(t).name.clone();
             let k = (name.namespace, name.name);
@@ -571,14 +607,11 @@ impl<'a> Lowerer<'a> {
                     .copied()
                     .filter(|f| !f.item.is_abstract)
                     .collect();
-                if !usable.is_empty() {
-                    usable
-                        .sort_by_key(|f| std::cmp::Reverse(f.item.implementation_artifacts.len()));
-                    return usable;
-                }
+                usable.sort_by_key(|f| std::cmp::Reverse(f.item.implementation_artifacts.len()));
+                out.extend(usable);
             }
         }
-        Vec::new()
+        out
     }
 
     /// Attach to every operation the first implementation artifact (in
@@ -750,16 +783,26 @@ impl<'a> Lowerer<'a> {
         let mut nodes: Vec<NodeTemplate> = Vec::new();
         let mut ids: HashMap<String, NodeId> = HashMap::new();
         let mut seen_ids: HashMap<String, crate::diagnostics::Span> = HashMap::new();
+        // Templates that failed to lower: relationships to them are skipped
+        // without a second, cascading error.
+        let mut failed: BTreeSet<String> = BTreeSet::new();
         for n in &st.node_templates {
             if let Some(prev) = seen_ids.insert(n.id.clone(), n.span) {
                 self.duplicate_id(doc, &n.id, n.span, prev);
                 continue;
             }
-            let Some(found) = self.find_node_type(&n.node_type, doc) else {
+            let found = self.find_node_type(&n.node_type, doc);
+            if found.is_none() {
                 self.unknown_type("node type", &n.node_type, doc);
-                continue;
-            };
-            let Some(type_id) = self.node_type(found) else {
+            }
+            let Some(type_id) = found.and_then(|f| self.node_type(f)) else {
+                failed.insert(n.id.clone());
+                failed.extend(
+                    n.requirements
+                        .iter()
+                        .chain(&n.capabilities)
+                        .map(|rc| rc.id.clone()),
+                );
                 continue;
             };
             let (interfaces, impl_das, keys) = self.node_type_facts(type_id);
@@ -810,6 +853,9 @@ impl<'a> Lowerer<'a> {
             let Some(type_id) = self.relationship_type(found) else {
                 continue;
             };
+            if failed.contains(&r.source.0) || failed.contains(&r.target.0) {
+                continue;
+            }
             let source = self.end(&ids, r, &r.source, "source", doc);
             let target = self.end(&ids, r, &r.target, "target", doc);
             let (Some(source), Some(target)) = (source, target) else {
@@ -916,32 +962,122 @@ impl<'a> Lowerer<'a> {
         let mut out = Vec::new();
         for m in &b.property_mappings {
             let name = last_xpath_step(&m.service_template_property);
-            let prop = last_xpath_step(&m.target_property);
-            if name.is_empty() || prop.is_empty() {
+            if name.is_empty() {
                 continue;
             }
-            if topology.node_by_id(&m.target_object).is_none() {
+            let loc = doc.source.location(b.span);
+            let value = match parse_property_ref(&m.target_object, &m.target_property) {
+                Ok(v) => v,
+                Err(why) => {
+                    self.diags.push(
+                        Diagnostic::warning(
+                            codes::W_IGNORED,
+                            format!(
+                                "boundary property mapping `{name}` is not a plan output: {why}"
+                            ),
+                        )
+                        .at(loc),
+                    );
+                    continue;
+                }
+            };
+            if let Some(why) = missing_property(topology, &value) {
                 self.diags.push(
                     Diagnostic::warning(
                         codes::W_IGNORED,
-                        format!(
-                            "boundary property mapping `{name}` names `{}`, which is not a node template; it is not a plan output",
-                            m.target_object
-                        ),
+                        format!("boundary property mapping `{name}` is not a plan output: {why}"),
                     )
-                    .at(doc.source.location(b.span)),
+                    .at(loc)
+                    .hint("targetPropertyRef must name a property of the target node template"),
                 );
                 continue;
             }
-            out.push(OutputDef {
-                name,
-                value: Value::Call {
-                    function: "get_property".into(),
-                    args: vec![Value::Scalar(m.target_object.clone()), Value::Scalar(prop)],
-                },
-            });
+            out.push(OutputDef { name, value });
         }
         out
+    }
+}
+
+/// A boundary `targetPropertyRef`: an XPath to a property of
+/// `target_object`, or OpenTOSCA's `concat('text', Node.Properties.Prop, ...)`.
+fn parse_property_ref(target_object: &str, target_property: &str) -> Result<Value, String> {
+    let get = |node: &str, prop: &str| Value::Call {
+        function: "get_property".into(),
+        args: vec![
+            Value::Scalar(node.to_string()),
+            Value::Scalar(prop.to_string()),
+        ],
+    };
+    let expr = target_property.trim();
+    let Some(inner) = expr
+        .strip_prefix("concat(")
+        .and_then(|r| r.strip_suffix(')'))
+    else {
+        let prop = last_xpath_step(expr);
+        if prop.is_empty() {
+            return Err(format!("`{expr}` names no property"));
+        }
+        return Ok(get(target_object, &prop));
+    };
+    let mut args = Vec::new();
+    for part in split_args(inner) {
+        let part = part.trim();
+        if let Some(lit) = part
+            .strip_prefix('\'')
+            .and_then(|p| p.strip_suffix('\''))
+            .or_else(|| part.strip_prefix('"').and_then(|p| p.strip_suffix('"')))
+        {
+            args.push(Value::Scalar(lit.to_string()));
+        } else if let Some((node, prop)) = part.split_once(".Properties.") {
+            args.push(get(node, prop));
+        } else {
+            return Err(format!(
+                "`{part}` in `{expr}` is neither a 'text' nor Node.Properties.Name"
+            ));
+        }
+    }
+    Ok(Value::Call {
+        function: "concat".into(),
+        args,
+    })
+}
+
+/// Split on commas outside quotes.
+fn split_args(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut quote: Option<char> = None;
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (None, '\'' | '"') => quote = Some(c),
+            (None, ',') => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
+/// The first `get_property` in `value` that names a missing node or property.
+fn missing_property(topology: &Topology, value: &Value) -> Option<String> {
+    match value {
+        Value::Call { function, args } if function == "get_property" => {
+            let node = args.first().and_then(Value::as_str).unwrap_or_default();
+            let prop = args.get(1).and_then(Value::as_str).unwrap_or_default();
+            match topology.node_by_id(node) {
+                None => Some(format!("`{node}` is not a node template")),
+                Some(n) if !topology.node(n).properties.contains_key(prop) => {
+                    Some(format!("node template `{node}` has no property `{prop}`"))
+                }
+                Some(_) => None,
+            }
+        }
+        Value::Call { args, .. } => args.iter().find_map(|a| missing_property(topology, a)),
+        _ => None,
     }
 }
 
@@ -1034,6 +1170,22 @@ mod tests {
         );
         assert_eq!(last_xpath_step("/ex:ShopOut/ex:Endpoint"), "Endpoint");
         assert_eq!(last_xpath_step("/Props/Port"), "Port");
+    }
+
+    #[test]
+    fn reads_concat_property_refs() {
+        let v = parse_property_ref(
+            "VM",
+            "concat('http://', VM.Properties.VMIP, ':', App.Properties.Port)",
+        )
+        .unwrap();
+        let Value::Call { function, args } = v else {
+            panic!()
+        };
+        assert_eq!(function, "concat");
+        assert_eq!(args.len(), 4);
+        assert_eq!(args[0], Value::Scalar("http://".into()));
+        assert!(parse_property_ref("VM", "concat(foo)").is_err());
     }
 
     #[test]

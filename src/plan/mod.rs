@@ -6,7 +6,7 @@
 //! [`AbstractPlan`] per plan kind, or a diagnostic naming the cycle.
 
 mod build;
-mod ids;
+pub mod ids;
 mod order;
 mod rules;
 mod termination;

@@ -69,6 +69,9 @@ pub enum Outcome {
     Handled(Body),
     /// The plugin does not handle it, for this reason.
     Declined(String),
+    /// The plugin is not about this kind of template at all (a node plugin
+    /// asked about a relationship); not worth a line in the decision log.
+    NotApplicable,
 }
 
 /// The role a plugin plays (for listings).

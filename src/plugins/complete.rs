@@ -101,6 +101,7 @@ pub fn complete(
                     break;
                 }
                 Outcome::Declined(why) => decision.declined.push((plugin.id().to_string(), why)),
+                Outcome::NotApplicable => {}
             }
         }
         let body = match handled {

@@ -40,7 +40,7 @@ impl Plugin for ConnectsTo {
 
     fn handle(&self, cx: &Context, activity: &Activity) -> Outcome {
         let TemplateRef::Relationship(r) = activity.template else {
-            return Outcome::Declined("handles relationship templates only".into());
+            return Outcome::NotApplicable;
         };
         let t = cx.topology;
         let rel = t.relationship(r);

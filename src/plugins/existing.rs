@@ -29,7 +29,7 @@ impl Plugin for Existing {
 
     fn handle(&self, cx: &Context, activity: &Activity) -> Outcome {
         let TemplateRef::Node(n) = activity.template else {
-            return Outcome::Declined("handles node templates only".into());
+            return Outcome::NotApplicable;
         };
         let node = cx.topology.node(n);
         let implemented = node

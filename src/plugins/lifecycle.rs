@@ -35,7 +35,7 @@ impl Plugin for Lifecycle {
 
     fn handle(&self, cx: &Context, activity: &Activity) -> Outcome {
         let TemplateRef::Node(n) = activity.template else {
-            return Outcome::Declined("handles node templates only".into());
+            return Outcome::NotApplicable;
         };
         let node = cx.topology.node(n);
         let lifecycle: Vec<&Interface> =
@@ -55,20 +55,53 @@ impl Plugin for Lifecycle {
                 names.join(", ")
             ));
         }
-        let missing: Vec<String> = ops
+        let (ops, unimplemented): (Vec<_>, Vec<_>) = ops
+            .into_iter()
+            .partition(|(_, o)| o.implementation.is_some());
+        let unimplemented: Vec<String> = unimplemented
             .iter()
-            .filter(|(_, o)| o.implementation.is_none())
             .map(|(i, o)| format!("`{}/{}`", i.name, o.name))
             .collect();
-        if !missing.is_empty() {
-            return Outcome::Declined(format!(
+        let mut body = Body::default();
+        if ops.is_empty() && !unimplemented.is_empty() {
+            let why = format!(
                 "{} {} no implementation artifact, so the management bus cannot run {}",
-                missing.join(", "),
-                if missing.len() == 1 { "has" } else { "have" },
-                if missing.len() == 1 { "it" } else { "them" }
+                unimplemented.join(", "),
+                if unimplemented.len() == 1 {
+                    "has"
+                } else {
+                    "have"
+                },
+                if unimplemented.len() == 1 {
+                    "it"
+                } else {
+                    "them"
+                }
+            );
+            if activity.kind == ActivityKind::Provision {
+                return Outcome::Declined(why);
+            }
+            // Nothing implements the way down: the instance is only marked
+            // deleted (the host's termination removes what runs on it).
+            body.warnings.push(
+                Diagnostic::warning(
+                    codes::W_NO_IMPLEMENTATION,
+                    format!("`{}` cannot be stopped or uninstalled: {why}", node.id),
+                )
+                .at_opt(node.origin.clone())
+                .hint("add implementation artifacts for these operations, or remove them from the node type"),
+            );
+            body.notes
+                .push(format!("{why}; the instance is only marked deleted"));
+            return Outcome::Handled(body);
+        }
+        if !unimplemented.is_empty() {
+            // TOSCA: an operation without implementation is a no-op.
+            body.notes.push(format!(
+                "skipped (no implementation artifact): {}",
+                unimplemented.join(", ")
             ));
         }
-        let mut body = Body::default();
         if ops.is_empty() {
             body.notes
                 .push("the lifecycle interface has no termination operations".into());

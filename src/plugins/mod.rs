@@ -12,6 +12,7 @@ pub mod api;
 pub mod complete;
 mod connects_to;
 pub mod conventions;
+pub mod declarative;
 mod existing;
 mod fallback;
 pub mod invoke;

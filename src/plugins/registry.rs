@@ -29,6 +29,20 @@ impl Registry {
         ]
     }
 
+    /// The built-in plugins plus the embedded declarative ones and those
+    /// in `dirs`.
+    pub fn standard(
+        dirs: &[std::path::PathBuf],
+        sources: &mut crate::diagnostics::SourceMap,
+    ) -> crate::error::Result<(Registry, crate::diagnostics::Diagnostics)> {
+        let (declarative, diags) = super::declarative::load_all(dirs, sources)?;
+        let mut plugins = Self::builtin();
+        for d in declarative {
+            plugins.push(Box::new(d));
+        }
+        Ok((Registry::new(plugins), diags))
+    }
+
     /// Plugins in the order they are asked.
     pub fn plugins(&self) -> &[Box<dyn Plugin>] {
         &self.plugins

@@ -1,1 +1,100 @@
-//! Stage 6: rendering concrete plans into plan languages.
+//! Stage 6: rendering a [`ConcretePlan`] into a plan language. Each
+//! backend turns every kind of language-neutral step into its own
+//! constructs, inside a skeleton from `templates/`; nothing here knows
+//! TOSCA syntax.
+//!
+//! In: a concrete plan and the topology (for names). Out: a
+//! [`RenderedPlan`]: the files of one deployable plan.
+
+pub mod bpel;
+pub mod templates;
+
+use crate::csar::path::percent_encode;
+use crate::model::Topology;
+use crate::plan::{PlanKind, ncname};
+
+/// A plan language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Language {
+    /// WS-BPEL 2.0 for Apache ODE.
+    Bpel,
+}
+
+impl Language {
+    /// The `planLanguage` URI of TOSCA plans.
+    pub fn uri(self) -> &'static str {
+        match self {
+            Language::Bpel => crate::xml::names::LANG_BPEL,
+        }
+    }
+}
+
+/// One file of a rendered plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanFile {
+    /// File name inside the plan archive.
+    pub name: String,
+    /// Contents.
+    pub data: Vec<u8>,
+}
+
+/// A plan input as the plan's interface declares it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanParameter {
+    /// Name (an NCName).
+    pub name: String,
+    /// Whether the caller must supply it.
+    pub required: bool,
+}
+
+/// A plan ready to deploy.
+#[derive(Clone, Debug)]
+pub struct RenderedPlan {
+    /// Plan id and process name (an NCName).
+    pub name: String,
+    /// Which plan.
+    pub kind: PlanKind,
+    /// Its language.
+    pub language: Language,
+    /// Its files, in archive order.
+    pub files: Vec<PlanFile>,
+    /// Inputs of the plan's interface.
+    pub inputs: Vec<PlanParameter>,
+    /// Outputs of the plan's interface.
+    pub outputs: Vec<String>,
+}
+
+impl RenderedPlan {
+    /// The plan as one archive (what ODE deploys and the CSAR stores).
+    pub fn archive(&self) -> crate::error::Result<Vec<u8>> {
+        crate::csar::write::zip_files(
+            self.files
+                .iter()
+                .map(|f| (f.name.as_str(), f.data.as_slice())),
+        )
+    }
+}
+
+/// The name of a plan: `<service template>_<kind suffix>` (OpenTOSCA's convention).
+pub fn plan_name(topology: &Topology, kind: &PlanKind) -> String {
+    format!(
+        "{}_{}",
+        ncname(&topology.service_template.id),
+        kind.suffix()
+    )
+}
+
+/// The namespace of a plan: the service template's namespace with the
+/// plan suffix (OpenTOSCA's convention).
+pub fn plan_namespace(topology: &Topology, kind: &PlanKind) -> String {
+    let ns = &topology.service_template.namespace;
+    if ns.is_empty() {
+        format!(
+            "urn:toscanini:plans:{}:{}",
+            percent_encode(&topology.service_template.id),
+            kind.suffix()
+        )
+    } else {
+        format!("{ns}_{}", kind.suffix())
+    }
+}

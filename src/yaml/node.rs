@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use saphyr::{LoadableYamlNode, MarkedYaml, ScalarStyle, YamlData, YamlLoader};
+use saphyr::{MarkedYaml, ScalarStyle, YamlData, YamlLoader};
 
 use crate::diagnostics::{Diagnostic, SourceFile, Span, codes};
 

@@ -1,0 +1,158 @@
+//! BPEL variable names for properties and instances, allocated once per
+//! plan: `prop_<template>_<property>`, `inst_<template>_url`,
+//! `inst_<template>_id`. Only `[A-Za-z0-9_]` is used, so every name is
+//! safe as `$name` in XPath.
+
+use std::collections::HashMap;
+
+use crate::model::{TemplateRef, Topology};
+use crate::plan::ids::Unique;
+use crate::plugins::ConcretePlan;
+use crate::plugins::steps::{Binding, PropertyRef, Step};
+
+/// Process variables that every plan has.
+pub const FIXED: [&str; 6] = [
+    "correlationID",
+    "instanceDataAPIUrl",
+    "csarEntrypoint",
+    "serviceTemplateURL",
+    "serviceInstanceURL",
+    "serviceInstanceID",
+];
+
+/// The variable names of one plan.
+pub struct Names {
+    props: HashMap<TemplateRef, Vec<String>>,
+    url: HashMap<TemplateRef, String>,
+    id: HashMap<TemplateRef, String>,
+    /// Every string variable, in declaration order.
+    pub declared: Vec<String>,
+}
+
+fn word(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+impl Names {
+    /// Allocate names for every template the plan touches.
+    pub fn new(topology: &Topology, plan: &ConcretePlan) -> Names {
+        let mut n = Names {
+            props: HashMap::new(),
+            url: HashMap::new(),
+            id: HashMap::new(),
+            declared: FIXED.iter().map(|s| s.to_string()).collect(),
+        };
+        let mut unique = Unique::new();
+        for f in FIXED {
+            unique.name(f.to_string());
+        }
+        let mut templates: Vec<TemplateRef> =
+            plan.plan.activities.iter().map(|a| a.template).collect();
+        for body in &plan.bodies {
+            for step in body.steps.iter().chain(&body.compensation) {
+                step_templates(step, &mut templates);
+            }
+        }
+        for (_, b) in &plan.outputs {
+            binding_templates(b, &mut templates);
+        }
+        for t in templates {
+            n.add(topology, t, &mut unique);
+        }
+        n
+    }
+
+    fn add(&mut self, topology: &Topology, t: TemplateRef, unique: &mut Unique) {
+        if self.url.contains_key(&t) {
+            return;
+        }
+        let base = word(topology.template_id(t));
+        let url = unique.name(format!("inst_{base}_url"));
+        let id = unique.name(format!("inst_{base}_id"));
+        self.declared.push(url.clone());
+        self.declared.push(id.clone());
+        self.url.insert(t, url);
+        self.id.insert(t, id);
+        let props: Vec<String> = topology
+            .properties(t)
+            .keys()
+            .map(|p| unique.name(format!("prop_{base}_{}", word(p))))
+            .collect();
+        self.declared.extend(props.iter().cloned());
+        self.props.insert(t, props);
+    }
+
+    /// The variable of a property. Properties a step names that the
+    /// template does not have are a plugin bug.
+    pub fn prop(&self, topology: &Topology, p: &PropertyRef) -> &str {
+        let i = topology
+            .properties(p.template)
+            .get_index_of(&p.name)
+            .unwrap_or_else(|| {
+                panic!(
+                    "property `{}` of `{}` is not declared",
+                    p.name,
+                    topology.template_id(p.template)
+                )
+            });
+        &self.props[&p.template][i]
+    }
+
+    /// All property variables of a template, with the property names.
+    pub fn props_of<'a>(
+        &'a self,
+        topology: &'a Topology,
+        t: TemplateRef,
+    ) -> impl Iterator<Item = (&'a str, &'a str)> {
+        topology
+            .properties(t)
+            .keys()
+            .map(String::as_str)
+            .zip(self.props[&t].iter().map(String::as_str))
+    }
+
+    /// The instance URL variable.
+    pub fn url(&self, t: TemplateRef) -> &str {
+        &self.url[&t]
+    }
+
+    /// The instance id variable.
+    pub fn id(&self, t: TemplateRef) -> &str {
+        &self.id[&t]
+    }
+}
+
+fn step_templates(step: &Step, out: &mut Vec<TemplateRef>) {
+    match step {
+        Step::Invoke(inv) => {
+            out.push(inv.target);
+            for (_, b) in &inv.inputs {
+                binding_templates(b, out);
+            }
+            for (_, p) in &inv.outputs {
+                out.push(p.template);
+            }
+        }
+        Step::FollowRelationship { rel, from, to } => {
+            out.push(TemplateRef::Relationship(*rel));
+            out.push(TemplateRef::Node(*from));
+            out.push(TemplateRef::Node(*to));
+        }
+        Step::CreateRelationshipInstance(r) => out.push(TemplateRef::Relationship(*r)),
+        Step::CreateNodeInstance(n) | Step::StoreProperties(n) | Step::SelectInstance(n, _) => {
+            out.push(TemplateRef::Node(*n))
+        }
+        Step::SetState(t, _) => out.push(*t),
+    }
+}
+
+fn binding_templates(b: &Binding, out: &mut Vec<TemplateRef>) {
+    match b {
+        Binding::Property(p) => out.push(p.template),
+        Binding::InstanceId(t) => out.push(*t),
+        Binding::Concat(parts) => parts.iter().for_each(|p| binding_templates(p, out)),
+        _ => {}
+    }
+}

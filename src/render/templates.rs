@@ -1,0 +1,160 @@
+//! The template environment: tera with every template of `templates/`
+//! embedded in the binary, autoescaping off (the output is XML, not HTML,
+//! and fragments are inserted verbatim) and values escaped explicitly with
+//! tera's `escape_xml` filter.
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+/// Templates shipped with toscanini, embedded at build time.
+pub const EMBEDDED: &[(&str, &str)] = &[
+    (
+        "bpel/deploy.xml",
+        include_str!("../../templates/bpel/deploy.xml"),
+    ),
+    (
+        "bpel/invoker.wsdl",
+        include_str!("../../templates/bpel/invoker.wsdl"),
+    ),
+    (
+        "bpel/invoker.xsd",
+        include_str!("../../templates/bpel/invoker.xsd"),
+    ),
+    (
+        "bpel/plan.wsdl",
+        include_str!("../../templates/bpel/plan.wsdl"),
+    ),
+    (
+        "bpel/process.bpel",
+        include_str!("../../templates/bpel/process.bpel"),
+    ),
+    (
+        "bpel/scope.bpel",
+        include_str!("../../templates/bpel/scope.bpel"),
+    ),
+    (
+        "bpel/steps/create-node-instance.bpel",
+        include_str!("../../templates/bpel/steps/create-node-instance.bpel"),
+    ),
+    (
+        "bpel/steps/create-relationship-instance.bpel",
+        include_str!("../../templates/bpel/steps/create-relationship-instance.bpel"),
+    ),
+    (
+        "bpel/steps/each-instance.bpel",
+        include_str!("../../templates/bpel/steps/each-instance.bpel"),
+    ),
+    (
+        "bpel/steps/follow-relationship.bpel",
+        include_str!("../../templates/bpel/steps/follow-relationship.bpel"),
+    ),
+    (
+        "bpel/steps/invoke.bpel",
+        include_str!("../../templates/bpel/steps/invoke.bpel"),
+    ),
+    (
+        "bpel/steps/load-properties.bpel",
+        include_str!("../../templates/bpel/steps/load-properties.bpel"),
+    ),
+    (
+        "bpel/steps/set-state.bpel",
+        include_str!("../../templates/bpel/steps/set-state.bpel"),
+    ),
+    (
+        "bpel/steps/store-properties.bpel",
+        include_str!("../../templates/bpel/steps/store-properties.bpel"),
+    ),
+];
+
+/// A loaded template set.
+pub struct Templates {
+    tera: tera::Tera,
+}
+
+impl Templates {
+    /// The embedded templates.
+    pub fn embedded() -> Result<Templates> {
+        let mut tera = tera::Tera::new();
+        tera.autoescape_on(Vec::<&str>::new());
+        tera.add_raw_templates(EMBEDDED.iter().copied())
+            .map_err(|e| Error::Internal(format!("embedded templates do not compile: {e}")))?;
+        Ok(Templates { tera })
+    }
+
+    /// Render a template with a serializable context.
+    pub fn render<C: Serialize>(&self, name: &str, context: &C) -> Result<String> {
+        let ctx = tera::Context::from_serialize(context)
+            .map_err(|e| Error::Internal(format!("template context for {name}: {e}")))?;
+        self.tera
+            .render(name, &ctx)
+            .map_err(|e| Error::Internal(format!("rendering template {name}: {e}")))
+    }
+
+    /// The text of a template that is copied as it is (static files).
+    pub fn raw(name: &str) -> &'static str {
+        EMBEDDED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| *t)
+            .unwrap_or("")
+    }
+}
+
+/// Indent every non-empty line of `text` by `n` spaces.
+pub fn indent(text: &str, n: usize) -> String {
+    let pad = " ".repeat(n);
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    for line in text.lines() {
+        if !line.is_empty() {
+            out.push_str(&pad);
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Escape text for XML content and attributes.
+pub fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_template_file_is_embedded_and_compiles() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
+        let mut on_disk: Vec<String> = walkdir::WalkDir::new(&root)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_file())
+            .map(|e| {
+                e.path()
+                    .strip_prefix(&root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/")
+            })
+            .collect();
+        on_disk.sort();
+        let mut embedded: Vec<String> = EMBEDDED.iter().map(|(n, _)| n.to_string()).collect();
+        embedded.sort();
+        assert_eq!(on_disk, embedded, "templates/ and EMBEDDED differ");
+        Templates::embedded().unwrap();
+    }
+}
