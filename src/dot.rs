@@ -1,1 +1,175 @@
-//! DOT output.
+//! Previews: the topology and plan graphs as Graphviz DOT or JSON.
+//!
+//! DOT ids are the activity ids (the BPEL scope names), so a picture, the
+//! JSON and the generated plans can be read side by side. Output is
+//! deterministic: activities in plan order, edges sorted.
+
+use std::fmt::Write;
+
+use crate::model::{RelKind, TemplateRef, Topology};
+use crate::plan::Reason;
+use crate::plugins::ConcretePlan;
+use crate::plugins::steps::Step;
+
+fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The operations an activity invokes, as `interface/operation`.
+pub fn operations(plan: &ConcretePlan, activity: usize) -> Vec<String> {
+    plan.bodies[activity]
+        .steps
+        .iter()
+        .filter_map(Step::invocation)
+        .map(|i| format!("{}/{}", i.interface, i.operation))
+        .collect()
+}
+
+/// A plan as DOT: one node per activity (template and activity kind), one
+/// edge per ordering constraint, labelled with its reason.
+pub fn plan_dot(plan: &ConcretePlan, topology: &Topology) -> String {
+    let p = &plan.plan;
+    let mut out = String::new();
+    let _ = writeln!(out, "digraph {} {{", quote(&p.kind.slug()));
+    let _ = writeln!(out, "  rankdir=TB;");
+    let _ = writeln!(
+        out,
+        "  node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=\"Helvetica\"];"
+    );
+    let _ = writeln!(out, "  edge [fontname=\"Helvetica\", fontsize=10];");
+    for (i, a) in p.activities.iter().enumerate() {
+        let template = topology.template_id(a.template);
+        let ops = operations(plan, i);
+        let mut label = format!("{template}\n{}", a.kind.name());
+        for op in &ops {
+            label.push('\n');
+            label.push_str(op.rsplit('/').next().unwrap_or(op));
+        }
+        let fill = match a.template {
+            TemplateRef::Node(_) => "white",
+            TemplateRef::Relationship(_) => "lightgrey",
+        };
+        let _ = writeln!(
+            out,
+            "  {} [label={}, fillcolor={fill}];",
+            quote(&a.id),
+            quote(&label)
+        );
+    }
+    for e in &p.edges {
+        let label = match e.reason {
+            Reason::Relationship(r) => {
+                let rel = topology.relationship(r);
+                format!("{} {}", rel.kind, rel.id)
+            }
+            Reason::SameHost(h) => format!("same host {}", topology.node(h).id),
+            Reason::Selection => "selection".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "  {} -> {} [label={}];",
+            quote(&p.activities[e.from].id),
+            quote(&p.activities[e.to].id),
+            quote(&label)
+        );
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// A plan as JSON: `{"plan", "activities": [{"id", "template", "kind",
+/// "operations"}], "edges": [[from, to], ...]}`.
+pub fn plan_json(plan: &ConcretePlan, topology: &Topology) -> serde_json::Value {
+    let p = &plan.plan;
+    let activities: Vec<serde_json::Value> = p
+        .activities
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            serde_json::json!({
+                "id": a.id,
+                "template": topology.template_id(a.template),
+                "kind": a.kind.name(),
+                "operations": operations(plan, i),
+            })
+        })
+        .collect();
+    let edges: Vec<serde_json::Value> = p
+        .edges
+        .iter()
+        .map(|e| serde_json::json!([p.activities[e.from].id, p.activities[e.to].id]))
+        .collect();
+    serde_json::json!({ "plan": p.kind.slug(), "activities": activities, "edges": edges })
+}
+
+/// The topology as DOT: node templates and relationships, styled by kind.
+pub fn topology_dot(topology: &Topology) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "digraph {} {{", quote(&topology.service_template.id));
+    let _ = writeln!(out, "  rankdir=BT;");
+    let _ = writeln!(
+        out,
+        "  node [shape=box, style=rounded, fontname=\"Helvetica\"];"
+    );
+    let _ = writeln!(out, "  edge [fontname=\"Helvetica\", fontsize=10];");
+    for n in &topology.nodes {
+        let ty = &topology.types.get(n.type_id).name.name;
+        let _ = writeln!(
+            out,
+            "  {} [label={}];",
+            quote(&n.id),
+            quote(&format!("{}\n{ty}", n.id))
+        );
+    }
+    for r in &topology.relationships {
+        let style = match r.kind {
+            RelKind::HostedOn | RelKind::DeployedOn => "solid",
+            RelKind::DependsOn | RelKind::AttachesTo => "dashed",
+            RelKind::ConnectsTo => "dotted",
+            RelKind::Other => "bold",
+        };
+        let _ = writeln!(
+            out,
+            "  {} -> {} [label={}, style={style}];",
+            quote(&topology.node(r.source).id),
+            quote(&topology.node(r.target).id),
+            quote(&format!("{} {}", r.kind, r.id))
+        );
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// The topology as JSON.
+pub fn topology_json(topology: &Topology) -> serde_json::Value {
+    let nodes: Vec<serde_json::Value> = topology
+        .nodes
+        .iter()
+        .map(|n| serde_json::json!({ "id": n.id, "type": topology.types.get(n.type_id).name.to_string() }))
+        .collect();
+    let rels: Vec<serde_json::Value> = topology
+        .relationships
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "id": r.id,
+                "type": topology.types.get(r.type_id).name.to_string(),
+                "kind": r.kind,
+                "source": topology.node(r.source).id,
+                "target": topology.node(r.target).id,
+            })
+        })
+        .collect();
+    serde_json::json!({ "service_template": topology.service_template.id, "nodes": nodes, "relationships": rels })
+}

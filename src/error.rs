@@ -22,6 +22,9 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The command line asks for something that does not exist.
+    #[error("{0}")]
+    Usage(String),
     /// A bug or an unexpected state inside toscanini.
     #[error("internal error: {0}")]
     Internal(String),
@@ -37,10 +40,12 @@ impl Error {
         }
     }
 
-    /// The process exit code for this failure: 1 bad input, 3 I/O or internal.
+    /// The process exit code for this failure: 1 bad input, 2 usage, 3 I/O
+    /// or internal.
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Input(_) => 1,
+            Error::Usage(_) => 2,
             Error::Io { .. } | Error::Internal(_) => 3,
         }
     }

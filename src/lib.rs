@@ -22,6 +22,8 @@
 //! [`load`] runs the front end (archive to topology), [`derive`] the plan
 //! stages; the `cli` module wires them to the command line.
 
+#![allow(clippy::result_large_err)] // diagnostics carry their location and hint inline; errors are the cold path
+
 pub mod cli;
 pub mod csar;
 pub mod diagnostics;
@@ -31,6 +33,7 @@ pub mod model;
 pub mod plan;
 pub mod plugins;
 pub mod render;
+pub mod writeback;
 pub mod xml;
 pub mod yaml;
 

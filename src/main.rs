@@ -1,1 +1,5 @@
-fn main() {}
+//! The `toscanini` command; everything happens in [`toscanini::cli`].
+
+fn main() -> std::process::ExitCode {
+    toscanini::cli::run(std::env::args_os())
+}

@@ -1,1 +1,43 @@
-//! The command line.
+//! The command line: parse arguments, run one command, print diagnostics,
+//! map the outcome to an exit code (0 ok, 1 input has errors, 2 usage, 3
+//! I/O or internal failure). Only this module sees every stage.
+
+mod args;
+mod export;
+mod graph;
+mod plan;
+mod plugins;
+mod session;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+pub use args::Cli;
+
+/// Run toscanini with these arguments (the first is the program name).
+pub fn run<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let mut session = session::Session::new();
+    let result = match cli.command {
+        args::Command::Plan(a) => plan::run(&mut session, a),
+        args::Command::Graph(a) => graph::run(&mut session, a),
+        args::Command::Export(a) => export::run(&mut session, a),
+        args::Command::Plugins(a) => plugins::run(&mut session, a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => ExitCode::from(session.report(e)),
+    }
+}

@@ -160,38 +160,38 @@ impl Csar {
         if diags.has_errors() {
             return Err(diags);
         }
-        if let Some(meta) = &meta {
-            if let Some(entry) = meta.entry_definitions() {
-                let file = sources.get(META_PATH).cloned();
-                let loc = file.as_ref().map(|f| f.location(entry.span));
-                return match path::normalize(&entry.value) {
-                    Err(why) => {
-                        diags.push(
-                            Diagnostic::error(
-                                codes::CSAR_PATH_ESCAPE,
-                                format!("Entry-Definitions `{}` {why}", entry.value),
-                            )
-                            .at_opt(loc)
-                            .hint("Entry-Definitions is a path relative to the CSAR root"),
-                        );
-                        Err(diags)
-                    }
-                    Ok(name) if self.contains(&name) => Ok(name),
-                    Ok(name) => {
-                        diags.push(
-                            Diagnostic::error(
-                                codes::META_ENTRY_MISSING,
-                                format!(
-                                    "Entry-Definitions names `{name}`, which is not in the archive"
-                                ),
-                            )
-                            .at_opt(loc)
-                            .hint(self.nearby_hint()),
-                        );
-                        Err(diags)
-                    }
-                };
-            }
+        if let Some(meta) = &meta
+            && let Some(entry) = meta.entry_definitions()
+        {
+            let file = sources.get(META_PATH).cloned();
+            let loc = file.as_ref().map(|f| f.location(entry.span));
+            return match path::normalize(&entry.value) {
+                Err(why) => {
+                    diags.push(
+                        Diagnostic::error(
+                            codes::CSAR_PATH_ESCAPE,
+                            format!("Entry-Definitions `{}` {why}", entry.value),
+                        )
+                        .at_opt(loc)
+                        .hint("Entry-Definitions is a path relative to the CSAR root"),
+                    );
+                    Err(diags)
+                }
+                Ok(name) if self.contains(&name) => Ok(name),
+                Ok(name) => {
+                    diags.push(
+                        Diagnostic::error(
+                            codes::META_ENTRY_MISSING,
+                            format!(
+                                "Entry-Definitions names `{name}`, which is not in the archive"
+                            ),
+                        )
+                        .at_opt(loc)
+                        .hint(self.nearby_hint()),
+                    );
+                    Err(diags)
+                }
+            };
         }
         // No Entry-Definitions: the single definitions document (TOSCA 1.0:
         // Definitions/; Simple Profile 1.3 §6.3: a YAML file at the root).

@@ -302,6 +302,11 @@ fn normalize_ws(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// What every template of a node type shares: effective interfaces (with
+/// implementations), deployment artifacts of the implementations, and the
+/// property keys of Winery's property definitions.
+type TypeFacts = (Arc<Vec<Interface>>, Vec<Artifact>, Vec<String>);
+
 struct Lowerer<'a> {
     index: Index<'a>,
     csar: &'a Csar,
@@ -309,7 +314,7 @@ struct Lowerer<'a> {
     types: TypeTable,
     type_cache: HashMap<(TypeKind, Key), Option<TypeId>>,
     warned_fallback: BTreeSet<String>,
-    node_interfaces: HashMap<TypeId, (Arc<Vec<Interface>>, Vec<Artifact>, Vec<String>)>,
+    node_interfaces: HashMap<TypeId, TypeFacts>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -335,10 +340,10 @@ impl<'a> Lowerer<'a> {
             self.lenient(q, doc)
                 .and_then(|k| self.index.node_types.get(&k).copied())
         });
-        if let Some(f) = found {
-            if f.fallback {
-                self.warn_fallback(f.doc, format!("node type `{}`", q.local));
-            }
+        if let Some(f) = found
+            && f.fallback
+        {
+            self.warn_fallback(f.doc, format!("node type `{}`", q.local));
         }
         found
     }
@@ -357,10 +362,10 @@ impl<'a> Lowerer<'a> {
                 self.lenient(q, doc)
                     .and_then(|k| self.index.relationship_types.get(&k).copied())
             });
-        if let Some(f) = found {
-            if f.fallback {
-                self.warn_fallback(f.doc, format!("relationship type `{}`", q.local));
-            }
+        if let Some(f) = found
+            && f.fallback
+        {
+            self.warn_fallback(f.doc, format!("relationship type `{}`", q.local));
         }
         found
     }
@@ -683,12 +688,11 @@ impl<'a> Lowerer<'a> {
         let decoded = path::percent_decode(reference);
         let candidates = [decoded.clone(), reference.to_string()];
         for c in &candidates {
-            if let Ok(n) = path::normalize(c) {
-                if self.csar.contains(&n)
-                    || self.csar.names().any(|e| e.starts_with(&format!("{n}/")))
-                {
-                    return n;
-                }
+            if let Ok(n) = path::normalize(c)
+                && (self.csar.contains(&n)
+                    || self.csar.names().any(|e| e.starts_with(&format!("{n}/"))))
+            {
+                return n;
             }
         }
         path::normalize(&decoded).unwrap_or(decoded)
@@ -895,7 +899,6 @@ impl<'a> Lowerer<'a> {
             id: st.id.clone(),
             namespace: st.namespace.clone(),
             file: doc.source.name().to_string(),
-            csar_name: csar_name(self.csar),
         };
         let types = std::mem::take(&mut self.types);
         let mut topology = Topology::new(Dialect::Xml, info, types, nodes, relationships);
@@ -1144,18 +1147,6 @@ fn last_xpath_step(xpath: &str) -> String {
         return rest.split(['\'', '"']).next().unwrap_or("").to_string();
     }
     step.rsplit(':').next().unwrap_or("").to_string()
-}
-
-fn csar_name(csar: &Csar) -> String {
-    let file = csar
-        .path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    match csar.origin {
-        crate::csar::Origin::Directory => format!("{file}.csar"),
-        _ => file,
-    }
 }
 
 #[cfg(test)]

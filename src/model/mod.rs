@@ -270,8 +270,6 @@ pub struct ServiceTemplateInfo {
     pub namespace: String,
     /// The file it is defined in.
     pub file: String,
-    /// Name of the CSAR (file stem), as the container knows it.
-    pub csar_name: String,
 }
 
 /// The compiled topology.

@@ -11,7 +11,7 @@ use super::api::{Body, Context, NonInterruptive, Outcome, Plugin, Role};
 use super::conventions::{
     CONNECT_TO, CONNECTIONS_SOURCE, CONNECTIONS_TARGET, NON_INTERRUPTIVE, is_lifecycle,
 };
-use super::invoke::node_operation;
+use super::invoke::own_operation;
 use super::params::bind_relationship_inputs;
 use super::steps::{Invocation, Step};
 use crate::model::{Interface, NodeId, Operation, RelId, RelKind, TemplateRef, Topology};
@@ -94,30 +94,14 @@ impl Plugin for ConnectsTo {
                 _ => None,
             };
             if let Some(((si, so), _)) = stop_start {
-                body.steps.push(node_operation(
-                    t,
-                    n,
-                    n,
-                    &si.name,
-                    so,
-                    &[],
-                    &[],
-                    &mut body.notes,
-                ));
+                body.steps
+                    .push(own_operation(t, n, &si.name, so, &mut body.notes));
             }
             body.steps
                 .push(connect(t, r, n, iface, op, &mut body.notes));
             if let Some((_, (ti, to))) = stop_start {
-                body.steps.push(node_operation(
-                    t,
-                    n,
-                    n,
-                    &ti.name,
-                    to,
-                    &[],
-                    &[],
-                    &mut body.notes,
-                ));
+                body.steps
+                    .push(own_operation(t, n, &ti.name, to, &mut body.notes));
                 body.notes.push(format!(
                     "connectTo on `{}` is wrapped in stop/start",
                     t.node(n).id
@@ -153,12 +137,12 @@ fn connect(
 }
 
 /// The `connectTo` operation that node `n` runs for this connection, if any.
-fn pick<'a>(
-    t: &'a Topology,
+fn pick(
+    t: &Topology,
     n: NodeId,
     peer: NodeId,
     is_source: bool,
-) -> Option<(&'a Interface, &'a Operation, Vec<String>)> {
+) -> Option<(&Interface, &Operation, Vec<String>)> {
     let peer_names: Vec<String> = t
         .types
         .ancestry(t.node(peer).type_id)

@@ -6,33 +6,40 @@ use super::params::bind_inputs;
 use super::steps::{Binding, Invocation, PropertyRef, Step};
 use crate::model::{NodeId, Operation, TemplateRef, Topology};
 
-/// An invocation of `interface/operation` of node `target`, with inputs
-/// bound in the context of node `context` (the node being provisioned),
-/// `explicit` bindings first. Each output is stored into the property of
-/// the same name of `context`, else of `target`, unless `outputs` maps it.
-pub fn node_operation(
-    topology: &Topology,
-    target: NodeId,
-    context: NodeId,
-    interface: &str,
-    operation: &Operation,
-    explicit: &[(String, Binding)],
-    outputs: &[(String, PropertyRef)],
-    notes: &mut Vec<String>,
-) -> Step {
-    let bound = bind_inputs(topology, context, operation, explicit);
+/// A call to describe: whose operation, in whose context.
+pub struct Call<'a> {
+    /// The node whose operation is invoked (for host operations, the host).
+    pub target: NodeId,
+    /// The node being provisioned: inputs are matched on it and its stack.
+    pub context: NodeId,
+    /// Interface name.
+    pub interface: &'a str,
+    /// The operation.
+    pub operation: &'a Operation,
+    /// Explicit input bindings; they win over matching by name.
+    pub inputs: &'a [(String, Binding)],
+    /// Explicit output targets; other outputs go to a same-named property.
+    pub outputs: &'a [(String, PropertyRef)],
+}
+
+/// An invocation of a call. Each output not mapped explicitly is stored
+/// into the property of the same name of the context node, else of the
+/// target. Binding notes are appended to `notes`.
+pub fn node_operation(topology: &Topology, call: Call, notes: &mut Vec<String>) -> Step {
+    let operation = call.operation;
+    let bound = bind_inputs(topology, call.context, operation, call.inputs);
     notes.extend(
         bound
             .notes
             .into_iter()
             .map(|n| format!("{}: {n}", operation.name)),
     );
-    let mut out: Vec<(String, PropertyRef)> = outputs.to_vec();
+    let mut out: Vec<(String, PropertyRef)> = call.outputs.to_vec();
     for o in &operation.outputs {
         if out.iter().any(|(n, _)| n == &o.name) {
             continue;
         }
-        let holder = [context, target]
+        let holder = [call.context, call.target]
             .into_iter()
             .find(|&n| topology.node(n).properties.contains_key(&o.name));
         if let Some(n) = holder {
@@ -46,10 +53,32 @@ pub fn node_operation(
         }
     }
     Step::Invoke(Invocation {
-        target: TemplateRef::Node(target),
-        interface: interface.to_string(),
+        target: TemplateRef::Node(call.target),
+        interface: call.interface.to_string(),
         operation: operation.name.clone(),
         inputs: bound.inputs,
         outputs: out,
     })
+}
+
+/// A node's own operation, inputs matched by name.
+pub fn own_operation(
+    topology: &Topology,
+    node: NodeId,
+    interface: &str,
+    operation: &Operation,
+    notes: &mut Vec<String>,
+) -> Step {
+    node_operation(
+        topology,
+        Call {
+            target: node,
+            context: node,
+            interface,
+            operation,
+            inputs: &[],
+            outputs: &[],
+        },
+        notes,
+    )
 }

@@ -6,7 +6,7 @@
 
 use super::api::{Body, Context, Outcome, Plugin, Role};
 use super::conventions::{BUILD_OPERATIONS, TERMINATION_OPERATIONS, is_lifecycle, states};
-use super::invoke::node_operation;
+use super::invoke::{Call, node_operation, own_operation};
 use super::steps::{Binding, Step};
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::{Interface, NodeId, Operation, TemplateRef, Topology};
@@ -113,32 +113,14 @@ impl Plugin for Lifecycle {
         for (iface, op) in &ops {
             let (before, after) = states(&op.name);
             body.steps.push(Step::SetState(activity.template, before));
-            let step = node_operation(
-                cx.topology,
-                n,
-                n,
-                &iface.name,
-                op,
-                &[],
-                &[],
-                &mut body.notes,
-            );
+            let step = own_operation(cx.topology, n, &iface.name, op, &mut body.notes);
             body.steps.push(step);
             body.steps.push(Step::SetState(activity.template, after));
         }
         if activity.kind == ActivityKind::Provision {
             for (iface, op) in operations(&lifecycle, &TERMINATION_OPERATIONS) {
                 if op.implementation.is_some() {
-                    let step = node_operation(
-                        cx.topology,
-                        n,
-                        n,
-                        &iface.name,
-                        op,
-                        &[],
-                        &[],
-                        &mut Vec::new(),
-                    );
+                    let step = own_operation(cx.topology, n, &iface.name, op, &mut Vec::new());
                     body.compensation.push(step);
                 }
             }
@@ -197,28 +179,27 @@ fn upload_artifacts(topology: &Topology, n: NodeId, body: &mut Body) {
         );
         return;
     };
-    let csar = &topology.service_template.csar_name;
+    let dir = &topology.service_template.id;
     for (_, file) in files {
         let explicit = vec![
             (
                 "TargetAbsolutePath".to_string(),
-                Binding::Literal(format!("~/{csar}/{file}")),
+                Binding::Literal(format!("~/{dir}/{file}")),
             ),
             (
                 "SourceURLorLocalPath".to_string(),
                 Binding::ArtifactUrl(file.to_string()),
             ),
         ];
-        let step = node_operation(
-            topology,
-            h,
-            h,
-            &iface.name,
-            op,
-            &explicit,
-            &[],
-            &mut body.notes,
-        );
+        let call = Call {
+            target: h,
+            context: h,
+            interface: &iface.name,
+            operation: op,
+            inputs: &explicit,
+            outputs: &[],
+        };
+        let step = node_operation(topology, call, &mut body.notes);
         body.notes.push(format!(
             "uploads `{file}` with `{}` of `{}`",
             op.name,

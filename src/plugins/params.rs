@@ -32,12 +32,13 @@ pub fn find_property(topology: &Topology, node: NodeId, name: &str) -> Option<Pr
 }
 
 /// Bind `name` in the context of `node`: exact name on the node and its
-/// stack, then aliases. Returns the binding and, for anything but an
-/// exact match on `node`, a note.
+/// stack, then (for required inputs) aliases. Returns the binding and, for
+/// anything but an exact match on `node`, a note.
 pub fn bind_on_node(
     topology: &Topology,
     node: NodeId,
     name: &str,
+    required: bool,
 ) -> Option<(Binding, Option<String>)> {
     if let Some(p) = find_property(topology, node, name) {
         let note = (p.template != TemplateRef::Node(node)).then(|| {
@@ -47,6 +48,11 @@ pub fn bind_on_node(
             )
         });
         return Some((Binding::Property(p), note));
+    }
+    // Aliases stand in only where a value is needed: an optional input
+    // bound to a look-alike property would pass a wrong value silently.
+    if !required {
+        return None;
     }
     for alias in aliases(name) {
         if let Some(p) = find_property(topology, node, alias) {
@@ -84,7 +90,7 @@ pub fn bind_inputs(
             ));
             continue;
         }
-        match bind_on_node(topology, node, &p.name) {
+        match bind_on_node(topology, node, &p.name, p.required) {
             Some((b, note)) => {
                 bound.inputs.push((p.name.clone(), b));
                 bound.notes.extend(note);
@@ -141,18 +147,18 @@ pub fn bind_relationship_inputs(
         };
         let found = order
             .iter()
-            .find_map(|&n| bind_on_node(topology, n, lookup));
+            .find_map(|&n| bind_on_node(topology, n, lookup, p.required));
         match found {
             Some((b, _)) => {
-                if let Binding::Property(pr) = &b {
-                    if pr.template != TemplateRef::Node(executing) {
-                        bound.notes.push(format!(
-                            "input `{}` ← property `{}` of `{}`",
-                            p.name,
-                            pr.name,
-                            topology.template_id(pr.template)
-                        ));
-                    }
+                if let Binding::Property(pr) = &b
+                    && pr.template != TemplateRef::Node(executing)
+                {
+                    bound.notes.push(format!(
+                        "input `{}` ← property `{}` of `{}`",
+                        p.name,
+                        pr.name,
+                        topology.template_id(pr.template)
+                    ));
                 }
                 bound.inputs.push((p.name.clone(), b));
             }

@@ -173,6 +173,26 @@ impl Document {
         }
     }
 
+    /// The element name as written, with its prefix (`tosca:Plan`).
+    pub fn raw_name(&self, id: ElemId) -> &str {
+        let tag =
+            &self.source.text()[self.elements[id].start_tag.start..self.elements[id].start_tag.end];
+        let name = tag.trim_start_matches('<');
+        let end = name
+            .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
+            .unwrap_or(name.len());
+        &name[..end]
+    }
+
+    /// The value of an attribute in a namespace.
+    pub fn attr_ns(&self, id: ElemId, ns: &str, local: &str) -> Option<&str> {
+        self.elements[id]
+            .attrs
+            .iter()
+            .find(|a| a.ns.as_deref() == Some(ns) && a.local == local)
+            .map(|a| a.value.as_str())
+    }
+
     /// The source text of an element (its whole span).
     pub fn text_of(&self, id: ElemId) -> &str {
         let s = self.elements[id].span;

@@ -115,10 +115,10 @@ pub fn load_rest(
             continue;
         }
         let source = sources.add(source);
-        if let (Some(defs), d) = super::read(source, max_depth) {
-            if !d.has_errors() {
-                out.push(defs);
-            }
+        if let (Some(defs), d) = super::read(source, max_depth)
+            && !d.has_errors()
+        {
+            out.push(defs);
         }
     }
     out

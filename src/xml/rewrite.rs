@@ -1,1 +1,495 @@
+//! Putting plans into a TOSCA 1.0 Definitions document by editing its text:
+//! every byte outside the edited places stays as it was (comments,
+//! extension attributes, formatting). Elements toscanini adds carry
+//! `toscanini:generated`, so that a later run removes exactly what an
+//! earlier run added before adding the new plans.
+//!
+//! Added: a `Plan` per plan in the service template's `Plans` (created after
+//! `TopologyTemplate` if missing), and the boundary interface operation
+//! that exposes it (OpenTOSCA-Lifecycle-Interface `initiate`/`terminate`),
+//! creating `BoundaryDefinitions`, `Interfaces` and `Interface` as needed.
 
+use std::sync::Arc;
+
+use super::dom::{Document, ElemId};
+use super::names::{TOSCA, TOSCANINI};
+use crate::diagnostics::{Diagnostic, Diagnostics, SourceFile, codes};
+
+/// A plan to put into the service template.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanEntry {
+    /// `id` and `name` of the Plan element.
+    pub id: String,
+    /// `planType`.
+    pub plan_type: String,
+    /// `planLanguage`.
+    pub plan_language: String,
+    /// Input parameters and whether each is required.
+    pub inputs: Vec<(String, bool)>,
+    /// Output parameters.
+    pub outputs: Vec<String>,
+    /// `PlanModelReference/@reference`, relative to the document.
+    pub reference: String,
+    /// The boundary interface and operation to bind the plan to, if any.
+    pub boundary: Option<(String, String)>,
+    /// Marker value (the plan kind).
+    pub marker: String,
+}
+
+/// What a previous run generated, found in the document.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Previous {
+    /// `PlanModelReference/@reference` of every plan a previous run added.
+    pub references: Vec<String>,
+}
+
+/// The plans toscanini added to service template `st_id` earlier.
+pub fn previous(source: &Arc<SourceFile>, st_id: &str) -> Previous {
+    let Ok(doc) = Document::parse(source.clone(), 1024) else {
+        return Previous::default();
+    };
+    let Some(st) = service_template(&doc, st_id) else {
+        return Previous::default();
+    };
+    let mut out = Previous::default();
+    for plans in doc.children(st, TOSCA, "Plans") {
+        for p in doc.children(plans, TOSCA, "Plan") {
+            if doc.attr_ns(p, TOSCANINI, "generated").is_some()
+                && let Some(r) = doc
+                    .child(p, TOSCA, "PlanModelReference")
+                    .and_then(|r| doc.attr(r, "reference"))
+            {
+                out.references.push(r.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn service_template(doc: &Document, st_id: &str) -> Option<ElemId> {
+    doc.children(0, TOSCA, "ServiceTemplate")
+        .find(|&s| doc.attr(s, "id") == Some(st_id))
+}
+
+/// Rewrite the document: remove what earlier runs added, then add `plans`.
+pub fn rewrite(
+    source: &Arc<SourceFile>,
+    st_id: &str,
+    plans: &[PlanEntry],
+) -> Result<(String, Diagnostics), Diagnostic> {
+    let stripped = strip(source)?;
+    let file = Arc::new(SourceFile::new(source.name(), stripped));
+    let doc = Document::parse(file.clone(), 1024)?;
+    let mut diags = Diagnostics::new();
+    let st = service_template(&doc, st_id).ok_or_else(|| {
+        Diagnostic::error(
+            codes::NO_SERVICE_TEMPLATE,
+            format!("service template `{st_id}` is not in `{}`", source.name()),
+        )
+    })?;
+    // Plan ids are xs:IDs: they must not clash with any id of the document.
+    for p in plans {
+        if let Some(e) = doc.elements.iter().position(|e| {
+            e.attrs
+                .iter()
+                .any(|a| a.ns.is_none() && a.local == "id" && a.value == p.id)
+        }) {
+            return Err(Diagnostic::error(
+                codes::PLAN_ID_TAKEN,
+                format!(
+                    "the plan id `{}` is already used by a <{}> of the document",
+                    p.id,
+                    doc.get(e).local
+                ),
+            )
+            .at(doc.source.location(doc.get(e).start_tag))
+            .hint("rename that element, or remove the plan toscanini would replace"));
+        }
+    }
+    let prefix = match doc.raw_name(st).split_once(':') {
+        Some((p, _)) => format!("{p}:"),
+        None => String::new(),
+    };
+    let mut edits: Vec<(usize, String)> = Vec::new();
+    let text = file.text();
+
+    // Plans.
+    let plan_xml: Vec<String> = plans.iter().map(|p| plan_element(p, &prefix)).collect();
+    if !plan_xml.is_empty() {
+        match doc.child(st, TOSCA, "Plans") {
+            Some(plans_el) => {
+                let indent = child_indent(text, &doc, plans_el);
+                let at = closing_tag_start(text, &doc, plans_el);
+                let body: String = plan_xml.iter().map(|x| reindent(x, &indent)).collect();
+                edits.push(insert_before_close(text, &doc, plans_el, at, body, &indent));
+            }
+            None => {
+                let Some(topo) = doc.child(st, TOSCA, "TopologyTemplate") else {
+                    return Err(Diagnostic::error(
+                        codes::NO_SERVICE_TEMPLATE,
+                        format!("service template `{st_id}` has no TopologyTemplate"),
+                    ));
+                };
+                let indent = line_indent(text, doc.get(topo).span.start);
+                let inner = format!("{indent}    ");
+                let mut xml = format!(
+                    "\n{indent}<{prefix}Plans xmlns:toscanini=\"{TOSCANINI}\" toscanini:generated=\"plans\">\n"
+                );
+                for x in &plan_xml {
+                    xml.push_str(&reindent(x, &inner));
+                }
+                xml.push_str(&format!("{indent}</{prefix}Plans>"));
+                edits.push((doc.get(topo).span.end, xml));
+            }
+        }
+    }
+
+    // Boundary interface operations, grouped by interface.
+    let mut by_iface: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for p in plans {
+        if let Some((iface, op)) = &p.boundary {
+            match by_iface.iter_mut().find(|(i, _)| i == iface) {
+                Some((_, ops)) => ops.push((op.clone(), p.id.clone())),
+                None => by_iface.push((iface.clone(), vec![(op.clone(), p.id.clone())])),
+            }
+        }
+    }
+    let boundary = doc.child(st, TOSCA, "BoundaryDefinitions");
+    let interfaces = boundary.and_then(|b| doc.child(b, TOSCA, "Interfaces"));
+    let mut new_interfaces = String::new();
+    for (iface, ops) in &by_iface {
+        let existing = interfaces.and_then(|is| {
+            doc.children(is, TOSCA, "Interface")
+                .find(|&i| doc.attr(i, "name") == Some(iface))
+        });
+        let mut ops_xml = Vec::new();
+        for (op, plan_id) in ops {
+            let bound = existing.and_then(|i| {
+                doc.children(i, TOSCA, "Operation")
+                    .find(|&o| doc.attr(o, "name") == Some(op))
+            });
+            if let Some(o) = bound {
+                let other = doc
+                    .child(o, TOSCA, "Plan")
+                    .and_then(|p| doc.attr(p, "planRef"))
+                    .unwrap_or("something else");
+                diags.push(
+                    Diagnostic::warning(
+                        codes::W_BOUNDARY_TAKEN,
+                        format!("boundary operation `{iface}/{op}` is already bound to `{other}`; plan `{plan_id}` is added but not bound to it"),
+                    )
+                    .at(doc.source.location(doc.get(o).start_tag))
+                    .hint("remove that binding to let the container run the generated plan for this operation"),
+                );
+                continue;
+            }
+            ops_xml.push(format!(
+                "<{prefix}Operation name=\"{}\" xmlns:toscanini=\"{TOSCANINI}\" toscanini:generated=\"operation\">\n    <{prefix}Plan planRef=\"{}\"/>\n</{prefix}Operation>\n",
+                esc(op),
+                esc(plan_id)
+            ));
+        }
+        if ops_xml.is_empty() {
+            continue;
+        }
+        match existing {
+            Some(i) => {
+                let indent = child_indent(text, &doc, i);
+                let at = closing_tag_start(text, &doc, i);
+                let body: String = ops_xml.iter().map(|x| reindent(x, &indent)).collect();
+                edits.push(insert_before_close(text, &doc, i, at, body, &indent));
+            }
+            None => {
+                new_interfaces.push_str(&format!(
+                    "<{prefix}Interface name=\"{}\" xmlns:toscanini=\"{TOSCANINI}\" toscanini:generated=\"interface\">\n",
+                    esc(iface)
+                ));
+                for x in &ops_xml {
+                    new_interfaces.push_str(&reindent(x, "    "));
+                }
+                new_interfaces.push_str(&format!("</{prefix}Interface>\n"));
+            }
+        }
+    }
+    if !new_interfaces.is_empty() {
+        match (boundary, interfaces) {
+            (_, Some(is)) => {
+                let indent = child_indent(text, &doc, is);
+                let at = closing_tag_start(text, &doc, is);
+                edits.push(insert_before_close(
+                    text,
+                    &doc,
+                    is,
+                    at,
+                    reindent(&new_interfaces, &indent),
+                    &indent,
+                ));
+            }
+            (Some(b), None) => {
+                let indent = child_indent(text, &doc, b);
+                let at = closing_tag_start(text, &doc, b);
+                let xml = format!(
+                    "<{prefix}Interfaces xmlns:toscanini=\"{TOSCANINI}\" toscanini:generated=\"interfaces\">\n{}</{prefix}Interfaces>\n",
+                    reindent(&new_interfaces, "    ")
+                );
+                edits.push(insert_before_close(
+                    text,
+                    &doc,
+                    b,
+                    at,
+                    reindent(&xml, &indent),
+                    &indent,
+                ));
+            }
+            (None, _) => {
+                let Some(topo) = doc.child(st, TOSCA, "TopologyTemplate") else {
+                    return Err(Diagnostic::error(
+                        codes::NO_SERVICE_TEMPLATE,
+                        format!("service template `{st_id}` has no TopologyTemplate"),
+                    ));
+                };
+                let start = doc.get(topo).span.start;
+                let indent = line_indent(text, start);
+                let xml = format!(
+                    "<{prefix}BoundaryDefinitions xmlns:toscanini=\"{TOSCANINI}\" toscanini:generated=\"boundary\">\n    <{prefix}Interfaces toscanini:generated=\"interfaces\">\n{}    </{prefix}Interfaces>\n</{prefix}BoundaryDefinitions>\n",
+                    reindent(&new_interfaces, "        ")
+                );
+                // Insert at the start of TopologyTemplate's line, indented like it.
+                let line_start = start - indent.len();
+                edits.push((line_start, reindent(&xml, &indent)));
+            }
+        }
+    }
+    Ok((apply(text, edits), diags))
+}
+
+fn esc(s: &str) -> String {
+    crate::render::templates::xml_escape(s)
+}
+
+fn plan_element(p: &PlanEntry, prefix: &str) -> String {
+    let mut x = format!(
+        "<{prefix}Plan id=\"{}\" name=\"{}\" planType=\"{}\" planLanguage=\"{}\" xmlns:toscanini=\"{TOSCANINI}\" toscanini:generated=\"{}\">\n",
+        esc(&p.id),
+        esc(&p.id),
+        esc(&p.plan_type),
+        esc(&p.plan_language),
+        esc(&p.marker)
+    );
+    if !p.inputs.is_empty() {
+        x.push_str(&format!("    <{prefix}InputParameters>\n"));
+        for (name, required) in &p.inputs {
+            x.push_str(&format!(
+                "        <{prefix}InputParameter name=\"{}\" type=\"String\" required=\"{}\"/>\n",
+                esc(name),
+                if *required { "yes" } else { "no" }
+            ));
+        }
+        x.push_str(&format!("    </{prefix}InputParameters>\n"));
+    }
+    if !p.outputs.is_empty() {
+        x.push_str(&format!("    <{prefix}OutputParameters>\n"));
+        for name in &p.outputs {
+            x.push_str(&format!(
+                "        <{prefix}OutputParameter name=\"{}\" type=\"String\" required=\"yes\"/>\n",
+                esc(name)
+            ));
+        }
+        x.push_str(&format!("    </{prefix}OutputParameters>\n"));
+    }
+    x.push_str(&format!(
+        "    <{prefix}PlanModelReference reference=\"{}\"/>\n",
+        esc(&p.reference)
+    ));
+    x.push_str(&format!("</{prefix}Plan>\n"));
+    x
+}
+
+/// Remove every element marked as generated (with the whitespace before
+/// it), then wrappers toscanini created that are left empty.
+fn strip(source: &Arc<SourceFile>) -> Result<String, Diagnostic> {
+    let mut text = source.text().to_string();
+    loop {
+        let file = Arc::new(SourceFile::new(source.name(), text.clone()));
+        let doc = Document::parse(file, 1024)?;
+        let mut cuts: Vec<(usize, usize)> = Vec::new();
+        for (i, e) in doc.elements.iter().enumerate() {
+            let remove = removable(&doc, i);
+            // Only outermost marked elements: a removed parent takes its children.
+            let parent_removed = cuts
+                .iter()
+                .any(|&(s, en)| e.span.start >= s && e.span.end <= en);
+            if remove && !parent_removed {
+                let start = text[..e.span.start].trim_end().len();
+                cuts.push((start, e.span.end));
+            }
+        }
+        if cuts.is_empty() {
+            return Ok(text);
+        }
+        cuts.sort();
+        for (s, e) in cuts.into_iter().rev() {
+            text.replace_range(s..e, "");
+        }
+    }
+}
+
+/// A marked plan or operation, or a marked wrapper holding nothing but
+/// removable elements (a user's addition inside a wrapper keeps it).
+fn removable(doc: &Document, id: ElemId) -> bool {
+    match doc.attr_ns(id, TOSCANINI, "generated") {
+        None => false,
+        Some("plans" | "boundary" | "interfaces" | "interface") => {
+            doc.get(id).children.iter().all(|&c| removable(doc, c))
+        }
+        Some(_) => true,
+    }
+}
+
+fn apply(text: &str, mut edits: Vec<(usize, String)>) -> String {
+    edits.sort_by_key(|(at, _)| *at);
+    let mut out =
+        String::with_capacity(text.len() + edits.iter().map(|(_, s)| s.len()).sum::<usize>());
+    let mut last = 0;
+    for (at, s) in edits {
+        out.push_str(&text[last..at]);
+        out.push_str(&s);
+        last = at;
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// Indentation (leading whitespace) of the line containing `offset`.
+fn line_indent(text: &str, offset: usize) -> String {
+    let line_start = text[..offset].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    text[line_start..offset]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect()
+}
+
+/// Indentation for children of `id`: that of its first child element,
+/// else its own plus four spaces.
+fn child_indent(text: &str, doc: &Document, id: ElemId) -> String {
+    match doc.get(id).children.first() {
+        Some(&c) => line_indent(text, doc.get(c).span.start),
+        None => format!("{}    ", line_indent(text, doc.get(id).span.start)),
+    }
+}
+
+/// Offset of `</name>` of an element (or of `/>` for an empty one).
+fn closing_tag_start(text: &str, doc: &Document, id: ElemId) -> usize {
+    let e = doc.get(id);
+    if e.start_tag.end == e.span.end && text[e.start_tag.start..e.start_tag.end].ends_with("/>") {
+        e.span.end - 2
+    } else {
+        text[..e.span.end].rfind("</").unwrap_or(e.span.end)
+    }
+}
+
+/// Insert `body` (already indented) as the last children of `id`.
+fn insert_before_close(
+    text: &str,
+    doc: &Document,
+    id: ElemId,
+    at: usize,
+    body: String,
+    indent: &str,
+) -> (usize, String) {
+    let e = doc.get(id);
+    let own = line_indent(text, e.span.start);
+    if e.start_tag.end == e.span.end && text[e.start_tag.start..e.start_tag.end].ends_with("/>") {
+        // <X/>: turn into <X>…</X>.
+        let name = doc.raw_name(id);
+        let before = text[..at].trim_end().len();
+        let _ = before;
+        return (at, format!(">\n{body}{own}</{name}"));
+    }
+    // Put the new children after the last non-space text before `</X>`.
+    let before = text[..at].trim_end().len();
+    let _ = indent;
+    if before < at && text[before..at].contains('\n') {
+        (before, format!("\n{}", body.trim_end_matches('\n')))
+    } else {
+        (at, format!("\n{body}{own}"))
+    }
+}
+
+/// Indent every line of `xml` by `indent`.
+fn reindent(xml: &str, indent: &str) -> String {
+    xml.lines()
+        .map(|l| {
+            if l.is_empty() {
+                "\n".to_string()
+            } else {
+                format!("{indent}{l}\n")
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = r#"<?xml version="1.0"?>
+<Definitions xmlns="http://docs.oasis-open.org/tosca/ns/2011/12" id="d" targetNamespace="urn:x">
+    <!-- keep me -->
+    <ServiceTemplate id="st">
+        <TopologyTemplate>
+            <NodeTemplate id="a" type="x:T" xmlns:x="urn:x"/>
+        </TopologyTemplate>
+    </ServiceTemplate>
+</Definitions>
+"#;
+
+    fn entry(id: &str, op: &str) -> PlanEntry {
+        PlanEntry {
+            id: id.into(),
+            plan_type: "urn:type".into(),
+            plan_language: "urn:lang".into(),
+            inputs: vec![("CorrelationID".into(), true)],
+            outputs: vec![],
+            reference: format!("../plans/{id}.zip"),
+            boundary: Some(("OpenTOSCA-Lifecycle-Interface".into(), op.into())),
+            marker: "build".into(),
+        }
+    }
+
+    #[test]
+    fn adds_plans_and_boundary_and_replaces_them_on_rerun() {
+        let src = Arc::new(SourceFile::new("d.tosca", DOC));
+        let (once, d) = rewrite(&src, "st", &[entry("st_buildPlan", "initiate")]).unwrap();
+        assert!(d.is_empty());
+        assert!(once.contains("<!-- keep me -->"));
+        assert!(once.contains(r#"<Plan id="st_buildPlan""#));
+        assert!(once.contains(r#"<Operation name="initiate""#));
+        let bd = once.find("<BoundaryDefinitions").unwrap();
+        assert!(bd < once.find("<TopologyTemplate").unwrap());
+        assert!(once.find("<Plans").unwrap() > once.find("</TopologyTemplate>").unwrap());
+        // Running again on the output gives the same document.
+        let src2 = Arc::new(SourceFile::new("d.tosca", once.clone()));
+        let (twice, _) = rewrite(&src2, "st", &[entry("st_buildPlan", "initiate")]).unwrap();
+        assert_eq!(once, twice);
+        // Removing all plans gives back the original.
+        let (none, _) = rewrite(&src2, "st", &[]).unwrap();
+        assert_eq!(none, DOC);
+        assert_eq!(
+            previous(&src2, "st").references,
+            vec!["../plans/st_buildPlan.zip"]
+        );
+    }
+
+    #[test]
+    fn keeps_a_users_binding_and_warns() {
+        let doc = DOC.replace(
+            "        <TopologyTemplate>",
+            "        <BoundaryDefinitions><Interfaces><Interface name=\"OpenTOSCA-Lifecycle-Interface\"><Operation name=\"initiate\"><Plan planRef=\"mine\"/></Operation></Interface></Interfaces></BoundaryDefinitions>\n        <TopologyTemplate>",
+        );
+        let src = Arc::new(SourceFile::new("d.tosca", doc));
+        let (out, d) = rewrite(&src, "st", &[entry("st_buildPlan", "initiate")]).unwrap();
+        assert_eq!(d.iter().next().unwrap().code, codes::W_BOUNDARY_TAKEN);
+        assert_eq!(out.matches("name=\"initiate\"").count(), 1);
+    }
+}

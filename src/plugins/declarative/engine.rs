@@ -7,7 +7,7 @@ use crate::model::{NodeId, TemplateRef, Topology, TypeId};
 use crate::plan::{Activity, ActivityKind};
 use crate::plugins::api::{Body, Context, Outcome, Plugin, Role};
 use crate::plugins::conventions::{BUILD_OPERATIONS, TERMINATION_OPERATIONS, is_lifecycle};
-use crate::plugins::invoke::node_operation;
+use crate::plugins::invoke::{Call, node_operation};
 use crate::plugins::params::find_property;
 use crate::plugins::steps::{Binding, PropertyRef, Step};
 
@@ -194,14 +194,14 @@ impl Declarative {
                     check_ops(t, h, &m.host_has_operation, "its host")?;
                 }
                 check_ops(t, n, &m.has_operation, "the node")?;
-                if let Some(want) = m.has_host {
-                    if host.is_some() != want {
-                        return Err(if want {
-                            "the node has no host".into()
-                        } else {
-                            "the node has a host".into()
-                        });
-                    }
+                if let Some(want) = m.has_host
+                    && host.is_some() != want
+                {
+                    return Err(if want {
+                        "the node has no host".into()
+                    } else {
+                        "the node has a host".into()
+                    });
                 }
                 if let Some(want) = m.has_lifecycle {
                     let has = node.interfaces.iter().filter(|i| is_lifecycle(i)).any(|i| {
@@ -274,16 +274,15 @@ impl Declarative {
                 )
             })
             .collect();
-        Ok(node_operation(
-            t,
+        let call = Call {
             target,
             context,
-            &iface.name,
+            interface: &iface.name,
             operation,
-            &explicit,
-            &outputs,
-            notes,
-        ))
+            inputs: &explicit,
+            outputs: &outputs,
+        };
+        Ok(node_operation(t, call, notes))
     }
 }
 

@@ -546,7 +546,6 @@ fn invoke(cx: &Ctx, inv: &Invocation, name: &str, subject: TemplateRef) -> Resul
         "bpel/steps/invoke.bpel",
         &serde_json::json!({
             "name": name,
-            "csar": st.csar_name,
             "st_namespace": st.namespace,
             "st_id": st.id,
             "template_kind": kind,

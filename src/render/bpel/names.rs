@@ -11,10 +11,11 @@ use crate::plugins::ConcretePlan;
 use crate::plugins::steps::{Binding, PropertyRef, Step};
 
 /// Process variables that every plan has.
-pub const FIXED: [&str; 6] = [
+pub const FIXED: [&str; 7] = [
     "correlationID",
     "instanceDataAPIUrl",
     "csarEntrypoint",
+    "csarID",
     "serviceTemplateURL",
     "serviceInstanceURL",
     "serviceInstanceID",

@@ -1,0 +1,199 @@
+//! Command-line arguments (clap derive); doc comments are the help text.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Compile TOSCA CSARs (TOSCA 1.0 XML) into build and termination plans
+/// in WS-BPEL 2.0, written back into the CSAR.
+#[derive(Debug, Parser)]
+#[command(name = "toscanini", version, max_term_width = 100)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Generate plans and write them into a copy of the CSAR.
+    Plan(PlanArgs),
+    /// Print a plan graph, or the topology, as DOT or JSON.
+    Graph(GraphArgs),
+    /// Write one plan as an unpacked engine deployment unit.
+    Export(ExportArgs),
+    /// List the plugins, or check a plugin file.
+    Plugins(PluginsArgs),
+}
+
+/// Options shared by every command that compiles an input.
+#[derive(Debug, Args)]
+pub struct CompileArgs {
+    /// The CSAR: a .csar/.zip file or an unpacked CSAR directory.
+    pub input: PathBuf,
+    /// The service template to compile, if the entry definitions hold several.
+    #[arg(long, value_name = "ID")]
+    pub service_template: Option<String>,
+    /// Also load the plugin files (*.yaml) in DIR; may be repeated.
+    #[arg(long = "plugins", value_name = "DIR")]
+    pub plugin_dirs: Vec<PathBuf>,
+    /// Generate plans even if no plugin handles some template (a warning
+    /// instead of an error; such activities do nothing).
+    #[arg(long)]
+    pub allow_unhandled: bool,
+    /// Serialise activities of nodes on the same host (default: serial for
+    /// YAML, as TOSCA 1.3 §7.2.3.1 requires; parallel for XML).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub same_host: Option<SameHost>,
+    /// How relationships of unknown kind order their ends.
+    #[arg(long, value_enum, value_name = "ORDER", default_value = "depends-on")]
+    pub unknown_relationships: UnknownRelationships,
+    /// When connectTo is wrapped in stop/start (seed 004 and OpenTOSCA differ).
+    #[arg(long, value_enum, value_name = "READING", default_value = "opentosca")]
+    pub non_interruptive: NonInterruptiveArg,
+    /// Refuse archives with more entries than this.
+    #[arg(long, value_name = "N", default_value_t = 20_000)]
+    pub max_entries: usize,
+    /// Refuse entries larger than this many bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 256 * 1024 * 1024)]
+    pub max_entry_size: u64,
+    /// Refuse archives larger than this many bytes in total.
+    #[arg(long, value_name = "BYTES", default_value_t = 1024 * 1024 * 1024)]
+    pub max_total_size: u64,
+    /// Refuse entries that expand more than this many times (zip bombs).
+    #[arg(long, value_name = "RATIO", default_value_t = 200)]
+    pub max_compression_ratio: u64,
+    /// Refuse documents nested deeper than this.
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    pub max_depth: usize,
+}
+
+/// `--same-host`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum SameHost {
+    /// One activity at a time per host.
+    Serial,
+    /// Only relationships order activities.
+    Parallel,
+}
+
+/// `--unknown-relationships`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum UnknownRelationships {
+    /// Target before source, like DependsOn.
+    DependsOn,
+    /// No order between the ends.
+    Ignore,
+}
+
+/// `--non-interruptive`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum NonInterruptiveArg {
+    /// Wrap unless connectTo is in the nonInterruptive interface.
+    Opentosca,
+    /// Wrap only if connectTo is in the nonInterruptive interface.
+    Literal,
+}
+
+/// Plan languages.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Lang {
+    /// WS-BPEL 2.0 for Apache ODE.
+    Bpel,
+}
+
+/// `toscanini plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub compile: CompileArgs,
+    /// Where to write the CSAR with plans [default: <input stem>.planned.csar beside the input].
+    #[arg(short, long, value_name = "OUTPUT")]
+    pub output: Option<PathBuf>,
+    /// Write the plans into the input CSAR itself.
+    #[arg(long, conflicts_with = "output")]
+    pub in_place: bool,
+    /// Which plans: build, termination, or all.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "all",
+        value_name = "PLANS"
+    )]
+    pub plans: Vec<String>,
+    /// Plan language.
+    #[arg(long, value_enum, default_value = "bpel")]
+    pub lang: Lang,
+    /// Print, for each activity, which plugin handled it and why the others declined.
+    #[arg(long)]
+    pub explain: bool,
+    /// Print only diagnostics.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Output formats of `graph`.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    /// Graphviz DOT.
+    Dot,
+    /// JSON.
+    Json,
+}
+
+/// `toscanini graph`.
+#[derive(Debug, Args)]
+pub struct GraphArgs {
+    #[command(flatten)]
+    pub compile: CompileArgs,
+    /// The plan: build, termination.
+    #[arg(long, default_value = "build", value_name = "PLAN")]
+    pub plan: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "dot")]
+    pub format: Format,
+    /// Print the topology instead of a plan.
+    #[arg(long)]
+    pub topology: bool,
+}
+
+/// `toscanini export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub compile: CompileArgs,
+    /// The plan: build, termination.
+    #[arg(long, value_name = "PLAN")]
+    pub plan: String,
+    /// The directory to write the deployment unit into (created; must be empty if it exists).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Plan language.
+    #[arg(long, value_enum, default_value = "bpel")]
+    pub lang: Lang,
+}
+
+/// `toscanini plugins`.
+#[derive(Debug, Args)]
+pub struct PluginsArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: PluginsAction,
+}
+
+/// Plugin subcommands.
+#[derive(Debug, Subcommand)]
+pub enum PluginsAction {
+    /// List the built-in and loaded plugins in the order they are asked.
+    List {
+        /// Also load the plugin files in DIR; may be repeated.
+        #[arg(long = "plugins", value_name = "DIR")]
+        plugin_dirs: Vec<PathBuf>,
+    },
+    /// Check one plugin file.
+    Check {
+        /// The plugin file.
+        file: PathBuf,
+    },
+}

@@ -1,0 +1,99 @@
+//! What every command shares: the source map for diagnostics, turning
+//! arguments into [`Options`], loading plugins, printing diagnostics.
+
+use std::io::Write;
+
+use super::args::{CompileArgs, NonInterruptiveArg, SameHost, UnknownRelationships};
+use crate::csar::Limits;
+use crate::diagnostics::{Diagnostics, SourceMap, render};
+use crate::error::{Error, Result};
+use crate::plan::{PlanKind, UnknownOrdering};
+use crate::plugins::api::NonInterruptive;
+use crate::plugins::{CompleteOptions, Registry};
+use crate::{Loaded, Options};
+
+/// State of one command run.
+pub struct Session {
+    /// Every source file read, for snippets.
+    pub sources: SourceMap,
+}
+
+impl Session {
+    pub fn new() -> Session {
+        Session {
+            sources: SourceMap::new(),
+        }
+    }
+
+    /// Print diagnostics (warnings, or errors of a failed run) to stderr.
+    pub fn print(&self, diags: &Diagnostics) {
+        if diags.is_empty() {
+            return;
+        }
+        let text = render::render_all(diags, &self.sources);
+        let _ = std::io::stderr().write_all(text.as_bytes());
+    }
+
+    /// Print a failure and return its exit code.
+    pub fn report(&self, e: Error) -> u8 {
+        match &e {
+            Error::Input(d) => {
+                self.print(d);
+                if !d.has_errors() {
+                    eprintln!("error: the input has problems");
+                }
+            }
+            other => eprintln!("error: {other}"),
+        }
+        e.exit_code()
+    }
+
+    /// Options from the command line.
+    pub fn options(&self, a: &CompileArgs) -> Options {
+        Options {
+            limits: Limits {
+                max_entries: a.max_entries,
+                max_entry_size: a.max_entry_size,
+                max_total_size: a.max_total_size,
+                max_compression_ratio: a.max_compression_ratio,
+                max_depth: a.max_depth,
+            },
+            service_template: a.service_template.clone(),
+            same_host_serial: a.same_host.map(|s| matches!(s, SameHost::Serial)),
+            unknown_relationships: Some(match a.unknown_relationships {
+                UnknownRelationships::DependsOn => UnknownOrdering::DependsOn,
+                UnknownRelationships::Ignore => UnknownOrdering::Ignore,
+            }),
+            complete: CompleteOptions {
+                plugins: crate::plugins::api::PluginOptions {
+                    non_interruptive: match a.non_interruptive {
+                        NonInterruptiveArg::Opentosca => NonInterruptive::OpenTosca,
+                        NonInterruptiveArg::Literal => NonInterruptive::Literal,
+                    },
+                },
+                allow_unhandled: a.allow_unhandled,
+            },
+        }
+    }
+
+    /// Load the input and the plugins; warnings are printed.
+    pub fn load(&mut self, a: &CompileArgs) -> Result<(Loaded, Registry, Options)> {
+        let options = self.options(a);
+        let loaded = crate::load(&a.input, &options, &mut self.sources)?;
+        self.print(&loaded.warnings);
+        let (registry, warnings) = Registry::standard(&a.plugin_dirs, &mut self.sources)?;
+        self.print(&warnings);
+        Ok((loaded, registry, options))
+    }
+}
+
+/// Parse a plan name given on the command line.
+pub fn plan_kind(name: &str) -> Result<PlanKind> {
+    match name {
+        "build" => Ok(PlanKind::Build),
+        "termination" => Ok(PlanKind::Termination),
+        other => Err(Error::Usage(format!(
+            "unknown plan `{other}`; this build knows `build` and `termination`"
+        ))),
+    }
+}

@@ -1,0 +1,191 @@
+//! Stage 7: putting rendered plans back into the CSAR.
+//!
+//! TOSCA 1.0: each plan archive goes where Winery keeps plans
+//! (`servicetemplates/<ns>/<id>/plans/<plan>/<plan>.zip`), and the entry
+//! Definitions gets a `Plan` element per plan plus the boundary operation
+//! that exposes it (see [`crate::xml::rewrite`]). Plans an earlier run put
+//! there are replaced, never duplicated; every other entry is copied
+//! unchanged.
+
+use std::path::{Path, PathBuf};
+
+use crate::Loaded;
+use crate::csar::path::{percent_decode, percent_encode, resolve};
+use crate::csar::write::{Changes, write_csar};
+use crate::diagnostics::{Diagnostic, Diagnostics, Location, codes};
+use crate::error::{Error, Result};
+use crate::plan::PlanKind;
+use crate::render::RenderedPlan;
+use crate::xml::names::{
+    LIFECYCLE_INTERFACE, PLAN_TYPE_BUILD, PLAN_TYPE_MANAGEMENT, PLAN_TYPE_TERMINATION,
+};
+use crate::xml::rewrite::{PlanEntry, previous, rewrite};
+
+/// The default output path: `<input stem>.planned.csar` beside the input.
+pub fn default_output(input: &Path) -> PathBuf {
+    let stem = input
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    let dir = input.parent().unwrap_or(Path::new(""));
+    dir.join(format!("{stem}.planned.csar"))
+}
+
+/// Where a plan archive lives inside the CSAR (Winery's layout).
+pub fn plan_entry_path(loaded: &Loaded, plan: &RenderedPlan) -> String {
+    let st = &loaded.topology.service_template;
+    format!(
+        "servicetemplates/{}/{}/plans/{}/{}.zip",
+        percent_encode(&st.namespace),
+        percent_encode(&st.id),
+        plan.name,
+        plan.name
+    )
+}
+
+/// A path relative to the directory of `from`, as a URI reference (each
+/// segment percent-encoded, so Winery's `%3A` folders become `%253A`).
+fn relative_reference(from: &str, to: &str) -> String {
+    let depth = from.matches('/').count();
+    let mut parts: Vec<String> = vec!["..".to_string(); depth];
+    parts.extend(to.split('/').map(percent_encode));
+    parts.join("/")
+}
+
+fn plan_type(kind: &PlanKind) -> &'static str {
+    match kind {
+        PlanKind::Build => PLAN_TYPE_BUILD,
+        PlanKind::Termination => PLAN_TYPE_TERMINATION,
+        _ => PLAN_TYPE_MANAGEMENT,
+    }
+}
+
+fn boundary(kind: &PlanKind) -> Option<(String, String)> {
+    match kind {
+        PlanKind::Build => Some((LIFECYCLE_INTERFACE.into(), "initiate".into())),
+        PlanKind::Termination => Some((LIFECYCLE_INTERFACE.into(), "terminate".into())),
+        PlanKind::ScaleOut(name) => Some((name.clone(), "scale-out".into())),
+        PlanKind::Workflow(_) => None,
+    }
+}
+
+/// The changes that put `plans` into the loaded CSAR.
+pub fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Changes, Diagnostics)> {
+    let Some(entry_doc) = &loaded.xml_entry else {
+        return Err(Error::Internal(
+            "writing plans back is implemented for TOSCA 1.0 XML CSARs only".into(),
+        ));
+    };
+    let source = &entry_doc.source;
+    let st_id = &loaded.topology.service_template.id;
+    let mut changes = Changes::default();
+    let mut entries = Vec::new();
+    for plan in plans {
+        let path = plan_entry_path(loaded, plan);
+        entries.push(PlanEntry {
+            id: plan.name.clone(),
+            plan_type: plan_type(&plan.kind).into(),
+            plan_language: plan.language.uri().into(),
+            inputs: plan
+                .inputs
+                .iter()
+                .map(|p| (p.name.clone(), p.required))
+                .collect(),
+            outputs: plan.outputs.clone(),
+            reference: relative_reference(&loaded.entry, &path),
+            boundary: boundary(&plan.kind),
+            marker: plan.kind.slug(),
+        });
+        changes.put.insert(path, plan.archive()?);
+    }
+    // Archives of plans an earlier run added and this run does not replace.
+    for reference in previous(source, st_id).references {
+        let decoded = percent_decode(&reference);
+        if let Some(old) = resolve(&loaded.entry, &decoded)
+            && !changes.put.contains_key(&old)
+            && loaded.csar.contains(&old)
+        {
+            changes.remove.insert(old);
+        }
+    }
+    let (text, diags) = rewrite(source, st_id, &entries).map_err(|d| Error::Input(d.into()))?;
+    changes.put.insert(loaded.entry.clone(), text.into_bytes());
+    Ok((changes, diags))
+}
+
+/// Write the CSAR with the plans to `out`. The input is only overwritten
+/// when `in_place` is set.
+pub fn write(
+    loaded: &Loaded,
+    plans: &[RenderedPlan],
+    out: &Path,
+    in_place: bool,
+) -> Result<Diagnostics> {
+    let same = match (
+        std::fs::canonicalize(&loaded.csar.path),
+        std::fs::canonicalize(out),
+    ) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same && !in_place {
+        return Err(Error::Input(
+            Diagnostic::error(
+                codes::PLAN_ID_TAKEN,
+                format!(
+                    "the output `{}` is the input; refusing to overwrite it",
+                    out.display()
+                ),
+            )
+            .at(Location::file(out.display().to_string()))
+            .hint("choose another -o OUTPUT, or pass --in-place")
+            .into(),
+        ));
+    }
+    if loaded.csar.path.is_dir() && same {
+        return Err(Error::Input(
+            Diagnostic::error(
+                codes::PLAN_ID_TAKEN,
+                "--in-place needs a CSAR file, not a directory",
+            )
+            .hint("write to a .csar file with -o")
+            .into(),
+        ));
+    }
+    let (changes, diags) = changes(loaded, plans)?;
+    write_csar(&loaded.csar, &changes, out)?;
+    Ok(diags)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_are_relative_and_encoded() {
+        assert_eq!(
+            relative_reference(
+                "Definitions/st.tosca",
+                "servicetemplates/http%3A%2F%2Fx/st/plans/p/p.zip"
+            ),
+            "../servicetemplates/http%253A%252F%252Fx/st/plans/p/p.zip"
+        );
+        assert_eq!(relative_reference("st.yaml", "plans/p.zip"), "plans/p.zip");
+    }
+
+    #[test]
+    fn default_output_sits_beside_the_input() {
+        assert_eq!(
+            default_output(Path::new("a/b.csar")),
+            PathBuf::from("a/b.planned.csar")
+        );
+        assert_eq!(
+            default_output(Path::new("a/b.planned.csar")),
+            PathBuf::from("a/b.planned.planned.csar")
+        );
+        assert_eq!(
+            default_output(Path::new("dir")),
+            PathBuf::from("dir.planned.csar")
+        );
+    }
+}
