@@ -139,28 +139,36 @@ pub fn ordering_rules(topology: &Topology, options: &Options) -> OrderingRules {
     rules
 }
 
-/// Derive the abstract plan of one kind.
-pub fn abstract_plan(
+/// Derive the abstract plans of the given kinds. The build plan is
+/// derived once: termination reverses it, and an ordering cycle is
+/// reported once, not per plan.
+pub fn abstract_plans(
     topology: &Topology,
-    kind: &PlanKind,
+    kinds: &[PlanKind],
     options: &Options,
-) -> Result<AbstractPlan> {
+) -> Result<Vec<AbstractPlan>> {
     let rules = ordering_rules(topology, options);
     let build = plan::build_plan(topology, &rules)?;
-    match kind {
-        PlanKind::Build => Ok(build),
-        PlanKind::Termination => Ok(plan::termination_plan(&build, topology)?),
-        other => Err(Error::Input(
-            Diagnostic::error(
-                codes::REGION_INVALID,
-                format!(
-                    "the {} plan is not available for this topology",
-                    other.slug()
-                ),
-            )
-            .into(),
-        )),
+    let mut out = Vec::with_capacity(kinds.len());
+    for kind in kinds {
+        out.push(match kind {
+            PlanKind::Build => build.clone(),
+            PlanKind::Termination => plan::termination_plan(&build, topology)?,
+            other => {
+                return Err(Error::Input(
+                    Diagnostic::error(
+                        codes::REGION_INVALID,
+                        format!(
+                            "the {} plan is not available for this topology",
+                            other.slug()
+                        ),
+                    )
+                    .into(),
+                ));
+            }
+        });
     }
+    Ok(out)
 }
 
 /// Derive and complete the plans of the given kinds.
@@ -172,15 +180,7 @@ pub fn derive(
 ) -> Result<(Vec<ConcretePlan>, Diagnostics)> {
     let mut diags = Diagnostics::new();
     let mut plans = Vec::new();
-    for kind in kinds {
-        let abs = match abstract_plan(topology, kind, options) {
-            Ok(p) => p,
-            Err(Error::Input(d)) => {
-                diags.extend(d);
-                continue;
-            }
-            Err(e) => return Err(e),
-        };
+    for abs in abstract_plans(topology, kinds, options)? {
         let (plan, d) = plugins::complete(topology, abs, registry, &options.complete);
         diags.extend(d);
         plans.extend(plan);

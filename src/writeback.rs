@@ -131,7 +131,7 @@ pub fn write(
     if same && !in_place {
         return Err(Error::Input(
             Diagnostic::error(
-                codes::PLAN_ID_TAKEN,
+                codes::OUTPUT_IS_INPUT,
                 format!(
                     "the output `{}` is the input; refusing to overwrite it",
                     out.display()
@@ -145,7 +145,7 @@ pub fn write(
     if loaded.csar.path.is_dir() && same {
         return Err(Error::Input(
             Diagnostic::error(
-                codes::PLAN_ID_TAKEN,
+                codes::OUTPUT_IS_INPUT,
                 "--in-place needs a CSAR file, not a directory",
             )
             .hint("write to a .csar file with -o")

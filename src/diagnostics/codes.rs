@@ -121,3 +121,7 @@ pub const PLUGIN_INVALID: &str = "E0602";
 pub const W_INPUT_FROM_PLAN: &str = "W0603";
 /// A deployment artifact is not uploaded by the plan.
 pub const W_ARTIFACT_NOT_UPLOADED: &str = "W0604";
+
+// ---- 7: output
+/// The output would overwrite the input.
+pub const OUTPUT_IS_INPUT: &str = "E0701";

@@ -28,7 +28,7 @@ pub fn read(source: Arc<SourceFile>, max_depth: usize) -> (Option<Definitions>, 
                 codes::XML_CSD02,
                 "this document uses the 2012 draft (CSD02) TOSCA dialect, which is not supported",
             )
-            .at(source.location(root.start_tag))
+            .at(source.location(doc.name_span(0)))
             .hint("re-export it from Winery, which writes the final TOSCA 1.0 dialect with a <Definitions> root"),
         );
         return (None, diags);
@@ -43,7 +43,7 @@ pub fn read(source: Arc<SourceFile>, max_depth: usize) -> (Option<Definitions>, 
                     root.local
                 ),
             )
-            .at(source.location(root.start_tag))
+            .at(source.location(doc.name_span(0)))
             .hint(format!(
                 "TOSCA 1.0 documents start with <Definitions xmlns=\"{TOSCA}\" ...>"
             )),
@@ -86,7 +86,7 @@ impl Reader<'_> {
                     codes::XML_MISSING_ATTRIBUTE,
                     format!("<{}> has no `{attr}` attribute", e.local),
                 )
-                .at(self.loc(e.start_tag));
+                .at(self.loc(self.doc.name_span(id)));
                 self.diags.push(d);
                 None
             }
@@ -293,13 +293,13 @@ impl Reader<'_> {
                     name: op_name,
                     inputs,
                     outputs,
-                    span: self.doc.get(o).start_tag,
+                    span: self.doc.name_span(o),
                 });
             }
             out.push(Interface {
                 name,
                 operations,
-                span: self.doc.get(i).start_tag,
+                span: self.doc.name_span(i),
             });
         }
         out
@@ -377,7 +377,7 @@ impl Reader<'_> {
             is_abstract,
             implementation_artifacts: ias,
             deployment_artifacts: das,
-            span: self.doc.get(id).start_tag,
+            span: self.doc.name_span(id),
         })
     }
 
@@ -396,7 +396,7 @@ impl Reader<'_> {
                     name,
                     artifact_type,
                     artifact_ref,
-                    span: self.doc.get(da).start_tag,
+                    span: self.doc.name_span(da),
                 });
             }
         }
@@ -455,7 +455,7 @@ impl Reader<'_> {
                 out.push(ReqCap {
                     name: self.optional(r, "name").unwrap_or_else(|| rid.clone()),
                     id: rid,
-                    span: self.doc.get(r).start_tag,
+                    span: self.id_span(r),
                 });
             }
         }
@@ -492,7 +492,7 @@ impl Reader<'_> {
                         .unwrap_or_default()
                         .trim()
                         .to_string(),
-                    span: self.doc.get(t).start_tag,
+                    span: self.doc.name_span(t),
                 });
             }
         }
@@ -528,7 +528,7 @@ impl Reader<'_> {
                     codes::XML_MISSING_ATTRIBUTE,
                     format!("service template `{}` has no <TopologyTemplate>", st.id),
                 )
-                .at(self.loc(self.doc.get(id).start_tag));
+                .at(self.loc(self.doc.name_span(id)));
                 self.diags.push(d);
             }
         }
@@ -627,8 +627,16 @@ impl Reader<'_> {
             capabilities,
             policies,
             deployment_artifacts,
-            span: self.doc.get(id).start_tag,
+            span: self.id_span(id),
         })
+    }
+
+    /// Where diagnostics about a template point: its `id` attribute.
+    fn id_span(&self, id: ElemId) -> Span {
+        self.doc
+            .attr_full(id, "id")
+            .map(|a| a.span)
+            .unwrap_or_else(|| self.doc.name_span(id))
     }
 
     fn relationship_template(&mut self, id: ElemId) -> Option<RelationshipTemplate> {
@@ -648,7 +656,7 @@ impl Reader<'_> {
                             r.doc.attr(id, "id").unwrap_or("?")
                         ),
                     )
-                    .at(r.loc(r.doc.get(id).start_tag));
+                    .at(r.loc(r.doc.name_span(id)));
                     r.diags.push(d);
                     None
                 }
@@ -665,7 +673,7 @@ impl Reader<'_> {
             source,
             target,
             properties,
-            span: self.doc.get(id).start_tag,
+            span: self.id_span(id),
         })
     }
 }

@@ -184,6 +184,13 @@ impl Document {
         &name[..end]
     }
 
+    /// The span of `<name` of the start tag: what diagnostics about the
+    /// element as a whole point at.
+    pub fn name_span(&self, id: ElemId) -> Span {
+        let start = self.elements[id].start_tag.start;
+        Span::new(start, start + 1 + self.raw_name(id).len())
+    }
+
     /// The value of an attribute in a namespace.
     pub fn attr_ns(&self, id: ElemId, ns: &str, local: &str) -> Option<&str> {
         self.elements[id]

@@ -110,7 +110,7 @@ pub fn rewrite(
         Some((p, _)) => format!("{p}:"),
         None => String::new(),
     };
-    let mut edits: Vec<(usize, String)> = Vec::new();
+    let mut edits: Vec<Edit> = Vec::new();
     let text = file.text();
 
     // Plans.
@@ -121,7 +121,7 @@ pub fn rewrite(
                 let indent = child_indent(text, &doc, plans_el);
                 let at = closing_tag_start(text, &doc, plans_el);
                 let body: String = plan_xml.iter().map(|x| reindent(x, &indent)).collect();
-                edits.push(insert_before_close(text, &doc, plans_el, at, body, &indent));
+                edits.push(insert_before_close(text, &doc, plans_el, at, body));
             }
             None => {
                 let Some(topo) = doc.child(st, TOSCA, "TopologyTemplate") else {
@@ -139,7 +139,7 @@ pub fn rewrite(
                     xml.push_str(&reindent(x, &inner));
                 }
                 xml.push_str(&format!("{indent}</{prefix}Plans>"));
-                edits.push((doc.get(topo).span.end, xml));
+                edits.push((doc.get(topo).span.end, doc.get(topo).span.end, xml));
             }
         }
     }
@@ -197,7 +197,7 @@ pub fn rewrite(
                 let indent = child_indent(text, &doc, i);
                 let at = closing_tag_start(text, &doc, i);
                 let body: String = ops_xml.iter().map(|x| reindent(x, &indent)).collect();
-                edits.push(insert_before_close(text, &doc, i, at, body, &indent));
+                edits.push(insert_before_close(text, &doc, i, at, body));
             }
             None => {
                 new_interfaces.push_str(&format!(
@@ -222,7 +222,6 @@ pub fn rewrite(
                     is,
                     at,
                     reindent(&new_interfaces, &indent),
-                    &indent,
                 ));
             }
             (Some(b), None) => {
@@ -238,7 +237,6 @@ pub fn rewrite(
                     b,
                     at,
                     reindent(&xml, &indent),
-                    &indent,
                 ));
             }
             (None, _) => {
@@ -256,7 +254,7 @@ pub fn rewrite(
                 );
                 // Insert at the start of TopologyTemplate's line, indented like it.
                 let line_start = start - indent.len();
-                edits.push((line_start, reindent(&xml, &indent)));
+                edits.push((line_start, line_start, reindent(&xml, &indent)));
             }
         }
     }
@@ -346,15 +344,18 @@ fn removable(doc: &Document, id: ElemId) -> bool {
     }
 }
 
-fn apply(text: &str, mut edits: Vec<(usize, String)>) -> String {
-    edits.sort_by_key(|(at, _)| *at);
+/// A replacement of `text[start..end]` (an insertion when they are equal).
+type Edit = (usize, usize, String);
+
+fn apply(text: &str, mut edits: Vec<Edit>) -> String {
+    edits.sort_by_key(|(start, _, _)| *start);
     let mut out =
-        String::with_capacity(text.len() + edits.iter().map(|(_, s)| s.len()).sum::<usize>());
+        String::with_capacity(text.len() + edits.iter().map(|(_, _, s)| s.len()).sum::<usize>());
     let mut last = 0;
-    for (at, s) in edits {
-        out.push_str(&text[last..at]);
+    for (start, end, s) in edits {
+        out.push_str(&text[last..start]);
         out.push_str(&s);
-        last = at;
+        last = end;
     }
     out.push_str(&text[last..]);
     out
@@ -388,31 +389,22 @@ fn closing_tag_start(text: &str, doc: &Document, id: ElemId) -> usize {
     }
 }
 
-/// Insert `body` (already indented) as the last children of `id`.
-fn insert_before_close(
-    text: &str,
-    doc: &Document,
-    id: ElemId,
-    at: usize,
-    body: String,
-    indent: &str,
-) -> (usize, String) {
+/// Insert `body` (already indented) as the last children of `id`; `at`
+/// is where its closing tag (or the `/>` of an empty element) starts.
+fn insert_before_close(text: &str, doc: &Document, id: ElemId, at: usize, body: String) -> Edit {
     let e = doc.get(id);
     let own = line_indent(text, e.span.start);
     if e.start_tag.end == e.span.end && text[e.start_tag.start..e.start_tag.end].ends_with("/>") {
-        // <X/>: turn into <X>…</X>.
+        // <X/> becomes <X>…</X>: the `/>` is replaced.
         let name = doc.raw_name(id);
-        let before = text[..at].trim_end().len();
-        let _ = before;
-        return (at, format!(">\n{body}{own}</{name}"));
+        return (at, e.span.end, format!(">\n{body}{own}</{name}>"));
     }
     // Put the new children after the last non-space text before `</X>`.
     let before = text[..at].trim_end().len();
-    let _ = indent;
-    if before < at && text[before..at].contains('\n') {
-        (before, format!("\n{}", body.trim_end_matches('\n')))
+    if text[before..at].contains('\n') {
+        (before, before, format!("\n{}", body.trim_end_matches('\n')))
     } else {
-        (at, format!("\n{body}{own}"))
+        (at, at, format!("\n{body}{own}"))
     }
 }
 
@@ -478,6 +470,26 @@ mod tests {
         assert_eq!(
             previous(&src2, "st").references,
             vec!["../plans/st_buildPlan.zip"]
+        );
+    }
+
+    #[test]
+    fn fills_an_empty_boundary_element() {
+        let doc = DOC.replace(
+            "        <TopologyTemplate>",
+            "        <BoundaryDefinitions/>\n        <TopologyTemplate>",
+        );
+        let src = Arc::new(SourceFile::new("d.tosca", doc.clone()));
+        let (out, _) = rewrite(&src, "st", &[entry("st_buildPlan", "initiate")]).unwrap();
+        Document::parse(Arc::new(SourceFile::new("d.tosca", out.clone())), 64).unwrap();
+        assert!(
+            out.contains("<BoundaryDefinitions>\n            <Interfaces"),
+            "{out}"
+        );
+        let (back, _) = rewrite(&Arc::new(SourceFile::new("d.tosca", out)), "st", &[]).unwrap();
+        assert!(
+            back.contains("<BoundaryDefinitions>\n        </BoundaryDefinitions>"),
+            "{back}"
         );
     }
 

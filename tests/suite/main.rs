@@ -1,1 +1,9 @@
 //! The integration-test binary: one binary, one module per topic.
+//! How to add a case: tests/README.md.
+
+mod cases;
+mod cli;
+mod corpus;
+mod roundtrip;
+mod samples;
+mod support;

@@ -1,0 +1,3 @@
+#! /bin/bash
+sudo nohup sh /opt/tomcat/bin/startup.sh
+sleep 5

@@ -1,0 +1,226 @@
+//! The command line: exit codes, output placement, export, previews.
+
+use crate::support::{repo, temp_dir, toscanini};
+
+#[test]
+fn usage_errors_exit_2() {
+    let run = toscanini(&repo(), &["plan"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let run = toscanini(
+        &repo(),
+        &["graph", "samples/mytinytodo-docker", "--plan", "everything"],
+    );
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        "error: unknown plan `everything`; this build knows `build` and `termination`\n"
+    );
+}
+
+#[test]
+fn a_missing_input_is_an_io_error() {
+    let run = toscanini(&repo(), &["plan", "no/such.csar"]);
+    assert_eq!(run.code, 3);
+    assert_eq!(
+        run.stderr,
+        "error: cannot open `no/such.csar`: No such file or directory (os error 2)\n"
+    );
+}
+
+#[test]
+fn plan_writes_beside_the_input_and_never_over_it() {
+    let dir = temp_dir("cli-plan");
+    let input = dir.join("app.csar");
+    let sample = repo().join("tests/cases/valid-minimal/input");
+    // Make a zip of the sample with the library's own writer.
+    let csar = toscanini::csar::Csar::open(&sample, &Default::default()).unwrap();
+    let bytes = toscanini::csar::write::archive_bytes(&csar, &Default::default()).unwrap();
+    std::fs::write(&input, &bytes).unwrap();
+    let run = toscanini(&dir, &["plan", "app.csar", "--quiet"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(dir.join("app.planned.csar").is_file());
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        bytes,
+        "the input was modified"
+    );
+    let run = toscanini(&dir, &["plan", "app.csar", "-o", "app.csar"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.starts_with(
+            "error[E0701]: the output `app.csar` is the input; refusing to overwrite it"
+        ),
+        "{}",
+        run.stderr
+    );
+    let run = toscanini(&dir, &["plan", "app.csar", "--in-place", "--quiet"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        std::fs::read(dir.join("app.planned.csar")).unwrap()
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+}
+
+#[test]
+fn export_writes_an_ode_deployment_directory() {
+    let dir = temp_dir("cli-export");
+    let out = dir.join("unit");
+    let run = toscanini(
+        &repo(),
+        &[
+            "export",
+            "samples/mytinytodo-docker",
+            "--plan",
+            "termination",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mut files: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "MyTinyToDo-DockerEngine-Test_w1-wip1_terminationPlan.bpel",
+            "MyTinyToDo-DockerEngine-Test_w1-wip1_terminationPlan.wsdl",
+            "deploy.xml",
+            "invoker.wsdl",
+            "invoker.xsd"
+        ]
+    );
+    let again = toscanini(
+        &repo(),
+        &[
+            "export",
+            "samples/mytinytodo-docker",
+            "--plan",
+            "termination",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        again.code, 2,
+        "export must not write into a non-empty directory"
+    );
+}
+
+#[test]
+fn graph_json_uses_the_bpel_scope_names() {
+    let run = toscanini(
+        &repo(),
+        &[
+            "graph",
+            "samples/tomcat-openstack",
+            "--plan",
+            "build",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["plan"], "build");
+    let first = &v["activities"][0];
+    assert_eq!(first["id"], "OpenStack-Liberty-12_provision");
+    assert_eq!(first["template"], "OpenStack-Liberty-12");
+    assert_eq!(first["kind"], "provision");
+    let vm = v["activities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["template"] == "Ubuntu-14_04-VM")
+        .unwrap();
+    assert_eq!(
+        vm["operations"],
+        serde_json::json!([
+            "CloudProviderInterface/createVM",
+            "OperatingSystemInterface/waitForAvailability"
+        ])
+    );
+    assert!(v["edges"].as_array().unwrap().contains(&serde_json::json!([
+        "con_31_provision",
+        "Tomcat8_provision"
+    ])));
+    let topo = toscanini(
+        &repo(),
+        &["graph", "samples/tomcat-openstack", "--topology"],
+    );
+    assert!(
+        topo.stdout.contains(
+            "\"Tomcat8\" -> \"Ubuntu-14_04-VM\" [label=\"HostedOn con_31\", style=solid];"
+        ),
+        "{}",
+        topo.stdout
+    );
+}
+
+#[test]
+fn explain_names_the_plugin_of_every_activity() {
+    let dir = temp_dir("cli-explain");
+    let out = dir.join("o.csar");
+    let run = toscanini(
+        &repo(),
+        &[
+            "plan",
+            "samples/tomcat-openstack",
+            "-o",
+            out.to_str().unwrap(),
+            "--explain",
+            "--quiet",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("  Ubuntu-14_04-VM_provision (provision `Ubuntu-14_04-VM`): handled by vm-on-cloud-provider\n"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("  Tomcat8_provision (provision `Tomcat8`): handled by lifecycle\n")
+    );
+    assert!(
+        run.stdout
+            .contains("      declined  existing: the node is neither running nor abstract\n")
+    );
+}
+
+#[test]
+fn plugins_are_listed_and_checked() {
+    let run = toscanini(&repo(), &["plugins", "list"]);
+    assert_eq!(run.code, 0);
+    for id in [
+        "existing",
+        "vm-on-cloud-provider",
+        "docker-container",
+        "platform",
+        "lifecycle",
+        "connects-to",
+        "nothing-to-do",
+    ] {
+        assert!(
+            run.stdout.lines().any(|l| l.starts_with(id)),
+            "{id} missing:\n{}",
+            run.stdout
+        );
+    }
+    let dir = temp_dir("cli-plugin");
+    std::fs::write(
+        dir.join("bad.yaml"),
+        "plugin: x\ndescription: y\nmatch:\n  tipe: Foo\nbuild:\n  - nothing: z\n",
+    )
+    .unwrap();
+    let run = toscanini(&dir, &["plugins", "check", "bad.yaml"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        "error[E0602]: unknown key `tipe` in `match` (expected one of: type, host_type, has_operation, host_has_operation, has_lifecycle, has_host, kind)\n --> bad.yaml:4:3\n  |\n4 |   tipe: Foo\n  |   ^^^^\n  = hint: see plugins/README.md for the plugin file format\n\n1 error\n"
+    );
+}

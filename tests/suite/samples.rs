@@ -1,0 +1,73 @@
+//! Snapshots of what toscanini generates for the samples: the BPEL
+//! processes, their WSDL and deploy.xml, the service template with the
+//! plans written back, and the DOT and JSON previews.
+
+use std::path::Path;
+
+use toscanini::diagnostics::SourceMap;
+use toscanini::plan::PlanKind;
+use toscanini::plugins::Registry;
+use toscanini::render::templates::Templates;
+
+use crate::support::repo;
+
+const SAMPLES: [&str; 3] = ["connectto-test", "mytinytodo-docker", "tomcat-openstack"];
+
+#[test]
+fn sample_plans() {
+    let templates = Templates::embedded().unwrap();
+    for sample in SAMPLES {
+        let mut sources = SourceMap::new();
+        let options = toscanini::Options::default();
+        let path = repo().join("samples").join(sample);
+        let loaded = toscanini::load(&path, &options, &mut sources).unwrap();
+        let (registry, _) = Registry::standard(&[], &mut sources).unwrap();
+        let (plans, warnings) = toscanini::derive(
+            &loaded.topology,
+            &[PlanKind::Build, PlanKind::Termination],
+            &registry,
+            &options,
+        )
+        .unwrap();
+        assert!(warnings.is_empty(), "{sample}: {warnings:?}");
+        let mut rendered = Vec::new();
+        for p in &plans {
+            let r = toscanini::render::bpel::render(p, &loaded.topology, &templates).unwrap();
+            for f in &r.files {
+                if f.name.starts_with("invoker.") {
+                    assert_eq!(
+                        f.data,
+                        Templates::raw(&format!("bpel/{}", f.name)).as_bytes()
+                    );
+                    continue;
+                }
+                let kind = p.plan.kind.slug();
+                insta::assert_snapshot!(
+                    format!("{sample}__{kind}__{}", f.name),
+                    String::from_utf8(f.data.clone()).unwrap()
+                );
+            }
+            let kind = p.plan.kind.slug();
+            insta::assert_snapshot!(
+                format!("{sample}__{kind}__graph.dot"),
+                toscanini::dot::plan_dot(p, &loaded.topology)
+            );
+            insta::assert_snapshot!(
+                format!("{sample}__{kind}__graph.json"),
+                format!("{:#}", toscanini::dot::plan_json(p, &loaded.topology))
+            );
+            rendered.push(r);
+        }
+        let (changes, diags) = toscanini::writeback::changes(&loaded, &rendered).unwrap();
+        assert!(diags.is_empty());
+        let entry = &loaded.entry;
+        let definitions = String::from_utf8(changes.put[entry].clone()).unwrap();
+        insta::assert_snapshot!(format!("{sample}__definitions"), definitions);
+        let name = Path::new(entry)
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert!(name.ends_with(".tosca"));
+    }
+}

@@ -1,0 +1,74 @@
+//! Helpers shared by the test modules.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `../shared` beside the repository (the corpus and the validators). The
+/// tests need it: a missing corpus is a failure, not a skip.
+pub fn shared() -> PathBuf {
+    let p = repo().join("../shared");
+    assert!(
+        p.join("corpus").is_dir(),
+        "the corpus is expected at {}",
+        p.display()
+    );
+    p
+}
+
+/// Sorted entries of a directory.
+pub fn sorted_dir(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    v.sort();
+    v
+}
+
+/// A fresh empty directory for one test.
+pub fn temp_dir(label: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "toscanini-test-{}-{}-{label}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The result of running the binary.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Run the `toscanini` binary in `cwd`.
+pub fn toscanini(cwd: &Path, args: &[&str]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_toscanini"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run toscanini");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The corpus CSARs.
+pub fn corpus_xml() -> Vec<PathBuf> {
+    sorted_dir(&shared().join("corpus/xml"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "csar"))
+        .collect()
+}
