@@ -78,6 +78,11 @@ pub struct Loaded {
 /// Open `path` and lower it into a topology.
 pub fn load(path: &Path, options: &Options, sources: &mut SourceMap) -> Result<Loaded> {
     let csar = Csar::open(path, &options.limits)?;
+    load_csar(csar, options, sources)
+}
+
+/// Lower an opened CSAR into a topology.
+pub fn load_csar(csar: Csar, options: &Options, sources: &mut SourceMap) -> Result<Loaded> {
     let entry = csar.entry_definitions(sources)?;
     let is_yaml = entry.ends_with(".yaml") || entry.ends_with(".yml");
     if is_yaml {

@@ -4,6 +4,7 @@
 mod cases;
 mod cli;
 mod corpus;
+mod ordering;
 mod roundtrip;
 mod samples;
 mod support;
