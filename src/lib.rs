@@ -159,6 +159,24 @@ pub fn abstract_plans(
         out.push(match kind {
             PlanKind::Build => build.clone(),
             PlanKind::Termination => plan::termination_plan(&build, topology)?,
+            PlanKind::ScaleOut(name) => match topology.regions.iter().find(|r| &r.name == name) {
+                Some(region) => plan::scale_out_plan(topology, region)?,
+                None => {
+                    let known: Vec<String> = topology
+                        .regions
+                        .iter()
+                        .map(|r| format!("`scale-out:{}`", r.name))
+                        .collect();
+                    return Err(Error::Usage(format!(
+                        "there is no scaling plan `{name}` (the service template declares {})",
+                        if known.is_empty() {
+                            "none".to_string()
+                        } else {
+                            known.join(", ")
+                        }
+                    )));
+                }
+            },
             other => {
                 return Err(Error::Input(
                     Diagnostic::error(

@@ -114,7 +114,8 @@ pub struct PlanArgs {
     /// Write the plans into the input CSAR itself.
     #[arg(long, conflicts_with = "output")]
     pub in_place: bool,
-    /// Which plans: build, termination, or all.
+    /// Which plans: build, termination, scale-out:NAME, scale-out (every
+    /// scaling plan), or all.
     #[arg(
         long,
         value_delimiter = ',',
@@ -147,7 +148,7 @@ pub enum Format {
 pub struct GraphArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
-    /// The plan: build, termination.
+    /// The plan: build, termination, scale-out:NAME.
     #[arg(long, default_value = "build", value_name = "PLAN")]
     pub plan: String,
     /// Output format.
@@ -163,7 +164,7 @@ pub struct GraphArgs {
 pub struct ExportArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
-    /// The plan: build, termination.
+    /// The plan: build, termination, scale-out:NAME.
     #[arg(long, value_name = "PLAN")]
     pub plan: String,
     /// The directory to write the deployment unit into (created; must be empty if it exists).

@@ -3,22 +3,13 @@
 use std::io::Write;
 
 use super::args::PlanArgs;
-use super::session::{Session, plan_kind};
+use super::session::{Session, plan_kinds};
 use crate::error::Result;
-use crate::plan::PlanKind;
 use crate::render::templates::Templates;
 
 pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
     let (loaded, registry, options) = session.load(&a.compile)?;
-    let mut kinds = Vec::new();
-    for p in &a.plans {
-        if p == "all" {
-            kinds.extend([PlanKind::Build, PlanKind::Termination]);
-        } else {
-            kinds.push(plan_kind(p)?);
-        }
-    }
-    kinds.dedup();
+    let kinds = plan_kinds(&a.plans, &loaded.topology)?;
     let (plans, warnings) = crate::derive(&loaded.topology, &kinds, &registry, &options)?;
     session.print(&warnings);
     let templates = Templates::embedded()?;

@@ -87,13 +87,42 @@ impl Session {
     }
 }
 
-/// Parse a plan name given on the command line.
+/// Parse a plan name given on the command line: `build`, `termination`,
+/// `scale-out:NAME`.
 pub fn plan_kind(name: &str) -> Result<PlanKind> {
     match name {
         "build" => Ok(PlanKind::Build),
         "termination" => Ok(PlanKind::Termination),
-        other => Err(Error::Usage(format!(
-            "unknown plan `{other}`; this build knows `build` and `termination`"
-        ))),
+        other => match other.strip_prefix("scale-out:") {
+            Some(region) if !region.is_empty() => Ok(PlanKind::ScaleOut(region.to_string())),
+            _ => Err(Error::Usage(format!(
+                "unknown plan `{other}`; plans are `build`, `termination` and `scale-out:NAME`"
+            ))),
+        },
     }
+}
+
+/// The plans a `--plans` list asks for: names as [`plan_kind`] takes them,
+/// `scale-out` for every scaling plan, `all` for everything.
+pub fn plan_kinds(names: &[String], topology: &crate::model::Topology) -> Result<Vec<PlanKind>> {
+    let scale_outs = || {
+        topology
+            .regions
+            .iter()
+            .map(|r| PlanKind::ScaleOut(r.name.clone()))
+    };
+    let mut kinds = Vec::new();
+    for n in names {
+        match n.as_str() {
+            "all" => {
+                kinds.extend([PlanKind::Build, PlanKind::Termination]);
+                kinds.extend(scale_outs());
+            }
+            "scale-out" => kinds.extend(scale_outs()),
+            other => kinds.push(plan_kind(other)?),
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    kinds.retain(|k| seen.insert(k.clone()));
+    Ok(kinds)
 }

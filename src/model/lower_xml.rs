@@ -903,6 +903,14 @@ impl<'a> Lowerer<'a> {
         let types = std::mem::take(&mut self.types);
         let mut topology = Topology::new(Dialect::Xml, info, types, nodes, relationships);
         topology.outputs = self.outputs(st, doc, &topology);
+        let tags: Vec<(String, String, Location)> = st
+            .tags
+            .iter()
+            .map(|t| (t.name.clone(), t.value.clone(), doc.source.location(t.span)))
+            .collect();
+        let (regions, d) = super::parse_scaling_tags(&topology, &tags);
+        self.diags.extend(d);
+        topology.regions = regions;
         topology
     }
 

@@ -8,6 +8,7 @@
 //! dialect-independent extras (scaling regions, workflows, outputs).
 
 pub mod lower_xml;
+mod regions;
 mod types;
 mod value;
 
@@ -17,6 +18,7 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
+pub use regions::parse_scaling_tags;
 pub use types::{TypeDef, TypeId, TypeKind, TypeName, TypeTable};
 pub use value::Value;
 
@@ -246,6 +248,20 @@ pub struct OutputDef {
     pub value: Value,
 }
 
+/// How a scale-out plan picks the existing instance of a border node:
+/// a strategy name (`FirstInstance`, `UserProvided`, `WorkloadBased`, or
+/// any name a selection plugin understands) and an optional argument
+/// (`WorkloadBased(Load)`: the property to minimise).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    /// The border node.
+    pub node: NodeId,
+    /// Strategy name as written.
+    pub strategy: String,
+    /// Argument in parentheses, if any.
+    pub argument: Option<String>,
+}
+
 /// A scale-out region (OpenTOSCA `scalingplans` tags, YAML Scaling policies).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScalingRegion {
@@ -256,7 +272,7 @@ pub struct ScalingRegion {
     /// Relationships provisioned anew.
     pub relationships: Vec<RelId>,
     /// Border nodes with their selection strategy.
-    pub selections: Vec<(NodeId, String)>,
+    pub selections: Vec<Selection>,
     /// Where it is defined.
     pub origin: Option<Location>,
 }

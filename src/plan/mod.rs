@@ -9,6 +9,7 @@ mod build;
 pub mod ids;
 mod order;
 mod rules;
+mod scale_out;
 mod termination;
 
 use std::fmt;
@@ -17,6 +18,7 @@ pub use build::build_plan;
 pub use ids::ncname;
 pub use order::topological_order;
 pub use rules::{OrderingRules, OrderingStyle, UnknownOrdering};
+pub use scale_out::scale_out_plan;
 pub use termination::termination_plan;
 
 use crate::model::{NodeId, RelId, TemplateRef};
@@ -70,7 +72,12 @@ pub enum ActivityKind {
     /// Remove every instance of the template.
     Terminate,
     /// Pick an existing instance of a border node by a strategy (scale-out).
-    StrategicSelection(String),
+    StrategicSelection {
+        /// Strategy name (`FirstInstance`, `UserProvided`, `WorkloadBased`, ...).
+        strategy: String,
+        /// Its argument, if any (`WorkloadBased(Load)`).
+        argument: Option<String>,
+    },
     /// Pick the instance related to an already selected one (scale-out).
     RecursiveSelection,
 }
@@ -81,7 +88,7 @@ impl ActivityKind {
         match self {
             ActivityKind::Provision => "provision",
             ActivityKind::Terminate => "terminate",
-            ActivityKind::StrategicSelection(_) => "select",
+            ActivityKind::StrategicSelection { .. } => "select",
             ActivityKind::RecursiveSelection => "follow",
         }
     }

@@ -93,7 +93,15 @@ pub fn complete(
             notes: Vec::new(),
         };
         let mut handled: Option<Body> = None;
+        let selecting = matches!(
+            activity.kind,
+            ActivityKind::StrategicSelection { .. } | ActivityKind::RecursiveSelection
+        );
         for plugin in registry.plugins() {
+            // Selection plugins select; all others provision and terminate.
+            if selecting != (plugin.role() == super::api::Role::Selection) {
+                continue;
+            }
             match plugin.handle(&cx, activity) {
                 Outcome::Handled(body) => {
                     decision.plugin = Some(plugin.id().to_string());
@@ -126,7 +134,7 @@ pub fn complete(
                 Body::default()
             }
         };
-        bodies.push(wrap(topology, activity, body));
+        bodies.push(wrap(topology, &plan, activity, body));
         decisions.push(decision);
     }
     if diags.has_errors() {
@@ -209,7 +217,7 @@ fn unhandled(
 }
 
 /// Add the instance-data steps around a plugin's body.
-fn wrap(topology: &Topology, activity: &Activity, body: Body) -> ActivityBody {
+fn wrap(topology: &Topology, plan: &AbstractPlan, activity: &Activity, body: Body) -> ActivityBody {
     let Body {
         steps,
         compensation,
@@ -223,7 +231,8 @@ fn wrap(topology: &Topology, activity: &Activity, body: Body) -> ActivityBody {
             // The instance of a relationship that orders its target first is
             // registered here: only now do both ends exist.
             for &r in topology.outgoing(n) {
-                if !after_both(topology.relationship(r).kind) {
+                let in_plan = plan.activity_of(TemplateRef::Relationship(r)).is_some();
+                if in_plan && !after_both(topology.relationship(r).kind) {
                     out.push(Step::CreateRelationshipInstance(r));
                 }
             }
@@ -392,17 +401,21 @@ fn collect_inputs(
         }
     };
     // Property values given as inputs initialise the property variables of
-    // new instances; plans that work on existing instances read them from
-    // the instance data instead.
-    if plan.kind == PlanKind::Build {
-        for a in &plan.activities {
-            for v in topology.properties(a.template).values() {
-                value_inputs(v, &mut |n| add(n, &mut inputs));
-            }
+    // new instances; existing instances are read from the instance data.
+    for a in plan
+        .activities
+        .iter()
+        .filter(|a| a.kind == ActivityKind::Provision)
+    {
+        for v in topology.properties(a.template).values() {
+            value_inputs(v, &mut |n| add(n, &mut inputs));
         }
     }
     for body in bodies {
         for step in body.steps.iter().chain(&body.compensation) {
+            if let Step::SelectInstance(_, super::steps::Strategy::UserProvided(input)) = step {
+                add(input, &mut inputs);
+            }
             if let Step::Invoke(inv) = step {
                 for (_, b) in &inv.inputs {
                     binding_inputs(b, &mut |n| add(n, &mut inputs));

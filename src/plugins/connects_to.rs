@@ -69,7 +69,7 @@ impl Plugin for ConnectsTo {
             ));
         }
         if activity.kind != ActivityKind::Provision {
-            return Outcome::Declined("runs only provisioning and termination".into());
+            return Outcome::NotApplicable;
         }
         let mut body = Body::default();
         for (n, iface, op, notes) in chosen {

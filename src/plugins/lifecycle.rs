@@ -46,7 +46,7 @@ impl Plugin for Lifecycle {
         let names: &[&str] = match activity.kind {
             ActivityKind::Provision => &BUILD_OPERATIONS,
             ActivityKind::Terminate => &TERMINATION_OPERATIONS,
-            _ => return Outcome::Declined("runs only provisioning and termination".into()),
+            _ => return Outcome::NotApplicable,
         };
         let ops = operations(&lifecycle, names);
         if ops.is_empty() && activity.kind == ActivityKind::Provision {

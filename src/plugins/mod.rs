@@ -19,6 +19,7 @@ pub mod invoke;
 mod lifecycle;
 pub mod params;
 pub mod registry;
+mod selection;
 pub mod steps;
 
 pub use complete::{ActivityBody, CompleteOptions, ConcretePlan, Decision, complete};

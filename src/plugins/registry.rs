@@ -21,12 +21,17 @@ impl Registry {
 
     /// The built-in Rust plugins only.
     pub fn builtin() -> Vec<Box<dyn Plugin>> {
-        vec![
+        let mut v: Vec<Box<dyn Plugin>> = vec![
             Box::new(super::existing::Existing),
             Box::new(super::lifecycle::Lifecycle),
             Box::new(super::connects_to::ConnectsTo),
             Box::new(super::fallback::Fallback),
-        ]
+            Box::new(super::selection::Recursive),
+        ];
+        for s in super::selection::Selector::all() {
+            v.push(Box::new(s));
+        }
+        v
     }
 
     /// The built-in plugins plus the embedded declarative ones and those

@@ -58,6 +58,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../templates/bpel/steps/load-properties.bpel"),
     ),
     (
+        "bpel/steps/select-instance.bpel",
+        include_str!("../../templates/bpel/steps/select-instance.bpel"),
+    ),
+    (
         "bpel/steps/set-state.bpel",
         include_str!("../../templates/bpel/steps/set-state.bpel"),
     ),

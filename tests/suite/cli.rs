@@ -13,7 +13,21 @@ fn usage_errors_exit_2() {
     assert_eq!(run.code, 2);
     assert_eq!(
         run.stderr,
-        "error: unknown plan `everything`; this build knows `build` and `termination`\n"
+        "error: unknown plan `everything`; plans are `build`, `termination` and `scale-out:NAME`\n"
+    );
+    let run = toscanini(
+        &repo(),
+        &[
+            "graph",
+            "samples/mytinytodo-docker",
+            "--plan",
+            "scale-out:nope",
+        ],
+    );
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        "error: there is no scaling plan `nope` (the service template declares `scale-out:scaleout_dockercontainer`)\n"
     );
 }
 

@@ -11,7 +11,12 @@ use toscanini::render::templates::Templates;
 
 use crate::support::repo;
 
-const SAMPLES: [&str; 3] = ["connectto-test", "mytinytodo-docker", "tomcat-openstack"];
+const SAMPLES: [&str; 4] = [
+    "connectto-test",
+    "mytinytodo-docker",
+    "petclinic-scale-out",
+    "tomcat-openstack",
+];
 
 #[test]
 fn sample_plans() {
@@ -22,13 +27,16 @@ fn sample_plans() {
         let path = repo().join("samples").join(sample);
         let loaded = toscanini::load(&path, &options, &mut sources).unwrap();
         let (registry, _) = Registry::standard(&[], &mut sources).unwrap();
-        let (plans, warnings) = toscanini::derive(
-            &loaded.topology,
-            &[PlanKind::Build, PlanKind::Termination],
-            &registry,
-            &options,
-        )
-        .unwrap();
+        let mut kinds = vec![PlanKind::Build, PlanKind::Termination];
+        kinds.extend(
+            loaded
+                .topology
+                .regions
+                .iter()
+                .map(|r| PlanKind::ScaleOut(r.name.clone())),
+        );
+        let (plans, warnings) =
+            toscanini::derive(&loaded.topology, &kinds, &registry, &options).unwrap();
         assert!(warnings.is_empty(), "{sample}: {warnings:?}");
         let mut rendered = Vec::new();
         for p in &plans {
@@ -41,13 +49,13 @@ fn sample_plans() {
                     );
                     continue;
                 }
-                let kind = p.plan.kind.slug();
+                let kind = p.plan.kind.slug().replace(':', "-");
                 insta::assert_snapshot!(
                     format!("{sample}__{kind}__{}", f.name),
                     String::from_utf8(f.data.clone()).unwrap()
                 );
             }
-            let kind = p.plan.kind.slug();
+            let kind = p.plan.kind.slug().replace(':', "-");
             insta::assert_snapshot!(
                 format!("{sample}__{kind}__graph.dot"),
                 toscanini::dot::plan_dot(p, &loaded.topology)

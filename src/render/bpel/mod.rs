@@ -25,7 +25,7 @@ use crate::error::Result;
 use crate::model::{TemplateRef, Topology};
 use crate::plan::ids::Unique;
 use crate::plan::{PlanKind, ncname};
-use crate::plugins::steps::{Invocation, Step};
+use crate::plugins::steps::{Invocation, Step, Strategy};
 use crate::plugins::{ActivityBody, ConcretePlan};
 
 /// Optional input that overrides the management bus endpoint at run time.
@@ -269,7 +269,15 @@ fn initial_values(cx: &Ctx, plan: &ConcretePlan) -> Vec<Copy> {
             expr: "''".into(),
         },
     ];
-    let fresh = plan.plan.kind == PlanKind::Build;
+    // Templates the plan provisions start from their modelled values; the
+    // others (existing instances) are read from the instance data.
+    let fresh: std::collections::HashSet<TemplateRef> = plan
+        .plan
+        .activities
+        .iter()
+        .filter(|a| a.kind == crate::plan::ActivityKind::Provision)
+        .map(|a| a.template)
+        .collect();
     let topology = cx.topology;
     let mut seen = std::collections::HashSet::new();
     let mut templates: Vec<TemplateRef> = plan.plan.activities.iter().map(|a| a.template).collect();
@@ -298,7 +306,7 @@ fn initial_values(cx: &Ctx, plan: &ConcretePlan) -> Vec<Copy> {
             .zip(topology.properties(t).values())
         {
             let _ = prop;
-            let e = if fresh {
+            let e = if fresh.contains(&t) {
                 match (value.as_input(), value.literal()) {
                     (Some(i), _) => input(i),
                     (None, Some(l)) => text(&literal(&l)),
@@ -476,10 +484,32 @@ fn step(cx: &Ctx, step: &Step, name: &str, subject: TemplateRef) -> Result<Strin
             )
         }
         Step::Invoke(inv) => invoke(cx, inv, name, subject),
-        Step::SelectInstance(..) => Err(crate::error::Error::Internal(
-            "instance selection is rendered by the scale-out backend, which is not built yet"
-                .into(),
-        )),
+        Step::SelectInstance(n, strategy) => {
+            let r = TemplateRef::Node(*n);
+            let load = indent(&load_properties(cx, r, &format!("{name}_load"))?, 4);
+            let (kind, input, property) = match strategy {
+                Strategy::FirstInstance => ("FirstInstance", String::new(), String::new()),
+                Strategy::UserProvided(i) => ("UserProvided", cx.input(i), String::new()),
+                Strategy::WorkloadBased(p) => (
+                    "WorkloadBased",
+                    String::new(),
+                    xml_escape(&p.replace('\'', "")),
+                ),
+            };
+            tpl.render(
+                "bpel/steps/select-instance.bpel",
+                &serde_json::json!({
+                    "name": name,
+                    "strategy": kind,
+                    "input": input,
+                    "property": property,
+                    "path": xml_escape(&url_path(&t.node(*n).id)),
+                    "id": cx.names.id(r),
+                    "url": cx.names.url(r),
+                    "load": load,
+                }),
+            )
+        }
     }
 }
 
