@@ -2,7 +2,6 @@
 //! `--explain` decision log.
 
 use std::fmt::Write as _;
-use std::io::Write;
 
 use super::args::{Format, GraphArgs};
 use super::session::{Session, plan_kind};
@@ -30,10 +29,7 @@ pub fn run(session: &mut Session, a: GraphArgs) -> Result<()> {
             Format::Json => format!("{:#}\n", crate::dot::plan_json(plan, t)),
         }
     };
-    std::io::stdout()
-        .lock()
-        .write_all(text.as_bytes())
-        .map_err(|e| crate::error::Error::io("cannot write", "standard output", e))
+    super::write_stdout(&text)
 }
 
 /// The decision log of a plan: for each activity, the plugin that handled

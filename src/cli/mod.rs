@@ -41,3 +41,17 @@ where
         Err(e) => ExitCode::from(session.report(e)),
     }
 }
+
+/// Write command output to standard output. A reader that went away
+/// (`toscanini plugins list | head`) is not an error.
+fn write_stdout(text: &str) -> crate::error::Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(crate::error::Error::io(
+            "cannot write",
+            "standard output",
+            e,
+        )),
+        _ => Ok(()),
+    }
+}

@@ -1,7 +1,5 @@
 //! `toscanini plan`: compile, render and write the plans into the CSAR.
 
-use std::io::Write;
-
 use super::args::PlanArgs;
 use super::session::{Session, plan_kinds};
 use crate::error::Result;
@@ -28,10 +26,9 @@ pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
     };
     let warnings = crate::writeback::write(&loaded, &rendered, &out, a.in_place)?;
     session.print(&warnings);
-    let mut stdout = std::io::stdout().lock();
     if a.explain {
         for p in &plans {
-            let _ = stdout.write_all(super::graph::explain(p, &loaded.topology).as_bytes());
+            super::write_stdout(&super::graph::explain(p, &loaded.topology))?;
         }
     }
     if !a.quiet {

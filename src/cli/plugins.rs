@@ -1,5 +1,7 @@
 //! `toscanini plugins list|check`.
 
+use std::fmt::Write as _;
+
 use super::args::{PluginsAction, PluginsArgs};
 use super::session::Session;
 use crate::error::{Error, Result};
@@ -10,13 +12,22 @@ pub fn run(session: &mut Session, a: PluginsArgs) -> Result<()> {
         PluginsAction::List { plugin_dirs } => {
             let (registry, warnings) = Registry::standard(&plugin_dirs, &mut session.sources)?;
             session.print(&warnings);
-            println!(
-                "{:<24} {:>8}  {:<10} {:<34} matches",
+            // Columns as wide as their longest entry: origins of user
+            // plugins are paths of any length.
+            let plugins = registry.plugins();
+            let width = |f: &dyn Fn(&dyn crate::plugins::api::Plugin) -> usize, min: usize| {
+                plugins.iter().map(|p| f(p.as_ref())).fold(min, usize::max)
+            };
+            let id_w = width(&|p| p.id().len(), "plugin".len());
+            let origin_w = width(&|p| p.origin().len(), "origin".len());
+            let mut out = format!(
+                "{:<id_w$} {:>8}  {:<10} {:<origin_w$} matches\n",
                 "plugin", "priority", "role", "origin"
             );
-            for p in registry.plugins() {
-                println!(
-                    "{:<24} {:>8}  {:<10} {:<34} {}",
+            for p in plugins {
+                let _ = writeln!(
+                    out,
+                    "{:<id_w$} {:>8}  {:<10} {:<origin_w$} {}",
                     p.id(),
                     p.priority(),
                     p.role().name(),
@@ -24,7 +35,7 @@ pub fn run(session: &mut Session, a: PluginsArgs) -> Result<()> {
                     p.summary()
                 );
             }
-            Ok(())
+            super::write_stdout(&out)
         }
         PluginsAction::Check { file } => {
             let text =
@@ -37,8 +48,7 @@ pub fn run(session: &mut Session, a: PluginsArgs) -> Result<()> {
             }
             session.print(&diags);
             let p = plugin.unwrap();
-            println!("{}: plugin `{}` is valid", name, p.spec.id);
-            Ok(())
+            super::write_stdout(&format!("{}: plugin `{}` is valid\n", name, p.spec.id))
         }
     }
 }

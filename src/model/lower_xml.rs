@@ -661,12 +661,16 @@ impl<'a> Lowerer<'a> {
         _doc: &Definitions,
     ) -> Artifact {
         let mut files = Vec::new();
+        let mut properties = IndexMap::new();
         let mut display = name;
         if let Some(r) = artifact_ref {
             if let Some(t) = self.index.artifact_templates.get(&key(r)).copied() {
                 display = display.or_else(|| Some(t.item.id.clone()));
                 for reference in &t.item.references {
                     files.push(self.csar_path(reference));
+                }
+                for v in t.item.properties.iter().flat_map(|p| &p.values) {
+                    properties.insert(v.name.clone(), v.value.clone());
                 }
             } else {
                 display = display.or_else(|| Some(r.local.clone()));
@@ -676,6 +680,7 @@ impl<'a> Lowerer<'a> {
             name: display.unwrap_or_else(|| artifact_type.local.clone()),
             artifact_type: TypeName::new(&artifact_type.ns, &artifact_type.local),
             files,
+            properties,
         }
     }
 

@@ -103,7 +103,7 @@ pub struct Parameter {
 }
 
 /// A file-based artifact: an implementation or deployment artifact.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct Artifact {
     /// Name of the artifact (or of its artifact template).
     pub name: String,
@@ -111,6 +111,8 @@ pub struct Artifact {
     pub artifact_type: TypeName,
     /// Files inside the CSAR (or URLs) the artifact consists of.
     pub files: Vec<String>,
+    /// Properties of the artifact (template), e.g. an Ansible `Playbook`.
+    pub properties: IndexMap<String, String>,
 }
 
 /// How an operation is implemented.
@@ -396,6 +398,35 @@ impl Topology {
             TemplateRef::Node(n) => self.node(n).type_id,
             TemplateRef::Relationship(r) => self.relationship(r).type_id,
         }
+    }
+
+    /// Every interface of a node, or of a relationship (its own, then the
+    /// source-side, then the target-side ones).
+    pub fn interfaces(&self, t: TemplateRef) -> Vec<&Interface> {
+        match t {
+            TemplateRef::Node(n) => self.node(n).interfaces.iter().collect(),
+            TemplateRef::Relationship(r) => {
+                let rel = self.relationship(r);
+                rel.interfaces
+                    .iter()
+                    .chain(rel.source_interfaces.iter())
+                    .chain(rel.target_interfaces.iter())
+                    .collect()
+            }
+        }
+    }
+
+    /// An operation of a node or relationship by interface and name.
+    pub fn operation(
+        &self,
+        t: TemplateRef,
+        interface: &str,
+        operation: &str,
+    ) -> Option<&Operation> {
+        self.interfaces(t)
+            .into_iter()
+            .filter(|i| i.name == interface)
+            .find_map(|i| i.operation(operation))
     }
 
     /// Property values of a node or relationship.

@@ -9,7 +9,7 @@ use crate::diagnostics::Location;
 /// A type's qualified name. TOSCA 1.0 types have a namespace; YAML types are
 /// identified by their full name (`tosca.nodes.Compute`) with an empty
 /// namespace.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TypeName {
     /// Namespace URI, empty for YAML types.
     pub namespace: String,

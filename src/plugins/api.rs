@@ -6,7 +6,7 @@ use crate::diagnostics::Diagnostic;
 use crate::model::Topology;
 use crate::plan::{AbstractPlan, Activity};
 
-use super::steps::Step;
+use super::steps::{Invocation, Step};
 
 /// How `connectTo` is wrapped in lifecycle `stop`/`start` (seed 004 and
 /// OpenTOSCA disagree; see digest-xml.md §6.6).
@@ -83,6 +83,9 @@ pub enum Role {
     Lifecycle,
     /// Selects instances (scale-out).
     Selection,
+    /// Carries out operations whose implementation artifact is of a
+    /// given type (replaces a plain management-bus call).
+    Operation,
     /// Handles templates that need nothing done.
     Fallback,
 }
@@ -94,6 +97,7 @@ impl Role {
             Role::Type => "type",
             Role::Lifecycle => "lifecycle",
             Role::Selection => "selection",
+            Role::Operation => "operation",
             Role::Fallback => "fallback",
         }
     }
@@ -113,4 +117,10 @@ pub trait Plugin: Send + Sync {
     fn origin(&self) -> String;
     /// Handle or decline an activity.
     fn handle(&self, cx: &Context, activity: &Activity) -> Outcome;
+    /// Operation plugins: carry out `invocation` (an operation another
+    /// plugin calls) with other steps, or decline. The steps returned are
+    /// final: they are not offered to operation plugins again.
+    fn run_operation(&self, _cx: &Context, _invocation: &Invocation) -> Outcome {
+        Outcome::NotApplicable
+    }
 }

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use super::api::{Body, Context, Outcome, PluginOptions};
+use super::api::{Body, Context, Outcome, PluginOptions, Role};
 use super::registry::Registry;
 use super::steps::{Binding, Step, state};
 use crate::diagnostics::{Diagnostic, Diagnostics, codes};
@@ -98,8 +98,9 @@ pub fn complete(
             ActivityKind::StrategicSelection { .. } | ActivityKind::RecursiveSelection
         );
         for plugin in registry.plugins() {
-            // Selection plugins select; all others provision and terminate.
-            if selecting != (plugin.role() == super::api::Role::Selection) {
+            // Selection plugins select; operation plugins are asked about
+            // the calls in a body (below); all others provision and terminate.
+            if selecting != (plugin.role() == Role::Selection) || plugin.role() == Role::Operation {
                 continue;
             }
             match plugin.handle(&cx, activity) {
@@ -114,6 +115,7 @@ pub fn complete(
         }
         let body = match handled {
             Some(mut body) => {
+                super::operations::carry_out(&cx, registry, &mut body);
                 for w in body.warnings.drain(..) {
                     diags.push(w);
                 }

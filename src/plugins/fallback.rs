@@ -1,6 +1,7 @@
 //! The last resort: templates that need nothing done. A node whose only
 //! operations are `connectTo` (run by relationships) or management
-//! features (tests, freeze/defrost, monitoring) needs no provisioning; a
+//! features (tests, freeze/defrost, monitoring) needs no provisioning,
+//! unless it carries deployment artifacts nobody would deploy; a
 //! relationship without operations needs nothing run. Anything else is
 //! declined, which makes it an "unhandled" error rather than an empty step.
 
@@ -45,7 +46,20 @@ impl Plugin for Fallback {
                             .map(move |o| format!("`{}/{}`", i.name, o.name))
                     })
                     .collect();
-                if unrun.is_empty() {
+                let artifacts: Vec<String> = node
+                    .artifacts
+                    .iter()
+                    .filter(|a| !a.files.is_empty())
+                    .map(|a| format!("`{}`", a.name))
+                    .collect();
+                if !artifacts.is_empty() {
+                    // Registering the instance would pretend the artifacts
+                    // were deployed.
+                    Outcome::Declined(format!(
+                        "the node has deployment artifacts ({}) but no operation that deploys them",
+                        list(&artifacts)
+                    ))
+                } else if unrun.is_empty() {
                     Outcome::Handled(Body::nothing("the node type has no operations to run"))
                 } else {
                     Outcome::Declined(format!(

@@ -2,7 +2,9 @@
 //! language-neutral [`steps`]. Type plugins understand specific types
 //! (built in, or declared in `plugins/*.yaml`), the lifecycle plugin runs
 //! lifecycle interfaces, the connectsTo plugin wires connections, and a
-//! fallback handles templates that need nothing done.
+//! fallback handles templates that need nothing done. Operation plugins
+//! then decide how each operation call is carried out, by the type of its
+//! implementation artifact (a plain management-bus call by default).
 //!
 //! In: an [`AbstractPlan`](crate::plan::AbstractPlan) and the topology.
 //! Out: a [`ConcretePlan`] with a decision log (which plugin handled what,
@@ -17,6 +19,7 @@ mod existing;
 mod fallback;
 pub mod invoke;
 mod lifecycle;
+mod operations;
 pub mod params;
 pub mod registry;
 mod selection;

@@ -190,6 +190,8 @@ pub struct ArtifactTemplate {
     pub artifact_type: QRef,
     /// `ArtifactReferences/ArtifactReference/@reference`, as written.
     pub references: Vec<String>,
+    /// `Properties` (e.g. the `Playbook` of an Ansible artifact).
+    pub properties: Option<PropertiesDoc>,
 }
 
 /// A `Properties` document: one element whose children are the properties.

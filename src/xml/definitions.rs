@@ -417,11 +417,13 @@ impl Reader<'_> {
                 }
             }
         }
+        let properties = self.properties(id);
         Some(ArtifactTemplate {
             id: tid,
             namespace,
             artifact_type,
             references,
+            properties,
         })
     }
 

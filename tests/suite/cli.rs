@@ -235,6 +235,23 @@ fn plugins_are_listed_and_checked() {
     assert_eq!(run.code, 1);
     assert_eq!(
         run.stderr,
-        "error[E0602]: unknown key `tipe` in `match` (expected one of: type, host_type, has_operation, host_has_operation, has_lifecycle, has_host, kind)\n --> bad.yaml:4:3\n  |\n4 |   tipe: Foo\n  |   ^^^^\n  = hint: see plugins/README.md for the plugin file format\n\n1 error\n"
+        "error[E0602]: unknown key `tipe` in `match` (expected one of: type, host_type, has_operation, host_has_operation, has_lifecycle, has_host, kind, artifact_type)\n --> bad.yaml:4:3\n  |\n4 |   tipe: Foo\n  |   ^^^^\n  = hint: see plugins/README.md for the plugin file format\n\n1 error\n"
     );
+}
+
+#[test]
+fn a_closed_output_pipe_is_not_a_crash() {
+    // `toscanini graph … | head -1`: the reader goes away first.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toscanini"))
+        .args(["graph", "samples/tomcat-openstack", "--plan", "build"])
+        .current_dir(repo())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }

@@ -5,6 +5,7 @@ mod cases;
 mod cli;
 mod corpus;
 mod ordering;
+mod plugins;
 mod roundtrip;
 mod samples;
 mod scale_out;

@@ -1,20 +1,31 @@
 //! Running a declarative plugin: match, then turn its steps into
 //! language-neutral steps, binding inputs explicitly where the file says
-//! so and by name otherwise.
+//! so and by name otherwise. Node and relationship plugins handle
+//! activities; operation plugins carry out an operation another plugin
+//! calls, by the type of its implementation artifact.
 
 use super::spec::*;
-use crate::model::{NodeId, TemplateRef, Topology, TypeId};
+use crate::model::{Interface, NodeId, Operation, RelId, TemplateRef, Topology, TypeId};
 use crate::plan::{Activity, ActivityKind};
 use crate::plugins::api::{Body, Context, Outcome, Plugin, Role};
 use crate::plugins::conventions::{BUILD_OPERATIONS, TERMINATION_OPERATIONS, is_lifecycle};
 use crate::plugins::invoke::{Call, node_operation};
-use crate::plugins::params::find_property;
-use crate::plugins::steps::{Binding, PropertyRef, Step};
+use crate::plugins::params::{bind_relationship_inputs, find_property};
+use crate::plugins::steps::{Binding, Invocation, PropertyRef, Step};
 
 /// A plugin read from a file.
 pub struct Declarative {
     /// Its definition.
     pub spec: Spec,
+}
+
+/// What a plugin's steps are evaluated for.
+struct Scope<'a> {
+    t: &'a Topology,
+    /// The template handled; for operation plugins, the invocation's target.
+    template: TemplateRef,
+    /// Operation plugins: the call carried out and the operation it calls.
+    call: Option<(&'a Invocation, &'a Operation)>,
 }
 
 impl Plugin for Declarative {
@@ -25,60 +36,22 @@ impl Plugin for Declarative {
         self.spec.priority
     }
     fn role(&self) -> Role {
-        Role::Type
+        match self.spec.applies_to {
+            AppliesTo::Operation => Role::Operation,
+            AppliesTo::Node | AppliesTo::Relationship => Role::Type,
+        }
     }
     fn summary(&self) -> String {
-        let m = &self.spec.matcher;
-        let mut parts = Vec::new();
-        if !m.types.is_empty() {
-            parts.push(format!("type {}", m.types.join("|")));
-        }
-        if !m.host_types.is_empty() {
-            parts.push(format!("on host {}", m.host_types.join("|")));
-        }
-        for (what, ops) in [
-            ("with", &m.has_operation),
-            ("on a host with", &m.host_has_operation),
-        ] {
-            if !ops.is_empty() {
-                parts.push(format!(
-                    "{what} {}",
-                    ops.iter()
-                        .map(|o| o.to_string())
-                        .collect::<Vec<_>>()
-                        .join("|")
-                ));
-            }
-        }
-        if let Some(h) = m.has_host {
-            parts.push(if h {
-                "hosted on a node".into()
-            } else {
-                "not hosted on anything".into()
-            });
-        }
-        if let Some(l) = m.has_lifecycle {
-            parts.push(if l {
-                "with lifecycle operations".into()
-            } else {
-                "without lifecycle operations".into()
-            });
-        }
-        if !m.kinds.is_empty() {
-            parts.push(format!(
-                "kind {}",
-                m.kinds
-                    .iter()
-                    .map(|k| k.to_string())
-                    .collect::<Vec<_>>()
-                    .join("|")
-            ));
-        }
         let what = match self.spec.applies_to {
             AppliesTo::Node => "nodes",
             AppliesTo::Relationship => "relationships",
+            AppliesTo::Operation => "operations",
         };
-        format!("{what} {}: {}", parts.join(", "), self.spec.description)
+        format!(
+            "{what} {}: {}",
+            summarize(&self.spec.matcher),
+            self.spec.description
+        )
     }
     fn origin(&self) -> String {
         self.spec.origin.clone()
@@ -108,53 +81,155 @@ impl Plugin for Declarative {
         if let Err(why) = self.matches(t, activity.template) {
             return Outcome::Declined(why);
         }
-        let mut body = Body::default();
-        for step in steps {
-            match step {
-                StepSpec::State(s) => body
-                    .steps
-                    .push(Step::SetState(activity.template, leak_state(s))),
-                StepSpec::Nothing(why) => body.notes.push(why.clone()),
-                StepSpec::Fail { reason, when } => {
-                    if conditions(t, activity.template, when).is_ok() {
-                        return Outcome::Declined(reason.clone());
-                    }
+        let scope = Scope {
+            t,
+            template: activity.template,
+            call: None,
+        };
+        run(&scope, steps)
+    }
+
+    fn run_operation(&self, cx: &Context, invocation: &Invocation) -> Outcome {
+        let t = cx.topology;
+        if self.spec.applies_to != AppliesTo::Operation {
+            return Outcome::NotApplicable;
+        }
+        let Some(operation) = t.operation(
+            invocation.target,
+            &invocation.interface,
+            &invocation.operation,
+        ) else {
+            return Outcome::NotApplicable;
+        };
+        let Some(implementation) = &operation.implementation else {
+            return Outcome::NotApplicable;
+        };
+        let m = &self.spec.matcher;
+        let artifact_type = &implementation.primary.artifact_type;
+        if !m.artifact_types.iter().any(|p| artifact_type.matches(p)) {
+            return Outcome::NotApplicable;
+        }
+        if let Err(why) = check_types(
+            t,
+            t.template_type(invocation.target),
+            &m.types,
+            "the template type",
+        ) {
+            return Outcome::Declined(why);
+        }
+        let scope = Scope {
+            t,
+            template: invocation.target,
+            call: Some((invocation, operation)),
+        };
+        run(&scope, self.spec.run.as_deref().unwrap_or_default())
+    }
+}
+
+/// One line describing a matcher, for `plugins list`.
+fn summarize(m: &Matcher) -> String {
+    let mut parts = Vec::new();
+    if !m.artifact_types.is_empty() {
+        parts.push(format!("implemented by {}", m.artifact_types.join("|")));
+    }
+    if !m.types.is_empty() {
+        parts.push(format!("type {}", m.types.join("|")));
+    }
+    if !m.host_types.is_empty() {
+        parts.push(format!("on host {}", m.host_types.join("|")));
+    }
+    for (what, ops) in [
+        ("with", &m.has_operation),
+        ("on a host with", &m.host_has_operation),
+    ] {
+        if !ops.is_empty() {
+            parts.push(format!("{what} {}", join(ops)));
+        }
+    }
+    if let Some(h) = m.has_host {
+        parts.push(if h {
+            "hosted on a node".into()
+        } else {
+            "not hosted on anything".into()
+        });
+    }
+    if let Some(l) = m.has_lifecycle {
+        parts.push(if l {
+            "with lifecycle operations".into()
+        } else {
+            "without lifecycle operations".into()
+        });
+    }
+    if !m.kinds.is_empty() {
+        parts.push(format!("kind {}", join(&m.kinds)));
+    }
+    parts.join(", ")
+}
+
+fn join<T: std::fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+/// Turn a plugin's steps into steps for `scope`.
+fn run(s: &Scope, steps: &[StepSpec]) -> Outcome {
+    let mut body = Body::default();
+    for step in steps {
+        match step {
+            StepSpec::State(st) => body.steps.push(Step::SetState(s.template, leak_state(st))),
+            StepSpec::Nothing(why) => body.notes.push(why.clone()),
+            StepSpec::Fail { reason, when } => {
+                if conditions(s, when).is_ok() {
+                    return Outcome::Declined(reason.clone());
                 }
-                StepSpec::Invoke {
-                    op,
-                    on,
-                    when,
-                    inputs,
-                    outputs,
-                    compensate,
-                } => {
-                    if let Err(why) = conditions(t, activity.template, when) {
-                        body.notes.push(format!("skipped {op}: {why}"));
+            }
+            StepSpec::InvokeOperation { when } => {
+                let Some((invocation, _)) = s.call else {
+                    return Outcome::Declined("`invoke: operation` outside an operation".into());
+                };
+                match conditions(s, when) {
+                    Ok(()) => body.steps.push(Step::Invoke(invocation.clone())),
+                    Err(why) => body.notes.push(format!(
+                        "skipped the management-bus call of `{}`: {why}",
+                        invocation.operation
+                    )),
+                }
+            }
+            StepSpec::Invoke {
+                op,
+                on,
+                when,
+                inputs,
+                outputs,
+                compensate,
+            } => {
+                if let Err(why) = conditions(s, when) {
+                    body.notes.push(format!("skipped {op}: {why}"));
+                    continue;
+                }
+                match invoke(s, op, on, inputs, outputs, &mut body.notes) {
+                    Ok(Some(step)) => body.steps.push(step),
+                    // TOSCA: an operation without implementation is a no-op.
+                    Ok(None) => {
+                        body.notes
+                            .push(format!("skipped {op}: it has no implementation artifact"));
                         continue;
                     }
-                    match self.invoke(
-                        t,
-                        activity.template,
-                        op,
-                        on,
-                        inputs,
-                        outputs,
-                        &mut body.notes,
-                    ) {
-                        Ok(step) => body.steps.push(step),
+                    Err(why) => return Outcome::Declined(why),
+                }
+                if let Some(c) = compensate {
+                    match invoke(s, c, on, &[], &[], &mut Vec::new()) {
+                        Ok(step) => body.compensation.extend(step),
                         Err(why) => return Outcome::Declined(why),
-                    }
-                    if let Some(c) = compensate {
-                        match self.invoke(t, activity.template, c, on, &[], &[], &mut Vec::new()) {
-                            Ok(step) => body.compensation.push(step),
-                            Err(why) => return Outcome::Declined(why),
-                        }
                     }
                 }
             }
         }
-        Outcome::Handled(body)
     }
+    Outcome::Handled(body)
 }
 
 /// States are a closed set checked when the file is read.
@@ -181,8 +256,8 @@ fn leak_state(s: &str) -> &'static str {
 impl Declarative {
     fn matches(&self, t: &Topology, template: TemplateRef) -> Result<(), String> {
         let m = &self.spec.matcher;
-        match (self.spec.applies_to, template) {
-            (AppliesTo::Node, TemplateRef::Node(n)) => {
+        match template {
+            TemplateRef::Node(n) => {
                 let node = t.node(n);
                 check_types(t, node.type_id, &m.types, "the node type")?;
                 let host = t.host(n);
@@ -191,9 +266,9 @@ impl Declarative {
                         return Err("the node has no host".into());
                     };
                     check_types(t, t.node(h).type_id, &m.host_types, "its host's type")?;
-                    check_ops(t, h, &m.host_has_operation, "its host")?;
+                    check_ops(t, TemplateRef::Node(h), &m.host_has_operation, "its host")?;
                 }
-                check_ops(t, n, &m.has_operation, "the node")?;
+                check_ops(t, template, &m.has_operation, "the node")?;
                 if let Some(want) = m.has_host
                     && host.is_some() != want
                 {
@@ -220,70 +295,125 @@ impl Declarative {
                 }
                 Ok(())
             }
-            (AppliesTo::Relationship, TemplateRef::Relationship(r)) => {
+            TemplateRef::Relationship(r) => {
                 let rel = t.relationship(r);
                 check_types(t, rel.type_id, &m.types, "the relationship type")?;
                 if !m.kinds.is_empty() && !m.kinds.contains(&rel.kind) {
                     return Err(format!("the relationship is {}", rel.kind));
                 }
-                Ok(())
+                check_ops(t, template, &m.has_operation, "the relationship")
             }
-            (AppliesTo::Node, _) => Err("handles node templates only".into()),
-            (AppliesTo::Relationship, _) => Err("handles relationship templates only".into()),
         }
     }
+}
 
-    #[allow(clippy::too_many_arguments)]
-    fn invoke(
-        &self,
-        t: &Topology,
-        template: TemplateRef,
-        op: &OpRef,
-        on: &On,
-        inputs: &[(String, BindingSpec)],
-        outputs: &[(String, String)],
-        notes: &mut Vec<String>,
-    ) -> Result<Step, String> {
-        let target = resolve_on(t, template, on)?;
-        let context = match template {
-            TemplateRef::Node(n) => n,
-            TemplateRef::Relationship(r) => t.relationship(r).source,
-        };
-        let node = t.node(target);
-        let found = node
-            .interfaces
-            .iter()
-            .filter(|i| op.interface == "*" || i.name == op.interface)
-            .find_map(|i| i.operation(&op.operation).map(|o| (i, o)));
-        let Some((iface, operation)) = found else {
-            return Err(format!("`{}` has no operation `{op}`", node.id));
-        };
-        let mut explicit = Vec::new();
-        for (name, spec) in inputs {
-            explicit.push((name.clone(), eval(t, template, name, spec, notes)?));
-        }
-        let outputs: Vec<(String, PropertyRef)> = outputs
-            .iter()
-            .map(|(o, p)| {
-                (
-                    o.clone(),
-                    PropertyRef {
-                        template,
-                        name: p.clone(),
-                    },
-                )
-            })
-            .collect();
-        let call = Call {
-            target,
-            context,
-            interface: &iface.name,
-            operation,
-            inputs: &explicit,
-            outputs: &outputs,
-        };
-        Ok(node_operation(t, call, notes))
+/// An invocation of `op` on the template `on` names; `None` if the
+/// operation has no implementation.
+fn invoke(
+    s: &Scope,
+    op: &OpRef,
+    on: &On,
+    inputs: &[(String, BindingSpec)],
+    outputs: &[(String, String)],
+    notes: &mut Vec<String>,
+) -> Result<Option<Step>, String> {
+    let t = s.t;
+    let target = resolve_on(s, on)?;
+    let Some((iface, operation)) = find_op(t, target, op) else {
+        return Err(format!(
+            "`{}` has no operation `{op}`",
+            t.template_id(target)
+        ));
+    };
+    if operation.implementation.is_none() {
+        return Ok(None);
     }
+    let mut explicit = Vec::new();
+    for (name, spec) in inputs {
+        explicit.push((name.clone(), eval(s, name, spec, notes)?));
+    }
+    let outputs: Vec<(String, PropertyRef)> = outputs
+        .iter()
+        .map(|(o, p)| {
+            let holder = PropertyRef {
+                template: s.template,
+                name: p.clone(),
+            };
+            (o.clone(), holder)
+        })
+        .collect();
+    match (target, s.template) {
+        (TemplateRef::Node(n), TemplateRef::Node(context)) => {
+            let call = Call {
+                target: n,
+                context,
+                interface: &iface.name,
+                operation,
+                inputs: &explicit,
+                outputs: &outputs,
+            };
+            Ok(Some(node_operation(t, call, notes)))
+        }
+        // An end of the relationship handled, or the relationship itself:
+        // inputs are matched on the relationship and both ends.
+        (target, TemplateRef::Relationship(r)) => {
+            let executing = match target {
+                TemplateRef::Node(n) => n,
+                TemplateRef::Relationship(_) => executing_end(t, r, iface, operation),
+            };
+            // Only the inputs the plugin does not bind are matched by name.
+            let mut rest = operation.clone();
+            rest.inputs
+                .retain(|p| !explicit.iter().any(|(e, _)| e == &p.name));
+            let bound = bind_relationship_inputs(t, r, executing, &rest);
+            notes.extend(
+                bound
+                    .notes
+                    .into_iter()
+                    .map(|x| format!("{}: {x}", operation.name)),
+            );
+            let mut inputs = explicit;
+            inputs.extend(bound.inputs);
+            Ok(Some(Step::Invoke(Invocation {
+                target,
+                interface: iface.name.clone(),
+                operation: operation.name.clone(),
+                inputs,
+                outputs,
+            })))
+        }
+        (TemplateRef::Relationship(_), TemplateRef::Node(_)) => {
+            Err("a node plugin cannot run a relationship's operation".into())
+        }
+    }
+}
+
+/// Which end runs a relationship's own operation: the declared side for
+/// TOSCA 1.0 source/target interfaces; by the YAML `Configure` names
+/// otherwise (`*_target`, `add_source`, `remove_source` run on the target).
+fn executing_end(t: &Topology, r: RelId, iface: &Interface, op: &Operation) -> NodeId {
+    let rel = t.relationship(r);
+    let declared = |list: &[Interface]| list.iter().any(|i| std::ptr::eq(i, iface));
+    if declared(&rel.target_interfaces) {
+        return rel.target;
+    }
+    if declared(&rel.source_interfaces) {
+        return rel.source;
+    }
+    let on_target =
+        op.name.ends_with("_target") || matches!(op.name.as_str(), "add_source" | "remove_source");
+    if on_target { rel.target } else { rel.source }
+}
+
+fn find_op<'t>(
+    t: &'t Topology,
+    target: TemplateRef,
+    op: &OpRef,
+) -> Option<(&'t Interface, &'t Operation)> {
+    t.interfaces(target)
+        .into_iter()
+        .filter(|i| op.interface == "*" || i.name == op.interface)
+        .find_map(|i| i.operation(&op.operation).map(|o| (i, o)))
 }
 
 fn check_types(t: &Topology, ty: TypeId, patterns: &[String], what: &str) -> Result<(), String> {
@@ -297,43 +427,50 @@ fn check_types(t: &Topology, ty: TypeId, patterns: &[String], what: &str) -> Res
     ))
 }
 
-fn check_ops(t: &Topology, n: NodeId, ops: &[OpRef], what: &str) -> Result<(), String> {
-    if ops.is_empty() || ops.iter().any(|o| has_op(t, n, o)) {
+fn check_ops(t: &Topology, template: TemplateRef, ops: &[OpRef], what: &str) -> Result<(), String> {
+    if ops.is_empty() || ops.iter().any(|o| find_op(t, template, o).is_some()) {
         return Ok(());
     }
-    Err(format!(
-        "{what} has none of {}",
-        ops.iter()
-            .map(|o| format!("`{o}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    ))
+    let shown: Vec<String> = ops.iter().take(3).map(|o| format!("`{o}`")).collect();
+    let more = match ops.len() {
+        n if n > 3 => format!(" and {} more", n - 3),
+        _ => String::new(),
+    };
+    Err(format!("{what} has none of {}{more}", shown.join(", ")))
 }
 
-fn has_op(t: &Topology, n: NodeId, op: &OpRef) -> bool {
-    t.node(n).interfaces.iter().any(|i| {
-        (op.interface == "*" || i.name == op.interface) && i.operation(&op.operation).is_some()
-    })
-}
-
-fn resolve_on(t: &Topology, template: TemplateRef, on: &On) -> Result<NodeId, String> {
-    match (on, template) {
-        (On::This, TemplateRef::Node(n)) => Ok(n),
-        (On::Host, TemplateRef::Node(n)) => {
-            t.host(n).ok_or_else(|| "the node has no host".to_string())
-        }
+fn resolve_on(s: &Scope, on: &On) -> Result<TemplateRef, String> {
+    let t = s.t;
+    match (on, s.template) {
+        (On::This, template) => Ok(template),
+        (On::Host, TemplateRef::Node(n)) => t
+            .host(n)
+            .map(TemplateRef::Node)
+            .ok_or_else(|| format!("`{}` has no host", t.node(n).id)),
         (On::Stack(p), TemplateRef::Node(n)) => t
             .stack_below(n)
             .into_iter()
             .find(|&h| t.types.derives_from(t.node(h).type_id, p))
+            .map(TemplateRef::Node)
             .ok_or_else(|| format!("no node below `{}` derives from {p}", t.node(n).id)),
-        (On::Source, TemplateRef::Relationship(r)) => Ok(t.relationship(r).source),
-        (On::Target, TemplateRef::Relationship(r)) => Ok(t.relationship(r).target),
-        (On::Host | On::Stack(_), TemplateRef::Relationship(_)) => {
-            Err("`host` and `stack:` apply to node plugins only".into())
+        (On::Offering(op), TemplateRef::Node(n)) => std::iter::once(n)
+            .chain(t.stack_below(n))
+            .map(TemplateRef::Node)
+            .find(|&h| find_op(t, h, op).is_some())
+            .ok_or_else(|| {
+                format!(
+                    "neither `{}` nor any node below it offers `{op}`",
+                    t.node(n).id
+                )
+            }),
+        (On::Source, TemplateRef::Relationship(r)) => {
+            Ok(TemplateRef::Node(t.relationship(r).source))
         }
-        (On::This, TemplateRef::Relationship(_)) => {
-            Err("a relationship has no operations of its own here; use `source` or `target`".into())
+        (On::Target, TemplateRef::Relationship(r)) => {
+            Ok(TemplateRef::Node(t.relationship(r).target))
+        }
+        (On::Host | On::Stack(_) | On::Offering(_), TemplateRef::Relationship(_)) => {
+            Err("`host`, `stack:` and `offers:` look below a node, not a relationship".into())
         }
         (On::Source | On::Target, TemplateRef::Node(_)) => {
             Err("`source` and `target` apply to relationship plugins only".into())
@@ -341,32 +478,27 @@ fn resolve_on(t: &Topology, template: TemplateRef, on: &On) -> Result<NodeId, St
     }
 }
 
-fn conditions(t: &Topology, template: TemplateRef, when: &[Condition]) -> Result<(), String> {
-    let props = t.properties(template);
+fn conditions(s: &Scope, when: &[Condition]) -> Result<(), String> {
+    let t = s.t;
+    let props = t.properties(s.template);
+    let has_artifact = |p: &str| -> Result<bool, String> {
+        let TemplateRef::Node(n) = s.template else {
+            return Err("artifacts belong to nodes".into());
+        };
+        Ok(t.node(n)
+            .artifacts
+            .iter()
+            .any(|a| a.artifact_type.matches(p) && !a.files.is_empty()))
+    };
     for c in when {
         match c {
             Condition::Artifact(p) => {
-                let TemplateRef::Node(n) = template else {
-                    return Err("artifacts belong to nodes".into());
-                };
-                if !t
-                    .node(n)
-                    .artifacts
-                    .iter()
-                    .any(|a| a.artifact_type.matches(p) && !a.files.is_empty())
-                {
+                if !has_artifact(p)? {
                     return Err(format!("no deployment artifact of type {p}"));
                 }
             }
             Condition::NoArtifact(p) => {
-                let TemplateRef::Node(n) = template else {
-                    return Err("artifacts belong to nodes".into());
-                };
-                if t.node(n)
-                    .artifacts
-                    .iter()
-                    .any(|a| a.artifact_type.matches(p) && !a.files.is_empty())
-                {
+                if has_artifact(p)? {
                     return Err(format!("there is a deployment artifact of type {p}"));
                 }
             }
@@ -380,41 +512,47 @@ fn conditions(t: &Topology, template: TemplateRef, when: &[Condition]) -> Result
                     return Err(format!("property `{p}` is set"));
                 }
             }
+            Condition::Operation(op) => {
+                if find_op(t, s.template, op).is_none() {
+                    return Err(format!("there is no operation `{op}`"));
+                }
+            }
         }
     }
     Ok(())
 }
 
 fn eval(
-    t: &Topology,
-    template: TemplateRef,
+    s: &Scope,
     input: &str,
     spec: &BindingSpec,
     notes: &mut Vec<String>,
 ) -> Result<Binding, String> {
+    let t = s.t;
     Ok(match spec {
-        BindingSpec::Literal(s) => Binding::Literal(s.clone()),
+        BindingSpec::Literal(v) => Binding::Literal(v.clone()),
         BindingSpec::Input(i) => Binding::Input(i.clone()),
         BindingSpec::Property { name, of } => {
-            let n = resolve_on(t, template, of)?;
-            let owner = match of {
-                On::This => find_property(t, n, name).map(|p| p.template),
-                _ => t
-                    .node(n)
-                    .properties
-                    .contains_key(name)
-                    .then_some(TemplateRef::Node(n)),
+            let owner_of = resolve_on(s, of)?;
+            let owner = match (of, owner_of) {
+                (On::This, TemplateRef::Node(n)) => find_property(t, n, name).map(|p| p.template),
+                (_, o) => t.properties(o).contains_key(name).then_some(o),
             };
             match owner {
                 Some(o) => Binding::Property(PropertyRef {
                     template: o,
                     name: name.clone(),
                 }),
-                None => return Err(format!("`{}` has no property `{name}`", t.node(n).id)),
+                None => {
+                    return Err(format!(
+                        "`{}` has no property `{name}`",
+                        t.template_id(owner_of)
+                    ));
+                }
             }
         }
         BindingSpec::Artifact(p) => {
-            let TemplateRef::Node(n) = template else {
+            let TemplateRef::Node(n) = s.template else {
                 return Err("artifacts belong to nodes".into());
             };
             let file = t
@@ -431,16 +569,16 @@ fn eval(
         BindingSpec::Concat(parts) => Binding::Concat(
             parts
                 .iter()
-                .map(|p| eval(t, template, input, p, notes))
+                .map(|p| eval(s, input, p, notes))
                 .collect::<Result<_, _>>()?,
         ),
         BindingSpec::PropertiesWithPrefix(prefix) => {
             let mut parts = Vec::new();
-            for name in t.properties(template).keys() {
+            for name in t.properties(s.template).keys() {
                 if let Some(short) = name.strip_prefix(prefix.as_str()) {
                     parts.push(Binding::Literal(format!("{short}=")));
                     parts.push(Binding::Property(PropertyRef {
-                        template,
+                        template: s.template,
                         name: name.clone(),
                     }));
                     parts.push(Binding::Literal(";".into()));
@@ -453,7 +591,7 @@ fn eval(
             }
         }
         BindingSpec::TypeVersion(pattern) => {
-            let ty = t.types.get(t.template_type(template));
+            let ty = t.types.get(t.template_type(s.template));
             match winery_version(&ty.name.name) {
                 Some(v) => Binding::Literal(pattern.replace("{version}", v)),
                 None => {
@@ -465,7 +603,90 @@ fn eval(
                 }
             }
         }
+        BindingSpec::ServiceTemplate => Binding::Literal(t.service_template.id.clone()),
+        BindingSpec::Implementation(part) => {
+            let (operation, artifact) = implementation(s)?;
+            let Some(file) = artifact.files.first() else {
+                return Err(format!(
+                    "the implementation artifact `{}` of `{}` has no file",
+                    artifact.name, operation.name
+                ));
+            };
+            match part {
+                ArtifactPart::Url => Binding::ArtifactUrl(file.clone()),
+                ArtifactPart::Path => Binding::Literal(file.clone()),
+                ArtifactPart::File => {
+                    Binding::Literal(file.rsplit('/').next().unwrap_or(file).to_string())
+                }
+            }
+        }
+        BindingSpec::ImplementationProperty(name) => {
+            let (_, artifact) = implementation(s)?;
+            let Some(text) = artifact.properties.get(name) else {
+                return Err(format!(
+                    "the implementation artifact `{}` has no property `{name}`",
+                    artifact.name
+                ));
+            };
+            placeholders(s, text, notes)
+        }
     })
+}
+
+/// The operation carried out and its primary implementation artifact.
+fn implementation<'a>(
+    s: &Scope<'a>,
+) -> Result<(&'a Operation, &'a crate::model::Artifact), String> {
+    let Some((_, operation)) = s.call else {
+        return Err("`implementation` bindings belong to operation plugins".into());
+    };
+    match &operation.implementation {
+        Some(i) => Ok((operation, &i.primary)),
+        None => Err(format!("`{}` has no implementation", operation.name)),
+    }
+}
+
+/// Text with `{{Name}}` placeholders: each becomes the property of that
+/// name on the template (or below it), else a plan input of that name.
+fn placeholders(s: &Scope, text: &str, notes: &mut Vec<String>) -> Binding {
+    let mut parts = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("{{") {
+        let Some(len) = rest[start + 2..].find("}}") else {
+            break;
+        };
+        let name = rest[start + 2..start + 2 + len].trim();
+        if !rest[..start].is_empty() {
+            parts.push(Binding::Literal(rest[..start].to_string()));
+        }
+        let found = match s.template {
+            TemplateRef::Node(n) => find_property(s.t, n, name),
+            r @ TemplateRef::Relationship(_) => {
+                s.t.properties(r).contains_key(name).then(|| PropertyRef {
+                    template: r,
+                    name: name.to_string(),
+                })
+            }
+        };
+        parts.push(match found {
+            Some(p) => Binding::Property(p),
+            None => {
+                notes.push(format!(
+                    "placeholder `{{{{{name}}}}}` ← plan input `{name}`"
+                ));
+                Binding::Input(name.to_string())
+            }
+        });
+        rest = &rest[start + 2 + len + 2..];
+    }
+    if !rest.is_empty() {
+        parts.push(Binding::Literal(rest.to_string()));
+    }
+    match parts.len() {
+        0 => Binding::Literal(String::new()),
+        1 => parts.pop().unwrap_or(Binding::Literal(String::new())),
+        _ => Binding::Concat(parts),
+    }
 }
 
 /// The component version in a Winery name: `Ubuntu-VM_18.04-w1` → `18.04`.

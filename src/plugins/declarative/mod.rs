@@ -18,6 +18,10 @@ use crate::error::{Error, Result};
 /// The plugin files shipped with toscanini, embedded at build time.
 pub const EMBEDDED: &[(&str, &str)] = &[
     (
+        "plugins/ansible.yaml",
+        include_str!("../../../plugins/ansible.yaml"),
+    ),
+    (
         "plugins/cloud-provider.yaml",
         include_str!("../../../plugins/cloud-provider.yaml"),
     ),
@@ -32,6 +36,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     (
         "plugins/existing-vm.yaml",
         include_str!("../../../plugins/existing-vm.yaml"),
+    ),
+    (
+        "plugins/relationship-configure.yaml",
+        include_str!("../../../plugins/relationship-configure.yaml"),
     ),
     (
         "plugins/ubuntu-vm.yaml",

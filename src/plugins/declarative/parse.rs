@@ -15,6 +15,7 @@ pub fn parse(source: Arc<SourceFile>) -> (Option<Spec>, Diagnostics) {
     let mut p = Parser {
         source: source.clone(),
         diags: Diagnostics::new(),
+        applies_to: AppliesTo::Node,
     };
     let root = match node::parse(&source, LoadLimits::default()) {
         Ok(n) => n,
@@ -36,6 +37,8 @@ pub fn parse(source: Arc<SourceFile>) -> (Option<Spec>, Diagnostics) {
 struct Parser {
     source: Arc<SourceFile>,
     diags: Diagnostics,
+    /// What the plugin applies to, once known (some keys depend on it).
+    applies_to: AppliesTo,
 }
 
 const STATES: [&str; 11] = [
@@ -128,6 +131,7 @@ impl Parser {
                 "match",
                 "build",
                 "termination",
+                "run",
             ],
         )?;
         let get = |k: &str| {
@@ -162,15 +166,17 @@ impl Parser {
         let applies_to = match get("applies_to").and_then(Node::as_str) {
             None | Some("node") => AppliesTo::Node,
             Some("relationship") => AppliesTo::Relationship,
+            Some("operation") => AppliesTo::Operation,
             Some(other) => {
                 let n = get("applies_to").unwrap();
                 self.error(
                     n,
-                    format!("`applies_to` is `node` or `relationship`, not `{other}`"),
+                    format!("`applies_to` is `node`, `relationship` or `operation`, not `{other}`"),
                 );
                 AppliesTo::Node
             }
         };
+        self.applies_to = applies_to;
         let matcher = match get("match") {
             Some(n) => self.matcher(n),
             None => {
@@ -180,12 +186,14 @@ impl Parser {
         };
         let build = get("build").map(|n| self.steps(n, "build"));
         let termination = get("termination").map(|n| self.steps(n, "termination"));
-        if build.is_none() && termination.is_none() {
-            self.error(
-                root,
-                format!("plugin `{id}` has neither `build` nor `termination` steps"),
-            );
-        }
+        let run = get("run").map(|n| self.steps(n, "run"));
+        self.check_sections(
+            root,
+            &id,
+            applies_to,
+            &matcher,
+            [&build, &termination, &run],
+        );
         Some(Spec {
             id,
             description,
@@ -194,8 +202,59 @@ impl Parser {
             matcher,
             build,
             termination,
+            run,
             origin: self.source.name().to_string(),
         })
+    }
+
+    /// Node and relationship plugins take part in plans (`build`,
+    /// `termination`); operation plugins carry out one operation (`run`).
+    fn check_sections(
+        &mut self,
+        root: &Node,
+        id: &str,
+        applies_to: AppliesTo,
+        matcher: &Matcher,
+        [build, termination, run]: [&Option<Vec<StepSpec>>; 3],
+    ) {
+        if applies_to == AppliesTo::Operation {
+            if run.is_none() {
+                self.error(root, format!("operation plugin `{id}` needs `run` steps"));
+            }
+            if build.is_some() || termination.is_some() {
+                self.error(
+                    root,
+                    format!(
+                        "operation plugin `{id}` has `run` steps, not `build` or `termination`"
+                    ),
+                );
+            }
+            if matcher.artifact_types.is_empty() {
+                self.error(
+                    root,
+                    format!("operation plugin `{id}` needs `match.artifact_type`"),
+                );
+            }
+        } else {
+            if build.is_none() && termination.is_none() {
+                self.error(
+                    root,
+                    format!("plugin `{id}` has neither `build` nor `termination` steps"),
+                );
+            }
+            if run.is_some() {
+                self.error(
+                    root,
+                    format!("`run` steps are for `applies_to: operation` plugins; plugin `{id}` has `build` and `termination`"),
+                );
+            }
+            if !matcher.artifact_types.is_empty() {
+                self.error(
+                    root,
+                    format!("`match.artifact_type` is for `applies_to: operation` plugins, not plugin `{id}`"),
+                );
+            }
+        }
     }
 
     fn matcher(&mut self, n: &Node) -> Matcher {
@@ -211,6 +270,7 @@ impl Parser {
                 "has_lifecycle",
                 "has_host",
                 "kind",
+                "artifact_type",
             ],
         ) else {
             return out;
@@ -227,6 +287,9 @@ impl Parser {
                 }
                 "has_lifecycle" => out.has_lifecycle = self.boolean(v, "`match.has_lifecycle`"),
                 "has_host" => out.has_host = self.boolean(v, "`match.has_host`"),
+                "artifact_type" => {
+                    out.artifact_types = self.strings(v, "`match.artifact_type`");
+                }
                 "kind" => {
                     for s in self.strings(v, "`match.kind`") {
                         let kind = match s.as_str() {
@@ -298,6 +361,28 @@ impl Parser {
                 .find(|(key, _)| key.as_str() == Some(k))
                 .map(|(_, v)| v)
         };
+        // Keys that mean nothing for the kind of step would be ignored
+        // silently; they are errors instead.
+        let kind = ["state", "nothing", "fail", "invoke"]
+            .into_iter()
+            .find(|k| get(k).is_some());
+        let allowed: &[&str] = match kind {
+            Some("state") => &["state"],
+            Some("nothing") => &["nothing"],
+            Some("fail") => &["fail", "when"],
+            Some(_) if get("invoke").and_then(Node::as_str) == Some("operation") => {
+                &["invoke", "when"]
+            }
+            _ => &["invoke", "on", "when", "inputs", "outputs", "compensate"],
+        };
+        for (k, _) in m {
+            let key = k.as_str().unwrap_or("");
+            if let Some(kind) = kind
+                && !allowed.contains(&key)
+            {
+                self.error(k, format!("`{key}` has no effect in a `{kind}` step"));
+            }
+        }
         if let Some(s) = get("state") {
             let s = self.string(s, "`state`")?;
             if !STATES.contains(&s.as_str()) {
@@ -326,6 +411,19 @@ impl Parser {
             );
             return None;
         };
+        if op.as_str() == Some("operation") {
+            if self.applies_to != AppliesTo::Operation {
+                self.error(
+                    op,
+                    "`invoke: operation` (the operation being carried out) belongs in the `run` steps of an operation plugin".into(),
+                );
+            }
+            let when = match get("when") {
+                Some(v) => self.conditions(v),
+                None => Vec::new(),
+            };
+            return Some(StepSpec::InvokeOperation { when });
+        }
         let op = self.op(op, "`invoke`")?;
         let on = match get("on") {
             Some(v) => self.on(v)?,
@@ -364,6 +462,13 @@ impl Parser {
             }
         }
         let compensate = match get("compensate") {
+            Some(v) if self.applies_to == AppliesTo::Operation => {
+                self.error(
+                    v,
+                    "operation plugins have no compensation of their own: the calling plugin's compensation applies".into(),
+                );
+                None
+            }
             Some(v) => Some(self.op(v, "`compensate`")?),
             None => None,
         };
@@ -384,18 +489,25 @@ impl Parser {
             "host" => On::Host,
             "source" => On::Source,
             "target" => On::Target,
-            other => match other.strip_prefix("stack:") {
-                Some(p) if !p.is_empty() => On::Stack(p.to_string()),
-                _ => {
-                    self.error(v, format!("`on` is `self`, `host`, `source`, `target` or `stack:<type>`, not `{other}`"));
+            other => {
+                if let Some(p) = other.strip_prefix("stack:").filter(|p| !p.is_empty()) {
+                    On::Stack(p.to_string())
+                } else if let Some(op) = other.strip_prefix("offers:").and_then(OpRef::parse) {
+                    On::Offering(op)
+                } else {
+                    self.error(v, format!("`on` is `self`, `host`, `source`, `target`, `stack:<type>` or `offers:<interface>/<operation>`, not `{other}`"));
                     return None;
                 }
-            },
+            }
         })
     }
 
     fn conditions(&mut self, v: &Node) -> Vec<Condition> {
-        let Some(m) = self.map(v, "`when`", &["artifact", "no_artifact", "set", "empty"]) else {
+        let Some(m) = self.map(
+            v,
+            "`when`",
+            &["artifact", "no_artifact", "set", "empty", "operation"],
+        ) else {
             return Vec::new();
         };
         let mut out = Vec::new();
@@ -408,6 +520,13 @@ impl Parser {
                 "set" => out.push(Condition::Set(s)),
                 "empty" => out.push(Condition::Empty(s)),
                 "no_artifact" => out.push(Condition::NoArtifact(s)),
+                "operation" => match OpRef::parse(&s) {
+                    Some(op) => out.push(Condition::Operation(op)),
+                    None => self.error(
+                        val,
+                        format!("`when.operation` `{s}` is not of the form `interface/operation`"),
+                    ),
+                },
                 _ => {}
             }
         }
@@ -437,6 +556,9 @@ impl Parser {
                         "concat",
                         "properties_with_prefix",
                         "type_version",
+                        "implementation",
+                        "implementation_property",
+                        "service_template",
                     ],
                 )?;
                 let get = |k: &str| {
@@ -466,6 +588,43 @@ impl Parser {
                 if let Some(p) = get("type_version") {
                     return Some(BindingSpec::TypeVersion(self.string(p, "`type_version`")?));
                 }
+                let implementation = ["implementation", "implementation_property"]
+                    .into_iter()
+                    .find_map(|k| get(k).map(|n| (k, n)));
+                if let Some((k, n)) = implementation
+                    && self.applies_to != AppliesTo::Operation
+                {
+                    self.error(
+                        n,
+                        format!("`{k}` names the artifact of the operation being carried out: it belongs to operation plugins"),
+                    );
+                    return None;
+                }
+                if let Some(i) = get("implementation") {
+                    let part = match self.string(i, "`implementation`")?.as_str() {
+                        "url" => ArtifactPart::Url,
+                        "file" => ArtifactPart::File,
+                        "path" => ArtifactPart::Path,
+                        other => {
+                            self.error(
+                                i,
+                                format!(
+                                    "`implementation` is `url`, `file` or `path`, not `{other}`"
+                                ),
+                            );
+                            return None;
+                        }
+                    };
+                    return Some(BindingSpec::Implementation(part));
+                }
+                if let Some(p) = get("implementation_property") {
+                    return Some(BindingSpec::ImplementationProperty(
+                        self.string(p, "`implementation_property`")?,
+                    ));
+                }
+                if get("service_template").is_some() {
+                    return Some(BindingSpec::ServiceTemplate);
+                }
                 if let Some(c) = get("concat") {
                     let Some(items) = c.as_seq() else {
                         self.error(c, "`concat` takes a list".into());
@@ -475,7 +634,7 @@ impl Parser {
                         items.iter().filter_map(|i| self.binding(i)).collect();
                     return Some(BindingSpec::Concat(parts));
                 }
-                self.error(v, "an input value map needs one of `property`, `input`, `artifact`, `concat`, `properties_with_prefix`, `type_version`".into());
+                self.error(v, "an input value map needs one of `property`, `input`, `artifact`, `concat`, `properties_with_prefix`, `type_version`, `implementation`, `implementation_property`, `service_template`".into());
                 None
             }
         }

@@ -38,6 +38,9 @@ pub enum On {
     Host,
     /// The nearest node below it whose type matches the pattern.
     Stack(String),
+    /// The nearest node, the handled one or one below it, that offers
+    /// this operation (e.g. `runScript` to run a script on).
+    Offering(OpRef),
     /// The source of the relationship being handled.
     Source,
     /// The target of the relationship being handled.
@@ -55,6 +58,8 @@ pub enum Condition {
     Empty(String),
     /// The node has no deployment artifact whose type matches.
     NoArtifact(String),
+    /// The template has this operation.
+    Operation(OpRef),
 }
 
 /// Where an input's value comes from.
@@ -81,6 +86,25 @@ pub enum BindingSpec {
     /// The Winery component version of the node type put into a pattern
     /// (`ubuntu-{version}` for `Ubuntu-VM_18.04-w1` gives `ubuntu-18.04`).
     TypeVersion(String),
+    /// Operation plugins: the primary implementation artifact of the
+    /// operation being run: its `url` (as the container serves it), its
+    /// `file` name, or its `path` in the CSAR.
+    Implementation(ArtifactPart),
+    /// Operation plugins: a property of the implementation artifact.
+    ImplementationProperty(String),
+    /// The id of the service template.
+    ServiceTemplate,
+}
+
+/// Which part of an artifact a binding takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArtifactPart {
+    /// URL of its first file, as the container serves it.
+    Url,
+    /// File name of its first file.
+    File,
+    /// Path of its first file inside the CSAR.
+    Path,
 }
 
 /// One step of a plugin.
@@ -100,6 +124,12 @@ pub enum StepSpec {
         outputs: Vec<(String, String)>,
         /// Operation (on the same template) that undoes this one.
         compensate: Option<OpRef>,
+    },
+    /// Operation plugins: the management-bus call of the operation being
+    /// carried out, as the calling plugin built it (`invoke: operation`).
+    InvokeOperation {
+        /// Only if all hold.
+        when: Vec<Condition>,
     },
     /// Set the instance state.
     State(String),
@@ -131,6 +161,9 @@ pub struct Matcher {
     pub has_host: Option<bool>,
     /// Relationship plugins: the relationship kind is one of these.
     pub kinds: Vec<RelKind>,
+    /// Operation plugins: the operation's implementation artifact type
+    /// matches one of these.
+    pub artifact_types: Vec<String>,
 }
 
 /// Whether a plugin handles nodes or relationships.
@@ -140,6 +173,9 @@ pub enum AppliesTo {
     Node,
     /// Relationship templates.
     Relationship,
+    /// Operations, by the type of their implementation artifact: how an
+    /// operation is carried out when a plugin runs it.
+    Operation,
 }
 
 /// A declarative plugin.
@@ -159,6 +195,8 @@ pub struct Spec {
     pub build: Option<Vec<StepSpec>>,
     /// Termination-plan steps.
     pub termination: Option<Vec<StepSpec>>,
+    /// Operation plugins: the steps that carry out the operation.
+    pub run: Option<Vec<StepSpec>>,
     /// The file it came from.
     pub origin: String,
 }
