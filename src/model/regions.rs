@@ -3,9 +3,9 @@
 //! `<plan> = <node ids>;<relationship ids>;<Strategy>[<node id>],...`
 //! (anchor-opentosca.md §2, digest-xml.md §6.5). A strategy may carry an
 //! argument: `WorkloadBased(Load)[Db]` picks the `Db` instance with the
-//! lowest `Load`. Unlike OpenTOSCA, every item is trimmed, a node may have
-//! several strategies, two nodes may share one, and malformed tags are
-//! errors rather than skipped.
+//! lowest `Load`. Unlike OpenTOSCA, every item is trimmed, two nodes may
+//! share a strategy, and malformed tags are errors rather than skipped (a
+//! node with two strategies is rejected when the plan is derived).
 
 use super::{RelId, ScalingRegion, Selection, Topology};
 use crate::diagnostics::{Diagnostic, Diagnostics, Location, codes};
