@@ -53,6 +53,12 @@ impl Csar {
         read::open(path, limits)
     }
 
+    /// Read a zip archive held in memory, under `limits` (fuzzing, tests);
+    /// `path` names it in diagnostics.
+    pub fn from_zip_bytes(path: &Path, bytes: Vec<u8>, limits: &Limits) -> Result<Csar> {
+        read::open_zip(path, bytes, limits)
+    }
+
     /// Build a CSAR from in-memory entries (tests, the benchmark generator).
     pub fn from_entries(
         path: impl Into<PathBuf>,

@@ -86,7 +86,7 @@ fn limit(path: &Path, what: String, flag: &str) -> Diagnostic {
         ))
 }
 
-fn open_zip(input: &Path, bytes: Vec<u8>, limits: &Limits) -> Result<Csar> {
+pub(super) fn open_zip(input: &Path, bytes: Vec<u8>, limits: &Limits) -> Result<Csar> {
     let bytes: Arc<[u8]> = Arc::from(bytes.into_boxed_slice());
     let file_loc = Location::file(input.display().to_string());
     let mut archive = zip::ZipArchive::new(Cursor::new(&bytes[..])).map_err(|e| {
