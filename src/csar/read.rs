@@ -95,7 +95,8 @@ pub(super) fn open_zip(input: &Path, bytes: Vec<u8>, limits: &Limits) -> Result<
                 codes::CSAR_UNREADABLE,
                 format!("`{}` is not a readable zip archive: {e}", input.display()),
             )
-            .at(file_loc.clone()),
+            .at(file_loc.clone())
+            .hint("the file is damaged or incomplete; export or download the CSAR again"),
         )
     })?;
     if archive.len() > limits.max_entries {
@@ -218,6 +219,7 @@ pub(super) fn open_zip(input: &Path, bytes: Vec<u8>, limits: &Limits) -> Result<
             ));
             break;
         }
+        // Two raw names that normalise to one (`a//b`, `./a/b`) collide here.
         if entries
             .insert(name.clone(), Arc::from(data.into_boxed_slice()))
             .is_some()
@@ -225,11 +227,23 @@ pub(super) fn open_zip(input: &Path, bytes: Vec<u8>, limits: &Limits) -> Result<
             diags.push(
                 Diagnostic::error(
                     codes::CSAR_DUPLICATE_ENTRY,
-                    format!("zip entry `{name}` appears more than once"),
+                    format!("zip entries `{raw_name}` and another one both name `{name}`"),
                 )
                 .at(file_loc.clone()),
             );
         }
+    }
+    // The zip reader keeps one of several entries with the same name;
+    // which one other tools pick differs, so the archive is ambiguous.
+    for name in duplicate_names(&bytes) {
+        diags.push(
+            Diagnostic::error(
+                codes::CSAR_DUPLICATE_ENTRY,
+                format!("zip entry `{name}` appears more than once"),
+            )
+            .at(file_loc.clone())
+            .hint("tools disagree on which copy counts; rebuild the archive with each file once"),
+        );
     }
     if diags.has_errors() {
         return Err(Error::Input(diags));
@@ -240,6 +254,52 @@ pub(super) fn open_zip(input: &Path, bytes: Vec<u8>, limits: &Limits) -> Result<
         entries,
         limits: limits.clone(),
     })
+}
+
+/// Names that occur more than once in the central directory, sorted. An
+/// archive whose directory cannot be walked (zip64, damage) yields none:
+/// the zip reader has accepted it, and its own checks apply.
+fn duplicate_names(bytes: &[u8]) -> Vec<String> {
+    const EOCD: &[u8] = b"PK\x05\x06";
+    const HEADER: &[u8] = b"PK\x01\x02";
+    let u16_at = |i: usize| -> Option<usize> {
+        Some(u16::from_le_bytes(bytes.get(i..i + 2)?.try_into().ok()?) as usize)
+    };
+    let u32_at = |i: usize| -> Option<usize> {
+        Some(u32::from_le_bytes(bytes.get(i..i + 4)?.try_into().ok()?) as usize)
+    };
+    // The end record is in the last 64 KiB + 22 bytes (its comment is at most 64 KiB).
+    let from = bytes.len().saturating_sub(65_557);
+    let Some(eocd) = bytes[from..]
+        .windows(4)
+        .rposition(|w| w == EOCD)
+        .map(|i| from + i)
+    else {
+        return Vec::new();
+    };
+    let (Some(count), Some(mut at)) = (u16_at(eocd + 10), u32_at(eocd + 16)) else {
+        return Vec::new();
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let mut twice = std::collections::BTreeSet::new();
+    for _ in 0..count {
+        if bytes.get(at..at + 4) != Some(HEADER) {
+            return Vec::new();
+        }
+        let (Some(n), Some(x), Some(c)) = (u16_at(at + 28), u16_at(at + 30), u16_at(at + 32))
+        else {
+            return Vec::new();
+        };
+        let Some(name) = bytes.get(at + 46..at + 46 + n) else {
+            return Vec::new();
+        };
+        let name = String::from_utf8_lossy(name).into_owned();
+        if !seen.insert(name.clone()) {
+            twice.insert(name);
+        }
+        at += 46 + n + x + c;
+    }
+    twice.into_iter().collect()
 }
 
 fn open_dir(root: &Path, limits: &Limits) -> Result<Csar> {

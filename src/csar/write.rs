@@ -121,9 +121,24 @@ pub fn write_atomically(target: &Path, bytes: &[u8]) -> Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "output".to_string());
-    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
+    // A fresh file only: never follow or reuse what is already there (a
+    // leftover of a killed run, or a planted symbolic link).
+    let mut attempt = 0;
+    let (tmp, mut f) = loop {
+        let tmp = dir.join(format!(".{file_name}.{}.{attempt}.tmp", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => {
+                attempt += 1;
+            }
+            Err(e) => return Err(Error::io("cannot write", &tmp, e)),
+        }
+    };
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp).map_err(|e| Error::io("cannot write", &tmp, e))?;
         f.write_all(bytes)
             .and_then(|_| f.sync_all())
             .map_err(|e| Error::io("cannot write", &tmp, e))?;
@@ -133,4 +148,44 @@ pub fn write_atomically(target: &Path, bytes: &[u8]) -> Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(label: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("toscanini-write-{label}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_temporary_link_is_not_followed() {
+        let dir = scratch("link");
+        let victim = dir.join("victim.txt");
+        std::fs::write(&victim, "keep me").unwrap();
+        let planted = dir.join(format!(".out.csar.{}.0.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        write_atomically(&dir.join("out.csar"), b"new").unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
+        assert_eq!(std::fs::read(dir.join("out.csar")).unwrap(), b"new");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_failed_write_leaves_the_old_file_and_no_temporary() {
+        let dir = scratch("fail");
+        // The target is a non-empty directory: the final rename fails.
+        let target = dir.join("out.csar");
+        std::fs::create_dir_all(target.join("inside")).unwrap();
+        assert!(write_atomically(&target, b"new").is_err());
+        assert!(target.join("inside").is_dir());
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert_eq!(left.len(), 1, "{left:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

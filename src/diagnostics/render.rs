@@ -37,6 +37,7 @@ pub fn render(diagnostic: &Diagnostic, sources: &SourceMap) -> String {
         let _ = writeln!(out, "{pad}--> {loc}");
         if let Some(line) = snippet {
             let (shown, caret_col, caret_len) = expand_tabs(line, loc.column, loc.length);
+            let (shown, caret_col, caret_len) = window(&shown, caret_col, caret_len);
             let _ = writeln!(out, "{pad} |");
             let _ = writeln!(out, "{} | {}", loc.line, shown.trim_end());
             let _ = writeln!(
@@ -83,6 +84,35 @@ pub fn summary(diagnostics: &Diagnostics) -> String {
         parts.push(plural(diagnostics.warning_count(), "warning"));
     }
     parts.join(", ")
+}
+
+/// Longest snippet line shown; longer lines (minified XML, generated
+/// files) are cut around the caret.
+const MAX_SHOWN: usize = 160;
+
+/// Cut `shown` to at most [`MAX_SHOWN`] characters around the caret, with
+/// `…` where text is left out, and move the caret accordingly.
+fn window(shown: &str, caret_col: usize, caret_len: usize) -> (String, usize, usize) {
+    let chars: Vec<char> = shown.chars().collect();
+    if chars.len() <= MAX_SHOWN {
+        return (shown.to_string(), caret_col, caret_len);
+    }
+    let start = caret_col
+        .saturating_sub(MAX_SHOWN / 3)
+        .min(chars.len() - MAX_SHOWN);
+    let end = start + MAX_SHOWN;
+    let mut out = String::new();
+    let mut col = caret_col - start;
+    if start > 0 {
+        out.push('…');
+        col += 1;
+    }
+    out.extend(&chars[start..end]);
+    if end < chars.len() {
+        out.push('…');
+    }
+    let len = caret_len.min(end.saturating_sub(caret_col)).max(1);
+    (out, col, len)
 }
 
 /// Replace tabs by four spaces and move the caret accordingly.
@@ -132,5 +162,25 @@ mod tests {
             render(&d, &sources),
             "error[E0000]: bad `b`\n --> a.tosca:2:2\n  |\n2 |     <b ref=\"x\"/>\n  |     ^^\n  = hint: fix it\n"
         );
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_caret() {
+        let line = format!("{}<bad/>{}", "a".repeat(200), "z".repeat(200));
+        let (shown, col, len) = window(&line, 200, 6);
+        assert_eq!(shown.chars().count(), MAX_SHOWN + 2);
+        assert!(shown.starts_with('…') && shown.ends_with('…'));
+        assert_eq!(
+            shown.chars().skip(col).take(len).collect::<String>(),
+            "<bad/>"
+        );
+        // At the start of the line nothing is cut before it.
+        let (shown, col, _) = window(&line, 0, 1);
+        assert!(!shown.starts_with('…') && col == 0);
+        // At the very end the window ends with the line.
+        let (shown, col, len) = window(&line, 405, 1);
+        assert!(!shown.ends_with('…'));
+        assert_eq!(shown.chars().nth(col), Some('z'));
+        assert_eq!(len, 1);
     }
 }

@@ -250,14 +250,16 @@ impl Parser {
                     let id = self.open(&start, Span::new(before, after))?;
                     self.stack.push(id);
                     if self.stack.len() > self.max_depth {
-                        return Err(self.error(
-                            codes::XML_TOO_DEEP,
-                            format!(
-                                "elements are nested deeper than the limit of {}",
-                                self.max_depth
-                            ),
-                            before,
-                        ));
+                        return Err(self
+                            .error(
+                                codes::XML_TOO_DEEP,
+                                format!(
+                                    "elements are nested deeper than the limit of {}",
+                                    self.max_depth
+                                ),
+                                before,
+                            )
+                            .hint("if the input is trusted, raise the limit with --max-depth"));
                     }
                 }
                 Event::Empty(start) => {

@@ -182,7 +182,8 @@ fn convert(
             codes::YAML_LIMIT,
             format!("YAML is nested deeper than the limit of {max_depth}"),
         )
-        .at(source.location(Span::new(span.start, span.start + 1))));
+        .at(source.location(Span::new(span.start, span.start + 1)))
+        .hint("if the input is trusted, raise the limit with --max-depth"));
     }
     let kind = match &n.data {
         YamlData::Representation(text, style, _) => {

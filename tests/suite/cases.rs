@@ -16,12 +16,28 @@ fn every_case_gives_its_exact_diagnostics() {
         };
         let out_dir = temp_dir(&name);
         let out = out_dir.join("out.csar");
-        let run = toscanini(
-            &case,
-            &["plan", input, "-o", out.to_str().unwrap(), "--quiet"],
+        // Extra options (limits, mostly), one per line.
+        let extra = std::fs::read_to_string(case.join("args")).unwrap_or_default();
+        let mut args = vec!["plan", input, "-o", out.to_str().unwrap(), "--quiet"];
+        args.extend(extra.lines().filter(|l| !l.is_empty()));
+        let before = fingerprint(&case.join(input));
+        let run = toscanini(&case, &args);
+        assert!(
+            !run.stderr.contains("panicked"),
+            "{name}: toscanini panicked:\n{}",
+            run.stderr
+        );
+        assert_eq!(
+            before,
+            fingerprint(&case.join(input)),
+            "{name}: the input changed"
         );
         if run.code != 0 {
             assert!(!out.exists(), "{name}: a failed run left an output file");
+            assert!(
+                std::fs::read_dir(&out_dir).unwrap().next().is_none(),
+                "{name}: a failed run left files behind"
+            );
         }
         let text = format!(
             "exit code: {}\n{}",
@@ -32,4 +48,22 @@ fn every_case_gives_its_exact_diagnostics() {
             insta::assert_snapshot!("case", text);
         });
     }
+}
+
+/// Every file under `path` (symbolic links as their target text), with
+/// its bytes: equal fingerprints mean an untouched input.
+fn fingerprint(path: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
+        let entry = entry.unwrap();
+        let p = entry.path();
+        let name = p.strip_prefix(path).unwrap().display().to_string();
+        if entry.path_is_symlink() {
+            let target = std::fs::read_link(p).unwrap();
+            out.push((name, target.display().to_string().into_bytes()));
+        } else if entry.file_type().is_file() {
+            out.push((name, std::fs::read(p).unwrap()));
+        }
+    }
+    out
 }

@@ -99,3 +99,56 @@ fn plans_go_into_the_csar_and_everything_else_stays() {
     }
     assert_eq!(checked, 29);
 }
+
+#[test]
+fn a_killed_run_leaves_the_old_output_or_the_new_one_never_a_part() {
+    // The largest corpus CSAR takes long enough that kills land in every
+    // phase: reading, rendering, writing the temporary file, renaming.
+    let input = corpus_xml()
+        .into_iter()
+        .max_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
+        .unwrap();
+    let dir = temp_dir("killed");
+    let out = dir.join("out.csar");
+    let bin = env!("CARGO_BIN_EXE_toscanini");
+    let run = |out: &std::path::Path| {
+        std::process::Command::new(bin)
+            .arg("plan")
+            .arg(&input)
+            .arg("-o")
+            .arg(out)
+            .arg("--quiet")
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    // The complete output, from an undisturbed run.
+    let full_path = dir.join("full.csar");
+    let started = std::time::Instant::now();
+    assert!(run(&full_path).wait().unwrap().success());
+    let took = started.elapsed().as_millis() as u64;
+    let full = std::fs::read(&full_path).unwrap();
+    let mut finished = 0;
+    // Twenty kills spread over one run's duration, and a bit beyond.
+    for delay_ms in (0..=took + took / 4)
+        .step_by((took / 20).max(1) as usize)
+        .take(25)
+    {
+        std::fs::write(&out, b"the previous output").unwrap();
+        let mut child = run(&out);
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let status = child.wait().unwrap();
+        finished += usize::from(status.success());
+        let now = std::fs::read(&out).unwrap();
+        assert!(
+            now == b"the previous output" || now == full,
+            "killed after {delay_ms} ms: the output is neither the old file nor the new one ({} bytes)",
+            now.len()
+        );
+    }
+    assert!(
+        finished < 25,
+        "no run was interrupted; the test proves nothing"
+    );
+}
