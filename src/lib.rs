@@ -33,6 +33,7 @@ pub mod model;
 pub mod plan;
 pub mod plugins;
 pub mod render;
+pub mod synth;
 pub mod writeback;
 pub mod xml;
 pub mod yaml;
