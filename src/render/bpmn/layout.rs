@@ -97,7 +97,7 @@ fn size(kind: &Kind, sizes: &HashMap<String, (i64, i64)>, id: &str) -> (i64, i64
         Kind::Xor(_) | Kind::And => (50, 50),
         Kind::Http(_) | Kind::Script(_) => (100, 80),
         Kind::Sub(s) if s.expanded => sizes.get(id).copied().unwrap_or((200, 120)),
-        Kind::Sub(_) => (110, 80),
+        Kind::Sub(_) => (140, 80),
     }
 }
 

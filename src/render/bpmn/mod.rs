@@ -421,7 +421,7 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
         if !empty {
             let catch = plane.add(
                 format!("{}_catch", a.id),
-                "failed",
+                "",
                 Kind::Boundary {
                     host: a.id.clone(),
                     error: true,

@@ -361,10 +361,7 @@ fn select(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, strategy: &S
     };
     let mut outputs = vec![("httpStatus".to_string(), check_some)];
     if let Strategy::WorkloadBased(_) = strategy {
-        outputs.push((
-            candidates.clone(),
-            "jnum(body(), 'id').join(',')".into(),
-        ));
+        outputs.push((candidates.clone(), "jnum(body(), 'id').join(',')".into()));
     }
     outputs.push((cx.names.id(r).into(), choice.clone()));
     outputs.push((cx.names.url(r).into(), format!("{base} + {choice}")));

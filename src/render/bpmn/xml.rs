@@ -18,6 +18,13 @@ pub fn escape(s: &str) -> String {
     crate::render::templates::xml_escape(s)
 }
 
+/// Escape element content (scripts stay readable: quotes are left alone).
+fn text(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
 /// What the document template needs.
 pub struct Document<'a> {
     /// Comment and process name.
@@ -102,7 +109,7 @@ pub fn script(body: &str) -> String {
 fn groovy(body: &str) -> String {
     format!(
         "<camunda:script scriptFormat=\"groovy\">{}</camunda:script>",
-        escape(script(body).trim_end())
+        text(script(body).trim_end())
     )
 }
 
@@ -215,7 +222,7 @@ fn write_flow(f: &Flow, out: &mut String) {
                 name_attr(&f.name),
                 f.from,
                 f.to,
-                escape(c)
+                text(c)
             );
         }
     }
@@ -299,7 +306,7 @@ fn write_node(templates: &Templates, plane: &Plane, n: &Node, out: &mut String) 
             let _ = write!(
                 out,
                 "<bpmn:scriptTask id=\"{id}\"{name} scriptFormat=\"groovy\">\n{flows}  <bpmn:script>{}</bpmn:script>\n</bpmn:scriptTask>\n",
-                escape(script(body).trim_end())
+                text(script(body).trim_end())
             );
         }
         Kind::Http(h) => {
