@@ -156,6 +156,8 @@ pub enum Format {
     Dot,
     /// JSON.
     Json,
+    /// SVG, drawn by Graphviz `dot` (which must be installed).
+    Svg,
 }
 
 /// `toscanini graph`.
