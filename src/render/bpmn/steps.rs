@@ -339,10 +339,12 @@ fn select(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, strategy: &S
     let (choice, label) = match strategy {
         Strategy::FirstInstance => ("(jnum(body(), 'id') + [''])[0]".to_string(), "first"),
         Strategy::UserProvided(input) => (
+            // An expression, not a closure: a line starting with `{` would be
+            // read by Groovy as an argument of the helper defined above it.
             format!(
-                "{{ def want = {}; jnum(body(), 'id').contains(want) ? want : fail({} + want) }}()",
-                var(&cx.input(input)),
-                literal(&format!("{p}: no running instance of {node} with id "))
+                "(jnum(body(), 'id').contains({want}) ? {want} : fail({} + {want}))",
+                literal(&format!("{p}: no running instance of {node} with id ")),
+                want = var(&cx.input(input)),
             ),
             "given",
         ),
