@@ -80,6 +80,9 @@ pub fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Changes, Diag
     let st_id = &loaded.topology.service_template.id;
     let mut changes = Changes::default();
     let mut entries = Vec::new();
+    // A boundary operation names one plan: with plans in several languages
+    // the first one rendered (BPEL) is bound, the others are added beside it.
+    let mut bound = std::collections::HashSet::new();
     for plan in plans {
         let path = plan_entry_path(loaded, plan);
         entries.push(PlanEntry {
@@ -93,7 +96,7 @@ pub fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Changes, Diag
                 .collect(),
             outputs: plan.outputs.clone(),
             reference: relative_reference(&loaded.entry, &path),
-            boundary: boundary(&plan.kind),
+            boundary: boundary(&plan.kind).filter(|b| bound.insert(b.clone())),
             marker: plan.kind.slug(),
         });
         changes.put.insert(path, plan.archive()?);

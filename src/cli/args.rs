@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Compile TOSCA CSARs (TOSCA 1.0 XML) into build and termination plans
-/// in WS-BPEL 2.0, written back into the CSAR.
+/// in WS-BPEL 2.0 or BPMN 2.0, written back into the CSAR.
 #[derive(Debug, Parser)]
 #[command(name = "toscanini", version, max_term_width = 100)]
 pub struct Cli {
@@ -101,6 +101,22 @@ pub enum NonInterruptiveArg {
 pub enum Lang {
     /// WS-BPEL 2.0 for Apache ODE.
     Bpel,
+    /// BPMN 2.0 for Camunda 7 / Operaton.
+    Bpmn,
+    /// Both (`plan` only): BPEL plans bound to the boundary interface, BPMN plans beside them.
+    All,
+}
+
+impl Lang {
+    /// The languages this choice stands for.
+    pub fn languages(self) -> Vec<crate::render::Language> {
+        use crate::render::Language;
+        match self {
+            Lang::Bpel => vec![Language::Bpel],
+            Lang::Bpmn => vec![Language::Bpmn],
+            Lang::All => vec![Language::Bpel, Language::Bpmn],
+        }
+    }
 }
 
 /// `toscanini plan`.
@@ -123,7 +139,7 @@ pub struct PlanArgs {
         value_name = "PLANS"
     )]
     pub plans: Vec<String>,
-    /// Plan language.
+    /// Plan language: bpel, bpmn, or all (both).
     #[arg(long, value_enum, default_value = "bpel")]
     pub lang: Lang,
     /// Print, for each activity, which plugin handled it and why the others declined.
@@ -141,6 +157,8 @@ pub enum Format {
     Dot,
     /// JSON.
     Json,
+    /// SVG, drawn by Graphviz `dot` (which must be installed).
+    Svg,
 }
 
 /// `toscanini graph`.
@@ -170,7 +188,7 @@ pub struct ExportArgs {
     /// The directory to write the deployment unit into (created; must be empty if it exists).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Plan language.
+    /// Plan language: bpel or bpmn.
     #[arg(long, value_enum, default_value = "bpel")]
     pub lang: Lang,
 }

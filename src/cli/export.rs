@@ -1,5 +1,6 @@
-//! `toscanini export`: one plan as an unpacked deployment unit (the
-//! directory Apache ODE's hot-deploy folder takes).
+//! `toscanini export`: one plan as an unpacked deployment unit (BPEL: the
+//! directory Apache ODE's hot-deploy folder takes; BPMN: the `.bpmn` file
+//! a Camunda 7 / Operaton deployment takes).
 
 use super::args::ExportArgs;
 use super::session::{Session, plan_kind};
@@ -12,7 +13,15 @@ pub fn run(session: &mut Session, a: ExportArgs) -> Result<()> {
     let (plans, warnings) = crate::derive(&loaded.topology, &[kind], &registry, &options)?;
     session.print(&warnings);
     let templates = Templates::embedded()?;
-    let rendered = crate::render::bpel::render(&plans[0], &loaded.topology, &templates)?;
+    let lang = match a.lang.languages().as_slice() {
+        [one] => *one,
+        _ => {
+            return Err(Error::Usage(
+                "export writes one plan: choose --lang bpel or --lang bpmn".into(),
+            ));
+        }
+    };
+    let rendered = crate::render::render(lang, &plans[0], &loaded.topology, &templates)?;
     if a.out.exists() {
         let empty = std::fs::read_dir(&a.out)
             .map_err(|e| Error::io("cannot read", &a.out, e))?

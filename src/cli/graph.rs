@@ -1,5 +1,5 @@
-//! `toscanini graph`: the plan graph or the topology as DOT or JSON; and the
-//! `--explain` decision log.
+//! `toscanini graph`: the plan graph or the topology as DOT, SVG (through
+//! Graphviz `dot`) or JSON; and the `--explain` decision log.
 
 use std::fmt::Write as _;
 
@@ -14,7 +14,7 @@ pub fn run(session: &mut Session, a: GraphArgs) -> Result<()> {
     let t = &loaded.topology;
     let text = if a.topology {
         match a.format {
-            Format::Dot => crate::dot::topology_dot(t),
+            Format::Dot | Format::Svg => crate::dot::topology_dot(t),
             Format::Json => format!("{:#}\n", crate::dot::topology_json(t)),
         }
     } else {
@@ -25,11 +25,52 @@ pub fn run(session: &mut Session, a: GraphArgs) -> Result<()> {
         session.print(&warnings);
         let plan = &plans[0];
         match a.format {
-            Format::Dot => crate::dot::plan_dot(plan, t),
+            Format::Dot | Format::Svg => crate::dot::plan_dot(plan, t),
             Format::Json => format!("{:#}\n", crate::dot::plan_json(plan, t)),
         }
     };
+    let text = if a.format == Format::Svg {
+        svg(&text)?
+    } else {
+        text.into_bytes()
+    };
     super::write_stdout(&text)
+}
+
+/// Draw DOT as SVG with Graphviz. Graphviz missing is an environment
+/// problem, not a usage error: exit code 3, with what to do about it.
+fn svg(dot: &str) -> Result<Vec<u8>> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("dot")
+        .arg("-Tsvg")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            crate::error::Error::io(
+                "--format svg needs Graphviz (install the `graphviz` package, or print --format dot and draw it elsewhere); cannot run",
+                "dot",
+                e,
+            )
+        })?;
+    // Write on another thread: dot may fill its output pipe before reading all input.
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let input = dot.to_string();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child
+        .wait_with_output()
+        .map_err(|e| crate::error::Error::io("cannot run", "dot", e))?;
+    let _ = writer.join();
+    if !out.status.success() {
+        return Err(crate::error::Error::Internal(format!(
+            "Graphviz `dot` failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(out.stdout)
 }
 
 /// The decision log of a plan: for each activity, the plugin that handled

@@ -44,9 +44,9 @@ where
 
 /// Write command output to standard output. A reader that went away
 /// (`toscanini plugins list | head`) is not an error.
-fn write_stdout(text: &str) -> crate::error::Result<()> {
+fn write_stdout(text: impl AsRef<[u8]>) -> crate::error::Result<()> {
     use std::io::Write;
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
+    match std::io::stdout().lock().write_all(text.as_ref()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(crate::error::Error::io(
             "cannot write",
             "standard output",

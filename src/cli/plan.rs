@@ -12,12 +12,15 @@ pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
     session.print(&warnings);
     let templates = Templates::embedded()?;
     let mut rendered = Vec::new();
-    for p in &plans {
-        rendered.push(crate::render::bpel::render(
-            p,
-            &loaded.topology,
-            &templates,
-        )?);
+    for lang in a.lang.languages() {
+        for p in &plans {
+            rendered.push(crate::render::render(
+                lang,
+                p,
+                &loaded.topology,
+                &templates,
+            )?);
+        }
     }
     let out = match (&a.output, a.in_place) {
         (Some(o), _) => o.clone(),
@@ -28,7 +31,7 @@ pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
     session.print(&warnings);
     if a.explain {
         for p in &plans {
-            super::write_stdout(&super::graph::explain(p, &loaded.topology))?;
+            super::write_stdout(super::graph::explain(p, &loaded.topology))?;
         }
     }
     if !a.quiet {
@@ -39,12 +42,14 @@ pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
             t.nodes.len(),
             t.relationships.len()
         );
-        for (p, r) in plans.iter().zip(&rendered) {
+        for r in &rendered {
+            let p = plans.iter().find(|p| p.plan.kind == r.kind);
             eprintln!(
-                "  {:<12} {} ({} activities, BPEL)",
-                p.plan.kind.slug(),
+                "  {:<12} {} ({} activities, {})",
+                r.kind.slug(),
                 r.name,
-                p.plan.activities.len()
+                p.map_or(0, |p| p.plan.activities.len()),
+                r.language.label()
             );
         }
         eprintln!("wrote {}", out.display());

@@ -48,7 +48,7 @@ pub fn run(session: &mut Session, a: PluginsArgs) -> Result<()> {
             }
             session.print(&diags);
             let p = plugin.unwrap();
-            super::write_stdout(&format!("{}: plugin `{}` is valid\n", name, p.spec.id))
+            super::write_stdout(format!("{}: plugin `{}` is valid\n", name, p.spec.id))
         }
     }
 }

@@ -7,6 +7,7 @@
 //! [`RenderedPlan`]: the files of one deployable plan.
 
 pub mod bpel;
+pub mod bpmn;
 pub mod templates;
 
 use crate::csar::path::percent_encode;
@@ -18,14 +19,38 @@ use crate::plan::{PlanKind, ncname};
 pub enum Language {
     /// WS-BPEL 2.0 for Apache ODE.
     Bpel,
+    /// BPMN 2.0 for Camunda 7 / Operaton.
+    Bpmn,
 }
 
 impl Language {
+    /// A short name for messages.
+    pub fn label(self) -> &'static str {
+        match self {
+            Language::Bpel => "BPEL",
+            Language::Bpmn => "BPMN",
+        }
+    }
+
     /// The `planLanguage` URI of TOSCA plans.
     pub fn uri(self) -> &'static str {
         match self {
             Language::Bpel => crate::xml::names::LANG_BPEL,
+            Language::Bpmn => crate::xml::names::LANG_BPMN,
         }
+    }
+}
+
+/// Render a concrete plan in a language.
+pub fn render(
+    language: Language,
+    plan: &crate::plugins::ConcretePlan,
+    topology: &Topology,
+    templates: &templates::Templates,
+) -> crate::error::Result<RenderedPlan> {
+    match language {
+        Language::Bpel => bpel::render(plan, topology, templates),
+        Language::Bpmn => bpmn::render(plan, topology, templates),
     }
 }
 

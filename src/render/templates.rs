@@ -69,6 +69,18 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "bpel/steps/store-properties.bpel",
         include_str!("../../templates/bpel/steps/store-properties.bpel"),
     ),
+    (
+        "bpmn/http-task.bpmn",
+        include_str!("../../templates/bpmn/http-task.bpmn"),
+    ),
+    (
+        "bpmn/process.bpmn",
+        include_str!("../../templates/bpmn/process.bpmn"),
+    ),
+    (
+        "bpmn/scripts/prelude.groovy",
+        include_str!("../../templates/bpmn/scripts/prelude.groovy"),
+    ),
 ];
 
 /// A loaded template set.

@@ -255,3 +255,111 @@ fn a_closed_output_pipe_is_not_a_crash() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn bpmn_plans_are_exported_and_written_beside_bpel() {
+    let dir = temp_dir("cli-bpmn");
+    let out = dir.join("unit");
+    let run = toscanini(
+        &repo(),
+        &[
+            "export",
+            "samples/mytinytodo-docker",
+            "--plan",
+            "build",
+            "--lang",
+            "bpmn",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let files: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        files,
+        ["MyTinyToDo-DockerEngine-Test_w1-wip1_bpmnBuildPlan.bpmn"]
+    );
+    let run = toscanini(
+        &repo(),
+        &[
+            "export",
+            "samples/mytinytodo-docker",
+            "--plan",
+            "build",
+            "--lang",
+            "all",
+            "--out",
+            dir.join("both").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code, 2, "export writes one plan");
+    let csar = dir.join("all.csar");
+    let run = toscanini(
+        &repo(),
+        &[
+            "plan",
+            "samples/mytinytodo-docker",
+            "--lang",
+            "all",
+            "-o",
+            csar.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("_bpmnBuildPlan (3 activities, BPMN)"));
+    assert!(run.stderr.contains("_buildPlan (3 activities, BPEL)"));
+    let mut archive = zip::ZipArchive::new(std::fs::File::open(&csar).unwrap()).unwrap();
+    let mut plans: Vec<String> = (0..archive.len())
+        .map(|i| archive.by_index(i).unwrap().name().unwrap().to_string())
+        .filter(|n| n.contains("/plans/"))
+        .filter_map(|n| n.rsplit('/').next().map(str::to_string))
+        .collect();
+    plans.sort();
+    // Build, termination and the sample's scale-out plan, in both languages.
+    assert_eq!(
+        plans,
+        [
+            "MyTinyToDo-DockerEngine-Test_w1-wip1_bpmnBuildPlan.zip",
+            "MyTinyToDo-DockerEngine-Test_w1-wip1_bpmnScalingPlan_scaleout_dockercontainer.zip",
+            "MyTinyToDo-DockerEngine-Test_w1-wip1_bpmnTerminationPlan.zip",
+            "MyTinyToDo-DockerEngine-Test_w1-wip1_buildPlan.zip",
+            "MyTinyToDo-DockerEngine-Test_w1-wip1_scalingPlan_scaleout_dockercontainer.zip",
+            "MyTinyToDo-DockerEngine-Test_w1-wip1_terminationPlan.zip",
+        ]
+    );
+}
+
+#[test]
+fn graph_svg_uses_graphviz_or_says_it_is_missing() {
+    // Without Graphviz on the PATH: a clear message and exit code 3.
+    let empty = temp_dir("cli-no-dot");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toscanini"))
+        .args(["graph", "samples/mytinytodo-docker", "--format", "svg"])
+        .current_dir(repo())
+        .env("PATH", &empty)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: --format svg needs Graphviz (install the `graphviz` package"),
+        "{stderr}"
+    );
+    // With Graphviz (CI installs it): an SVG.
+    let has_dot = std::process::Command::new("dot")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if has_dot {
+        let run = toscanini(
+            &repo(),
+            &["graph", "samples/mytinytodo-docker", "--format", "svg"],
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(run.stdout.contains("<svg"), "{}", run.stdout);
+        assert!(run.stdout.contains("DockerEngine_w1_0_provision"));
+    }
+}

@@ -1,6 +1,7 @@
 //! The integration-test binary: one binary, one module per topic.
 //! How to add a case: tests/README.md.
 
+mod bpmn;
 mod cases;
 mod cli;
 mod corpus;

@@ -256,6 +256,15 @@ fn initial_values(cx: &Ctx, plan: &ConcretePlan) -> Vec<Copy> {
             var: "csarEntrypoint".into(),
             expr: input(crate::plugins::complete::CSAR_ENTRYPOINT),
         },
+        // The container serves the CSAR at `…/csars/<CsarID>`: the bus
+        // needs that id with every call.
+        Copy {
+            var: "csarID".into(),
+            expr: format!(
+                "replace(replace({}, '/+$', ''), '^.*/', '')",
+                input(crate::plugins::complete::CSAR_ENTRYPOINT)
+            ),
+        },
         Copy {
             var: "serviceTemplateURL".into(),
             expr: "''".into(),

@@ -1,0 +1,529 @@
+//! Each language-neutral step as BPMN flow nodes, appended to a chain.
+//! REST calls (instance API, management bus) are service tasks with the
+//! Camunda Connect `http-connector`; values are computed by Groovy
+//! scripts in the connector's input and output mappings; a failed call
+//! throws the BPMN error `ToscaniniFailure`. Operations go through the
+//! management bus REST API, which answers asynchronously: the call is
+//! followed by a poll loop (timer, GET, exclusive split) and a script
+//! that stores the outputs.
+
+use super::Ctx;
+use super::expr::{literal, url_path, var};
+use super::graph::{Http, Kind, Plane};
+use crate::model::TemplateRef;
+use crate::plugins::steps::{Invocation, Step, Strategy};
+
+/// How long the poll loop waits between two looks at a running operation.
+pub const POLL_INTERVAL: &str = "PT5S";
+
+/// A chain of nodes: each added node follows the previous one.
+pub struct Chain<'p> {
+    /// The plane the chain grows in.
+    pub plane: &'p mut Plane,
+    /// The node the next one follows.
+    pub last: String,
+    /// An exclusive split whose next outgoing flow is its default.
+    default_of: Option<String>,
+}
+
+impl<'p> Chain<'p> {
+    /// A chain continuing after `last`.
+    pub fn new(plane: &'p mut Plane, last: String) -> Chain<'p> {
+        Chain {
+            plane,
+            last,
+            default_of: None,
+        }
+    }
+
+    /// Append a node.
+    pub fn then(&mut self, id: String, name: String, kind: Kind) -> String {
+        let id = self.plane.add(id, name, kind);
+        self.link_to(&id);
+        id
+    }
+
+    /// Connect the chain to an existing node, which becomes the last.
+    pub fn link_to(&mut self, id: &str) {
+        let flow = self.plane.connect(&self.last, id);
+        if let Some(split) = self.default_of.take() {
+            set_default(self.plane, &split, flow);
+        }
+        self.last = id.to_string();
+    }
+
+    /// The next flow out of the current last node is its default flow.
+    pub fn default_next(&mut self) {
+        self.default_of = Some(self.last.clone());
+    }
+}
+
+/// Make `flow` the default flow of exclusive gateway `split`.
+pub fn set_default(plane: &mut Plane, split: &str, flow: String) {
+    if let Some(n) = plane.nodes.iter_mut().find(|n| n.id == split) {
+        n.kind = Kind::Xor(Some(flow));
+    }
+}
+
+/// An HTTP service task.
+fn http(
+    method: &'static str,
+    url: String,
+    content_type: Option<&'static str>,
+    accept: &'static str,
+    payload: Option<String>,
+    outputs: Vec<(String, String)>,
+) -> Kind {
+    Kind::Http(Box::new(Http {
+        method,
+        url,
+        content_type,
+        accept,
+        payload,
+        outputs,
+    }))
+}
+
+/// Output mapping that fails the task on a status outside 2xx.
+fn status_check(id: &str) -> (String, String) {
+    ("httpStatus".into(), format!("check({})", literal(id)))
+}
+
+/// The instance URL variable of a template, or the service instance when
+/// it is not known yet (the error path marks the nearest known instance).
+fn state_url(cx: &Ctx, t: TemplateRef) -> String {
+    format!(
+        "({} ?: {}) + '/state'",
+        var(cx.names.url(t)),
+        var("serviceInstanceURL")
+    )
+}
+
+/// A task that sets the state of a template's current instance.
+pub fn set_state(cx: &Ctx, id: &str, t: TemplateRef, state: &str) -> Kind {
+    let _ = cx;
+    http(
+        "PUT",
+        format!("{} + '/state'", var(cx.names.url(t))),
+        Some("text/plain"),
+        "application/json",
+        Some(literal(state)),
+        vec![status_check(id)],
+    )
+}
+
+/// A task that marks the failing instance ERROR (error paths).
+pub fn mark_error(cx: &Ctx, _id: &str, t: TemplateRef) -> Kind {
+    http(
+        "PUT",
+        state_url(cx, t),
+        Some("text/plain"),
+        "application/json",
+        Some(literal("ERROR")),
+        vec![(
+            "httpStatus".into(),
+            "binding.variables.get('statusCode')".into(),
+        )],
+    )
+}
+
+/// Outputs that read every property of a template from a JSON map.
+fn load_outputs(cx: &Ctx, id: &str, t: TemplateRef) -> Vec<(String, String)> {
+    let mut out = vec![status_check(id)];
+    for (p, v) in cx.names.props_of(cx.topology, t) {
+        out.push((v.to_string(), format!("jstr(body(), {}) ?: ''", literal(p))));
+    }
+    out
+}
+
+/// A task that loads the properties of a template's current instance.
+pub fn load_properties(cx: &Ctx, id: &str, t: TemplateRef) -> Option<Kind> {
+    if cx.topology.properties(t).is_empty() {
+        return None;
+    }
+    Some(http(
+        "GET",
+        format!("{} + '/properties'", var(cx.names.url(t))),
+        None,
+        "application/json",
+        None,
+        load_outputs(cx, id, t),
+    ))
+}
+
+/// The collection path of a template's instances.
+pub fn instances_path(cx: &Ctx, t: TemplateRef) -> String {
+    match t {
+        TemplateRef::Node(n) => format!(
+            "/nodetemplates/{}/instances",
+            url_path(&cx.topology.node(n).id)
+        ),
+        TemplateRef::Relationship(r) => format!(
+            "/relationshiptemplates/{}/instances",
+            url_path(&cx.topology.relationship(r).id)
+        ),
+    }
+}
+
+/// Append the nodes of one step. `p` is the id prefix of the step.
+pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: &str) {
+    let t = cx.topology;
+    match step {
+        Step::CreateNodeInstance(n) => {
+            let r = TemplateRef::Node(*n);
+            let node = &t.node(*n).id;
+            let kind = http(
+                "POST",
+                format!(
+                    "{} + {}",
+                    var("serviceTemplateURL"),
+                    literal(&instances_path(cx, r))
+                ),
+                Some("text/plain"),
+                "text/plain",
+                Some(var("serviceInstanceID")),
+                vec![
+                    status_check(p),
+                    (cx.names.url(r).into(), "url(body())".into()),
+                    (cx.names.id(r).into(), "last(url(body()))".into()),
+                ],
+            );
+            chain.then(p.into(), format!("register instance of {node}"), kind);
+        }
+        Step::CreateRelationshipInstance(rel) => {
+            let r = TemplateRef::Relationship(*rel);
+            let rt = t.relationship(*rel);
+            let payload = format!(
+                "'<api:CreateRelationshipTemplateInstanceRequest xmlns:api=\"http://opentosca.org/api\" service-instance-id=\"' + x({}) + '\" source-instance-id=\"' + x({}) + '\" target-instance-id=\"' + x({}) + '\"/>'",
+                var("serviceInstanceID"),
+                var(cx.names.id(TemplateRef::Node(rt.source))),
+                var(cx.names.id(TemplateRef::Node(rt.target))),
+            );
+            let kind = http(
+                "POST",
+                format!(
+                    "{} + {}",
+                    var("serviceTemplateURL"),
+                    literal(&instances_path(cx, r))
+                ),
+                Some("application/xml"),
+                "text/plain",
+                Some(payload),
+                vec![
+                    status_check(p),
+                    (cx.names.url(r).into(), "url(body())".into()),
+                    (cx.names.id(r).into(), "last(url(body()))".into()),
+                ],
+            );
+            chain.then(p.into(), format!("register relationship {}", rt.id), kind);
+        }
+        Step::SetState(r, state) => {
+            let kind = set_state(cx, p, *r, state);
+            chain.then(p.into(), format!("state {state}"), kind);
+        }
+        Step::StoreProperties(n) => {
+            let r = TemplateRef::Node(*n);
+            let props: Vec<(&str, &str)> = cx
+                .names
+                .props_of(t, r)
+                .filter(|(name, _)| is_xml_name(name))
+                .collect();
+            if props.is_empty() {
+                return;
+            }
+            let (ns, root) = t.node(*n).properties_element.clone().unwrap_or_default();
+            let root = if root.is_empty() {
+                "Properties".to_string()
+            } else {
+                root
+            };
+            let (open, prefix) = if ns.is_empty() {
+                (format!("<{root}>"), String::new())
+            } else {
+                (
+                    format!(
+                        "<p:{root} xmlns:p=\"{}\">",
+                        super::xml::escape(&ns).replace('\'', "&apos;")
+                    ),
+                    "p:".to_string(),
+                )
+            };
+            let mut payload = literal(&open);
+            for (name, v) in &props {
+                payload.push_str(&format!(
+                    " + {} + x({}) + {}",
+                    literal(&format!("<{prefix}{name}>")),
+                    var(v),
+                    literal(&format!("</{prefix}{name}>"))
+                ));
+            }
+            payload.push_str(&format!(" + {}", literal(&format!("</{prefix}{root}>"))));
+            let kind = http(
+                "PUT",
+                format!("{} + '/properties'", var(cx.names.url(r))),
+                Some("application/xml"),
+                "application/json",
+                Some(payload),
+                vec![status_check(p)],
+            );
+            chain.then(p.into(), "store properties".into(), kind);
+        }
+        Step::FollowRelationship { rel, from, to } => {
+            let rt = t.relationship(*rel);
+            let to_ref = TemplateRef::Node(*to);
+            let kind = http(
+                "GET",
+                format!(
+                    "{} + {} + '?source=' + {}",
+                    var("serviceTemplateURL"),
+                    literal(&instances_path(cx, TemplateRef::Relationship(*rel))),
+                    var(cx.names.id(TemplateRef::Node(*from)))
+                ),
+                None,
+                "application/json",
+                None,
+                vec![
+                    status_check(p),
+                    (
+                        cx.names.id(to_ref).into(),
+                        "(jnum(body(), 'target_node_template_instance_id') + [''])[0]".into(),
+                    ),
+                    (
+                        cx.names.url(to_ref).into(),
+                        format!(
+                            "{} + {} + '/' + (jnum(body(), 'target_node_template_instance_id') + [''])[0]",
+                            var("serviceTemplateURL"),
+                            literal(&instances_path(cx, to_ref))
+                        ),
+                    ),
+                ],
+            );
+            chain.then(
+                p.into(),
+                format!("follow {} to {}", rt.id, t.node(*to).id),
+                kind,
+            );
+            if let Some(kind) = load_properties(cx, &format!("{p}_load"), to_ref) {
+                chain.then(
+                    format!("{p}_load"),
+                    format!("load properties of {}", t.node(*to).id),
+                    kind,
+                );
+            }
+        }
+        Step::SelectInstance(n, strategy) => select(cx, chain, *n, strategy, p),
+        Step::Invoke(inv) => invoke(cx, chain, inv, p),
+    }
+}
+
+fn is_xml_name(s: &str) -> bool {
+    !s.is_empty() && crate::plan::ncname(s) == s
+}
+
+/// Pick an instance of a node by strategy and load its properties.
+fn select(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, strategy: &Strategy, p: &str) {
+    let t = cx.topology;
+    let r = TemplateRef::Node(n);
+    let node = &t.node(n).id;
+    let list = format!(
+        "{} + {} + '?state=STARTED&serviceInstanceId=' + {}",
+        var("serviceTemplateURL"),
+        literal(&instances_path(cx, r)),
+        var("serviceInstanceID")
+    );
+    let base = format!(
+        "{} + {} + '/'",
+        var("serviceTemplateURL"),
+        literal(&instances_path(cx, r))
+    );
+    let (choice, label) = match strategy {
+        Strategy::FirstInstance => ("(jnum(body(), 'id') + [''])[0]".to_string(), "first"),
+        Strategy::UserProvided(input) => (
+            // An expression, not a closure: a line starting with `{` would be
+            // read by Groovy as an argument of the helper defined above it.
+            format!(
+                "(jnum(body(), 'id').contains({want}) ? {want} : fail({} + {want}))",
+                literal(&format!("{p}: no running instance of {node} with id ")),
+                want = var(&cx.input(input)),
+            ),
+            "given",
+        ),
+        Strategy::WorkloadBased(_) => {
+            ("(jnum(body(), 'id') + [''])[0]".to_string(), "least loaded")
+        }
+    };
+    let check_some = format!(
+        "jnum(body(), 'id').isEmpty() ? fail({}) : check({})",
+        literal(&format!("{p}: no running instance of {node}")),
+        literal(p)
+    );
+    let candidates = match strategy {
+        Strategy::WorkloadBased(_) => cx.poll_var(p, "candidates"),
+        _ => String::new(),
+    };
+    let mut outputs = vec![("httpStatus".to_string(), check_some)];
+    if let Strategy::WorkloadBased(_) = strategy {
+        outputs.push((candidates.clone(), "jnum(body(), 'id').join(',')".into()));
+    }
+    outputs.push((cx.names.id(r).into(), choice.clone()));
+    outputs.push((cx.names.url(r).into(), format!("{base} + {choice}")));
+    chain.then(
+        p.into(),
+        format!("select {label} instance of {node}"),
+        http("GET", list, None, "application/json", None, outputs),
+    );
+    if let Strategy::WorkloadBased(prop) = strategy {
+        // The instance API lists instances without their properties, so
+        // the comparison reads each candidate's properties in a script.
+        let script = format!(
+            "def best = null; def bestValue = null\n\
+             for (id in {cands}.split(',').findAll {{ it }}) {{\n\
+             \x20 def c = new URL({base} + id + '/properties').openConnection()\n\
+             \x20 c.setRequestProperty('Accept', 'application/json')\n\
+             \x20 if (c.responseCode != 200) fail({what} + id + ': HTTP ' + c.responseCode)\n\
+             \x20 def value = (jstr(c.inputStream.getText('UTF-8'), {prop}) ?: '0') as BigDecimal\n\
+             \x20 if (bestValue == null || value < bestValue) {{ best = id; bestValue = value }}\n\
+             }}\n\
+             execution.setVariable({idv}, best)\n\
+             execution.setVariable({urlv}, {base} + best)\n",
+            cands = var(&candidates),
+            base = base,
+            what = literal(&format!("{p}: properties of {node} instance ")),
+            prop = literal(prop),
+            idv = literal(cx.names.id(r)),
+            urlv = literal(cx.names.url(r)),
+        );
+        chain.then(
+            format!("{p}_compare"),
+            format!("compare {prop} of {node} instances"),
+            Kind::Script(script),
+        );
+    }
+    if let Some(kind) = load_properties(cx, &format!("{p}_load"), r) {
+        chain.then(
+            format!("{p}_load"),
+            format!("load properties of {node}"),
+            kind,
+        );
+    }
+}
+
+/// An operation call through the management bus REST API: POST the
+/// invocation, poll until it is done, store the outputs.
+fn invoke(cx: &mut Ctx, chain: &mut Chain, inv: &Invocation, p: &str) {
+    let t = cx.topology;
+    let st = &t.service_template;
+    let mut info = vec![
+        ("csarID", var("csarID")),
+        (
+            "serviceTemplateID",
+            literal(&format!("{{{}}}{}", st.namespace, st.id)),
+        ),
+        ("serviceInstanceID", var("serviceInstanceURL")),
+    ];
+    let template = t.template_id(inv.target).to_string();
+    match inv.target {
+        TemplateRef::Node(_) => {
+            info.push(("nodeTemplateID", literal(&template)));
+            info.push(("nodeInstanceID", var(cx.names.url(inv.target))));
+        }
+        TemplateRef::Relationship(_) => info.push(("relationshipTemplateID", literal(&template))),
+    }
+    info.push(("interface", literal(&inv.interface)));
+    info.push(("operation", literal(&inv.operation)));
+    let field = |(k, v): &(&str, String)| format!("q({}) + ':' + q({})", literal(k), v);
+    let info_json = info.iter().map(field).collect::<Vec<_>>().join(" + ',' + ");
+    let params: Vec<(&str, String)> = inv
+        .inputs
+        .iter()
+        .map(|(n, b)| (n.as_str(), cx.expr(b)))
+        .collect();
+    let params_json = params
+        .iter()
+        .map(field)
+        .collect::<Vec<_>>()
+        .join(" + ',' + ");
+    let payload = format!(
+        "'{{\"invocation-information\":{{' + {info_json} + '}},\"params\":{{' + {} + '}}}}'",
+        if params_json.is_empty() {
+            "''".to_string()
+        } else {
+            params_json
+        }
+    );
+    let location = cx.poll_var(p, "location");
+    let pending = cx.poll_var(p, "pending");
+    let result = cx.poll_var(p, "result");
+    let bus = var(&cx.bus);
+    chain.then(
+        p.into(),
+        format!("{} on {template}", inv.operation),
+        http(
+            "POST",
+            bus.clone(),
+            Some("application/json"),
+            "application/json",
+            Some(payload),
+            vec![
+                status_check(p),
+                (
+                    location.clone(),
+                    "binding.variables.get('headers')?.find { k, _ -> k?.equalsIgnoreCase('Location') }?.value ?: ''".into(),
+                ),
+            ],
+        ),
+    );
+    let merge = chain.then(format!("{p}_next"), String::new(), Kind::Xor(None));
+    chain.then(
+        format!("{p}_wait"),
+        "wait".into(),
+        Kind::Timer(POLL_INTERVAL),
+    );
+    chain.then(
+        format!("{p}_poll"),
+        format!("poll {}", inv.operation),
+        http(
+            "GET",
+            format!("new URI({bus}).resolve({}).toString()", var(&location)),
+            None,
+            "application/json",
+            None,
+            vec![
+                status_check(&format!("{p}_poll")),
+                (
+                    pending.clone(),
+                    "(body() =~ '\"status\"\\\\s*:\\\\s*\"PENDING\"').find()".into(),
+                ),
+                (result.clone(), "body()".into()),
+            ],
+        ),
+    );
+    let split = chain.then(format!("{p}_done"), "done?".into(), Kind::Xor(None));
+    chain
+        .plane
+        .connect_if(&split, &merge, Some(format!("${{{pending}}}")), "running");
+    chain.default_next();
+    let mut script = format!(
+        "def r = {}\n\
+         def fault = jstr(r, 'Fault')\n\
+         if (fault != null) fail({} + fault)\n",
+        var(&result),
+        literal(&format!(
+            "{p}: {}/{} on {template} failed: ",
+            inv.interface, inv.operation
+        ))
+    );
+    for (o, prop) in &inv.outputs {
+        script.push_str(&format!(
+            "if (jstr(r, {}) != null) execution.setVariable({}, jstr(r, {}))\n",
+            literal(o),
+            literal(cx.names.prop(t, prop)),
+            literal(o)
+        ));
+    }
+    chain.then(
+        format!("{p}_result"),
+        format!("outputs of {}", inv.operation),
+        Kind::Script(script),
+    );
+}
