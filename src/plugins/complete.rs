@@ -6,7 +6,7 @@
 //! collected. A template nobody handles is an error naming it and every
 //! plugin's reason to decline (a warning with `allow_unhandled`).
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::api::{Body, Context, Outcome, PluginOptions, Role};
 use super::registry::Registry;
@@ -84,6 +84,7 @@ pub fn complete(
         plan: &plan,
         options: &options.plugins,
     };
+    let in_plan: HashSet<TemplateRef> = plan.activities.iter().map(|a| a.template).collect();
     let mut bodies = Vec::with_capacity(plan.activities.len());
     let mut decisions = Vec::with_capacity(plan.activities.len());
     for activity in &plan.activities {
@@ -136,7 +137,7 @@ pub fn complete(
                 Body::default()
             }
         };
-        bodies.push(wrap(topology, &plan, activity, body));
+        bodies.push(wrap(topology, &in_plan, activity, body));
         decisions.push(decision);
     }
     if diags.has_errors() {
@@ -219,7 +220,12 @@ fn unhandled(
 }
 
 /// Add the instance-data steps around a plugin's body.
-fn wrap(topology: &Topology, plan: &AbstractPlan, activity: &Activity, body: Body) -> ActivityBody {
+fn wrap(
+    topology: &Topology,
+    in_plan: &HashSet<TemplateRef>,
+    activity: &Activity,
+    body: Body,
+) -> ActivityBody {
     let Body {
         steps,
         compensation,
@@ -233,7 +239,7 @@ fn wrap(topology: &Topology, plan: &AbstractPlan, activity: &Activity, body: Bod
             // The instance of a relationship that orders its target first is
             // registered here: only now do both ends exist.
             for &r in topology.outgoing(n) {
-                let in_plan = plan.activity_of(TemplateRef::Relationship(r)).is_some();
+                let in_plan = in_plan.contains(&TemplateRef::Relationship(r));
                 if in_plan && !after_both(topology.relationship(r).kind) {
                     out.push(Step::CreateRelationshipInstance(r));
                 }
@@ -317,8 +323,10 @@ fn follow_stack(topology: &Topology, n: NodeId, steps: &[Step]) -> Vec<Step> {
     if needed.is_empty() {
         return Vec::new();
     }
-    // Breadth-first down the stack, remembering how each node was reached.
-    let mut via: Vec<Option<(crate::model::RelId, NodeId)>> = vec![None; topology.nodes.len()];
+    // Breadth-first down the stack, remembering how each node was reached
+    // (a map, not a vector per node of the topology: this runs for every
+    // termination activity).
+    let mut via: HashMap<NodeId, (crate::model::RelId, NodeId)> = HashMap::new();
     let mut seen: HashSet<NodeId> = HashSet::from([n]);
     let mut frontier = vec![n];
     while !frontier.is_empty() {
@@ -327,7 +335,7 @@ fn follow_stack(topology: &Topology, n: NodeId, steps: &[Step]) -> Vec<Step> {
             for &r in topology.outgoing(cur) {
                 let rel = topology.relationship(r);
                 if rel.kind.is_infrastructure() && seen.insert(rel.target) {
-                    via[rel.target.0 as usize] = Some((r, cur));
+                    via.insert(rel.target, (r, cur));
                     next.push(rel.target);
                 }
             }
@@ -340,7 +348,7 @@ fn follow_stack(topology: &Topology, n: NodeId, steps: &[Step]) -> Vec<Step> {
         let mut chain = Vec::new();
         let mut cur = target;
         while !done.contains(&cur) {
-            let Some((r, from)) = via[cur.0 as usize] else {
+            let Some(&(r, from)) = via.get(&cur) else {
                 break;
             };
             chain.push(Step::FollowRelationship {

@@ -126,9 +126,20 @@ pub fn render(
             )
         })
         .collect();
+    // Links of each activity, found once (not by scanning every edge per
+    // activity, which made rendering quadratic).
+    let mut targets = vec![Vec::new(); plan.plan.activities.len()];
+    let mut sources = vec![Vec::new(); plan.plan.activities.len()];
+    for (e, name) in plan.plan.edges.iter().zip(&links) {
+        targets[e.to].push(name.as_str());
+        sources[e.from].push(name.as_str());
+    }
     let mut scopes = String::new();
     for i in 0..plan.plan.activities.len() {
-        scopes.push_str(&indent(&activity(&cx, plan, i)?, 6));
+        scopes.push_str(&indent(
+            &activity(&cx, plan, i, &targets[i], &sources[i])?,
+            6,
+        ));
     }
     if plan.plan.activities.is_empty() {
         scopes.push_str("      <bpel:empty name=\"nothingToDo\"/>\n");
@@ -336,19 +347,15 @@ fn initial_values(cx: &Ctx, plan: &ConcretePlan) -> Vec<Copy> {
 }
 
 /// One activity as a `<scope>` with its links.
-fn activity(cx: &Ctx, plan: &ConcretePlan, i: usize) -> Result<String> {
+fn activity(
+    cx: &Ctx,
+    plan: &ConcretePlan,
+    i: usize,
+    targets: &[&str],
+    sources: &[&str],
+) -> Result<String> {
     let a = &plan.plan.activities[i];
     let body = &plan.bodies[i];
-    let mut targets = Vec::new();
-    let mut sources = Vec::new();
-    for e in &plan.plan.edges {
-        if e.to == i {
-            targets.push(link_name(&plan.plan.activities[e.from].id, &a.id));
-        }
-        if e.from == i {
-            sources.push(link_name(&a.id, &plan.plan.activities[e.to].id));
-        }
-    }
     let join = (targets.len() > 1).then(|| {
         targets
             .iter()
@@ -365,9 +372,9 @@ fn activity(cx: &Ctx, plan: &ConcretePlan, i: usize) -> Result<String> {
     #[derive(Serialize)]
     struct Scope<'a> {
         name: &'a str,
-        targets: Vec<String>,
+        targets: &'a [&'a str],
         join: Option<String>,
-        sources: Vec<String>,
+        sources: &'a [&'a str],
         per_instance: bool,
         error_url: Option<&'a str>,
         compensation: String,

@@ -1,0 +1,79 @@
+//! Time each stage of `plan` on a synthetic topology of N nodes, and
+//! print the share of each (the README's per-stage figures):
+//!
+//! ```sh
+//! cargo run --release --example stages -- 10000 [bpel|bpmn|all]
+//! ```
+
+use std::time::Instant;
+
+use toscanini::csar::Csar;
+use toscanini::diagnostics::SourceMap;
+use toscanini::plan::PlanKind;
+use toscanini::plugins::Registry;
+use toscanini::render::Language;
+use toscanini::render::templates::Templates;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let nodes: usize = std::env::args().nth(1).unwrap_or("10000".into()).parse()?;
+    let lang = std::env::args().nth(2).unwrap_or("all".into());
+    let entries = toscanini::synth::xml_csar(nodes);
+    let bytes =
+        toscanini::csar::write::zip_files(entries.iter().map(|(n, d)| (n.as_str(), d.as_slice())))?;
+    let options = toscanini::Options::default();
+    let mut times = Vec::new();
+    let mut stage = |name: &'static str, start: Instant| {
+        times.push((name, start.elapsed().as_secs_f64()));
+    };
+
+    let t = Instant::now();
+    let csar = Csar::from_zip_bytes("synth.csar".as_ref(), bytes, &options.limits)?;
+    let mut sources = SourceMap::new();
+    let loaded = toscanini::load_csar(csar, &options, &mut sources)?;
+    stage("read and lower", t);
+
+    let t = Instant::now();
+    let (registry, _) = Registry::standard(&[], &mut sources)?;
+    let kinds = [PlanKind::Build, PlanKind::Termination];
+    let (plans, _) = toscanini::derive(&loaded.topology, &kinds, &registry, &options)?;
+    stage("derive (order, plugins)", t);
+
+    let templates = Templates::embedded()?;
+    let mut rendered = Vec::new();
+    for (language, label) in [
+        (Language::Bpel, "render BPEL"),
+        (Language::Bpmn, "render BPMN"),
+    ] {
+        if lang != "all" && lang != language.label().to_ascii_lowercase() {
+            continue;
+        }
+        let t = Instant::now();
+        for p in &plans {
+            rendered.push(toscanini::render::render(
+                language,
+                p,
+                &loaded.topology,
+                &templates,
+            )?);
+        }
+        stage(label, t);
+    }
+
+    let t = Instant::now();
+    let (changes, _) = toscanini::writeback::changes(&loaded, &rendered)?;
+    let out = toscanini::csar::write::archive_bytes(&loaded.csar, &changes)?;
+    stage("pack and write back", t);
+
+    let total: f64 = times.iter().map(|(_, s)| s).sum();
+    let activities: usize = plans.iter().map(|p| p.plan.activities.len()).sum();
+    println!(
+        "{nodes} nodes, {activities} activities in {} plans, output {} bytes",
+        plans.len(),
+        out.len()
+    );
+    for (name, s) in &times {
+        println!("{name:<26} {s:>8.3} s  {:>5.1} %", 100.0 * s / total);
+    }
+    println!("{:<26} {total:>8.3} s", "total");
+    Ok(())
+}
