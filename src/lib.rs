@@ -40,7 +40,7 @@ pub mod yaml;
 use std::path::Path;
 
 use csar::{Csar, Limits};
-use diagnostics::{Diagnostic, Diagnostics, Location, SourceMap, codes};
+use diagnostics::{Diagnostic, Diagnostics, SourceMap, codes};
 use error::{Error, Result};
 use model::Topology;
 use plan::{AbstractPlan, OrderingRules, PlanKind};
@@ -86,14 +86,7 @@ pub fn load_csar(csar: Csar, options: &Options, sources: &mut SourceMap) -> Resu
     let entry = csar.entry_definitions(sources)?;
     let is_yaml = entry.ends_with(".yaml") || entry.ends_with(".yml");
     if is_yaml {
-        return Err(Error::Input(
-            Diagnostic::error(
-                codes::YAML_DIALECT,
-                format!("`{entry}` is TOSCA YAML, which this build of toscanini does not read yet"),
-            )
-            .at(Location::file(entry.clone()))
-            .into(),
-        ));
+        return load_yaml(csar, entry, options, sources);
     }
     let (mut docs, mut diags) =
         xml::imports::load(&csar, &entry, options.limits.max_depth, sources);
@@ -125,6 +118,48 @@ pub fn load_csar(csar: Csar, options: &Options, sources: &mut SourceMap) -> Resu
                 warnings: diags,
             })
         }
+        _ => Err(Error::Input(diags)),
+    }
+}
+
+/// The YAML front end: the entry and its imports, then the lowering. Files
+/// that cannot be read stop the run before lowering (their types would
+/// only cascade into "unknown type" errors); everything else is reported
+/// together.
+fn load_yaml(
+    mut csar: Csar,
+    entry: String,
+    options: &Options,
+    sources: &mut SourceMap,
+) -> Result<Loaded> {
+    let (files, mut diags) =
+        yaml::imports::load(&mut csar, &entry, options.limits.max_depth, sources);
+    diags.extend(yaml::imports::check_meta(&csar, &files, sources));
+    let unreadable = diags.iter().any(|d| {
+        matches!(
+            d.code,
+            codes::YAML_SYNTAX
+                | codes::YAML_LIMIT
+                | codes::YAML_DUPLICATE
+                | codes::YAML_VERSION
+                | codes::YAML_DIALECT
+                | codes::YAML_IMPORT
+                | codes::CSAR_NOT_UTF8
+        ) && d.severity == diagnostics::Severity::Error
+    });
+    if unreadable || files.files.is_empty() {
+        return Err(Error::Input(diags));
+    }
+    let (topology, d) = model::lower_yaml::lower(&files, &mut csar);
+    diags.extend(d);
+    match topology {
+        Some(topology) if !diags.has_errors() => Ok(Loaded {
+            csar,
+            entry,
+            topology,
+            xml_entry: None,
+            warnings: diags,
+        }),
         _ => Err(Error::Input(diags)),
     }
 }

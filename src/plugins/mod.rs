@@ -10,9 +10,11 @@
 
 pub mod api;
 pub mod complete;
+pub mod configure;
 mod connects_to;
 pub mod conventions;
 pub mod declarative;
+mod delegate;
 mod existing;
 mod fallback;
 pub mod invoke;

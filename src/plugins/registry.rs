@@ -25,6 +25,9 @@ impl Registry {
             Box::new(super::existing::Existing),
             Box::new(super::lifecycle::Lifecycle),
             Box::new(super::connects_to::ConnectsTo),
+            Box::new(super::configure::Configure),
+            Box::new(super::delegate::Delegate),
+            Box::new(super::delegate::NoOp),
             Box::new(super::fallback::Fallback),
         ]
     }
