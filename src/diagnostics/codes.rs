@@ -77,8 +77,8 @@ pub const W_YAML_LENIENT: &str = "W0311";
 pub const W_YAML_ARTIFACT_MISSING: &str = "W0312";
 /// A node is delegated to the orchestrator (abstract, dangling requirement).
 pub const W_YAML_DELEGATED: &str = "W0313";
-/// A relationship needs an intermediate state of a delegated node (1.3 §7.2.1.1).
-pub const YAML_WEAVING: &str = "E0314";
+/// A relationship operation needs an intermediate state of a delegated node (1.3 §7.2.1.1).
+pub const W_YAML_WEAVING: &str = "W0314";
 
 // ---- 4: the topology model (model::)
 /// A type reference names no known type.

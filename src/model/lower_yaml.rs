@@ -322,6 +322,24 @@ impl<'a> Lowerer<'a> {
                 return Some(key);
             }
         }
+        // tosca-parser writes a namespace prefix with a dot: `prefix.Type`.
+        if let Some((p, rest)) = name.split_once('.')
+            && unit
+                .file
+                .imports
+                .iter()
+                .any(|i| i.prefix.as_ref().is_some_and(|x| x.text == p))
+            && let Some(k) = self.resolve(kind, &format!("{p}:{rest}"), unit)
+        {
+            self.push_once(
+                Diagnostic::warning(
+                    codes::W_YAML_LENIENT,
+                    format!("`{name}` is read as `{p}:{rest}`: a namespace prefix is followed by `:`"),
+                )
+                .at(Location::file(unit.file.source.name())),
+            );
+            return Some(k);
+        }
         self.builtin(kind, name, unit)
     }
 
@@ -1021,23 +1039,24 @@ impl<'a> Lowerer<'a> {
             }
         }
 
-        // Delegated nodes: abstract ones, and unimplemented ones hosted on nothing.
-        let hosted: HashSet<NodeId> = relationships
-            .iter()
-            .filter(|r| r.kind == RelKind::HostedOn)
-            .map(|r| r.source)
-            .collect();
-        for (i, node) in nodes.iter_mut().enumerate().take(base) {
+        // Delegated nodes: abstract ones, and the infrastructure the
+        // orchestrator provides (a plain Compute, storage, networks) when
+        // nothing of it is implemented.
+        for node in nodes.iter_mut().take(base) {
             let implemented = node
                 .interfaces
                 .iter()
                 .flat_map(|i| &i.operations)
                 .any(|o| o.implementation.is_some());
-            if !implemented && !hosted.contains(&NodeId(i as u32)) && !node.running {
+            let provided = self
+                .types
+                .ancestry(node.type_id)
+                .iter()
+                .any(|&t| ORCHESTRATOR_PROVIDED.contains(&self.types.get(t).name.name.as_str()));
+            if !implemented && provided && !node.running {
                 node.is_abstract = true;
             }
         }
-
         let info = ServiceTemplateInfo {
             id: entry
                 .metadata("template_name")
@@ -1114,6 +1133,7 @@ impl<'a> Lowerer<'a> {
             }
         }
         self.delegated_attributes(&mut topology);
+        self.warn_delegated(&topology, base);
         self.groups_and_policies(&mut topology, topo, unit);
         if let Some(s) = &topo.substitution {
             topology.substitution = self.substitution(&topology, s, unit);
@@ -1648,7 +1668,7 @@ impl<'a> Lowerer<'a> {
                     Diagnostic::warning(
                         codes::W_UNKNOWN_RELATIONSHIP_KIND,
                         format!(
-                            "requirement `{}` of `{source_name}` names no relationship type; `{}` is ordered like DependsOn (target first)",
+                            "requirement `{}` of `{source_name}` names no relationship type; it is ordered like DependsOn (`{}` first)",
                             p.requirement, nodes[target.0 as usize].id
                         ),
                     )
@@ -1763,15 +1783,15 @@ impl<'a> Lowerer<'a> {
                         .any(|o| o.implementation.is_some());
                     if implemented {
                         self.diags.push(
-                            Diagnostic::error(
-                                codes::YAML_WEAVING,
+                            Diagnostic::warning(
+                                codes::W_YAML_WEAVING,
                                 format!(
-                                    "relationship `{}` implements `{op}`, which runs inside the configure step of its {side} `{}`; but `{}` is delegated to the orchestrator, whose steps the plan cannot reach",
+                                    "relationship `{}` implements `{op}`, which belongs to the configure step of its {side} `{}`; `{}` is delegated and has no configure step the plans reach, so `{op}` runs right after it is registered",
                                     r.id, n.id, n.id
                                 ),
                             )
                             .at_opt(r.origin.clone())
-                            .hint("move the script to add_target/add_source (run once both ends are started), or give the node an implementation"),
+                            .hint("TOSCA 1.3 §7.2.1.1 says such weaving should fail; move the script to add_target/add_source (run once both ends are started), or give the node an implementation"),
                         );
                     }
                 }
@@ -1834,6 +1854,41 @@ impl<'a> Lowerer<'a> {
                 default: None,
                 required: true,
             });
+        }
+    }
+
+    /// Say, for every node template the plans do not provision, why and
+    /// what the plans expect instead.
+    fn warn_delegated(&mut self, t: &Topology, base: usize) {
+        for node in t.nodes.iter().take(base) {
+            if !node.is_abstract && !node.running {
+                continue;
+            }
+            let inputs: Vec<String> = node
+                .properties
+                .iter()
+                .filter_map(|(k, v)| v.as_input().filter(|i| *i == format!("{}_{k}", node.id)).map(|i| format!("`{k}` from plan input `{i}`")))
+                .collect();
+            let why = if node.running {
+                "has the `select` directive: an existing node is used"
+            } else if node.interfaces.iter().flat_map(|i| &i.operations).any(|o| o.implementation.is_some()) {
+                "has the `substitute` directive"
+            } else {
+                "implements no operation and is infrastructure the orchestrator provides"
+            };
+            self.diags.push(
+                Diagnostic::warning(
+                    codes::W_YAML_DELEGATED,
+                    format!(
+                        "node template `{}` (type `{}`) {why}: it is delegated (TOSCA 1.3 §7.2.1.1); the plans register it as started without provisioning it{}",
+                        node.id,
+                        t.types.get(node.type_id).name,
+                        if inputs.is_empty() { String::new() } else { format!(", taking {}", inputs.join(", ")) }
+                    ),
+                )
+                .at_opt(node.origin.clone())
+                .hint("give the node implementations (e.g. `Standard.create`) if the plans should provision it"),
+            );
         }
     }
 
@@ -1989,6 +2044,16 @@ fn merge_param(slot: &mut ParamB, new: ParamB) {
         slot.required = new.required;
     }
 }
+
+/// Normative node types whose templates, when they implement nothing, the
+/// orchestrator provides (1.3 §7.2.2.4.1 treats a plain Compute so).
+const ORCHESTRATOR_PROVIDED: [&str; 5] = [
+    "tosca.nodes.Abstract.Compute",
+    "tosca.nodes.Abstract.Storage",
+    "tosca.nodes.network.Network",
+    "tosca.nodes.network.Port",
+    "tosca.nodes.LoadBalancer",
+];
 
 /// The ordering kind of a relationship type from its ancestry.
 fn classify_kind(chain: &[String]) -> RelKind {

@@ -59,7 +59,7 @@ impl Plugin for Delegate {
             .filter_map(|v| v.as_input())
             .map(|i| format!("`{i}`"))
             .collect();
-        Outcome::Handled(Body::nothing(match activity.kind {
+        let mut body = Body::nothing(match activity.kind {
             ActivityKind::Terminate => {
                 "delegated: marked deleted; whoever supplied the resource removes it".to_string()
             }
@@ -71,7 +71,14 @@ impl Plugin for Delegate {
                     format!("; its values come from plan inputs {}", inputs.join(", "))
                 }
             ),
-        }))
+        });
+        // Configure operations of its relationships (lowering warns, W0314).
+        if activity.kind == ActivityKind::Provision {
+            let mut steps = woven(cx.topology, n, Phase::Pre, &mut body.notes);
+            steps.extend(woven(cx.topology, n, Phase::Post, &mut body.notes));
+            body.steps = steps;
+        }
+        Outcome::Handled(body)
     }
 }
 

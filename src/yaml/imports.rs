@@ -73,7 +73,7 @@ pub fn load(
         },
     };
     let root = l.root();
-    let Some(first) = l.file(entry, None) else {
+    let Some(first) = l.file(entry, None, None) else {
         return (l.loaded, l.diags);
     };
     let mut queue = vec![(first, Vec::<String>::new())];
@@ -168,10 +168,13 @@ pub fn load(
             let Some(path) = l.find(&root, &from, &target.text, target.span, &source) else {
                 continue;
             };
-            let Some(child) = l.file(&path, Some(at(target.span))) else {
+            let version = l.loaded.files[file].version;
+            let Some(child) = l.file(&path, Some(at(target.span)), Some(version)) else {
                 continue;
             };
-            let mut child_scope = scope.clone();
+            // 2.0 namespaces nest (`mongodb:database:Database`); a 1.x
+            // prefix only qualifies the types of the file it imports.
+            let mut child_scope = if version.is_v2() { scope.clone() } else { Vec::new() };
             if let Some(p) = &imp.prefix {
                 child_scope.push(p.text.clone());
             }
@@ -308,16 +311,26 @@ impl Loader<'_> {
     }
 
     /// Parse a file once; `None` if it cannot be read (diagnosed).
-    fn file(&mut self, name: &str, imported_at: Option<Location>) -> Option<usize> {
+    fn file(
+        &mut self,
+        name: &str,
+        imported_at: Option<Location>,
+        importer: Option<Version>,
+    ) -> Option<usize> {
         if let Some(known) = self.by_path.get(name) {
             return *known;
         }
-        let result = self.parse(name, imported_at);
+        let result = self.parse(name, imported_at, importer);
         self.by_path.insert(name.to_string(), result);
         result
     }
 
-    fn parse(&mut self, name: &str, imported_at: Option<Location>) -> Option<usize> {
+    fn parse(
+        &mut self,
+        name: &str,
+        imported_at: Option<Location>,
+        importer: Option<Version>,
+    ) -> Option<usize> {
         let source = match self.csar.source(name) {
             Ok(s) => self.sources.add(s),
             Err(d) => {
@@ -333,6 +346,24 @@ impl Loader<'_> {
             }
         };
         let version_node = root.get("tosca_definitions_version");
+        // Imported type files without a version occur (even in the 1.3
+        // text's own examples): read them with the importer's grammar.
+        if version_node.is_none()
+            && root.as_map().is_some()
+            && let Some(v) = importer
+        {
+            self.diags.push(
+                Diagnostic::warning(
+                    codes::W_YAML_LENIENT,
+                    format!("`{name}` has no `tosca_definitions_version`; read as `{v}`, like the file that imports it"),
+                )
+                .at(source.location(Span::new(0, 0)))
+                .hint("every TOSCA file should start with its tosca_definitions_version"),
+            );
+            let file = reader::read(&source, root, v, &mut self.diags);
+            self.loaded.files.push(file);
+            return Some(self.loaded.files.len() - 1);
+        }
         let Some(vnode) = version_node else {
             let unfurl = root
                 .get("apiVersion")

@@ -81,6 +81,10 @@ pub fn expansions(kind: TypeKind, name: &str) -> Vec<String> {
     let mut out: Vec<String> = prefixes.iter().map(|p| format!("{p}{name}")).collect();
     match (kind, name) {
         (TypeKind::Node, "AbstractStorage") => out.push("tosca.nodes.Abstract.Storage".into()),
+        // Simple Profile 1.0 named them without `Storage.`.
+        (TypeKind::Node, "tosca.nodes.BlockStorage" | "tosca.nodes.ObjectStorage") => {
+            out.push(name.replace("tosca.nodes.", "tosca.nodes.Storage."))
+        }
         // The 2.0 community Simple Profile drops the `tosca.` prefixes.
         (TypeKind::Interface, "Lifecycle.Standard") => {
             out.push("tosca.interfaces.node.lifecycle.Standard".into())

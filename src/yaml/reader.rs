@@ -1211,10 +1211,24 @@ impl<'a> Reader<'a> {
                     }
                 }
                 "properties" => s.properties = self.assignments(v, "properties"),
+                // 1.3: `<interface>: {<operation>: <workflow>}` (older texts:
+                // `<operation>: <workflow>`); 2.0 drafts map lists. Only the
+                // workflow names are kept.
                 "interfaces" => {
-                    for (op, wv) in self.entries(v, "interfaces", &[]) {
-                        if let Some(w) = self.string(wv, "interfaces") {
-                            s.interfaces.push((op, w));
+                    for (name, wv) in self.entries(v, "interfaces", &[]) {
+                        match &wv.kind {
+                            Kind::Scalar { text, .. } => {
+                                s.interfaces.push((name, Spanned::new(text.clone(), wv.span)))
+                            }
+                            Kind::Map(_) => {
+                                for (op, w) in self.entries(wv, "interfaces", &[]) {
+                                    if let Some(w) = w.as_str() {
+                                        let key = Spanned::new(format!("{}.{}", name.text, op.text), op.span);
+                                        s.interfaces.push((key, Spanned::new(w, w_span(wv, &op))));
+                                    }
+                                }
+                            }
+                            _ => {}
                         }
                     }
                 }
@@ -1424,6 +1438,14 @@ impl<'a> Reader<'a> {
             span: node.span,
         })
     }
+}
+
+/// The span of the value of `key` in the map `node`.
+fn w_span(node: &Node, key: &Spanned) -> Span {
+    node.as_map()
+        .and_then(|m| m.iter().find(|(k, _)| k.span == key.span))
+        .map(|(_, v)| v.span)
+        .unwrap_or(key.span)
 }
 
 fn singular(key: &str) -> &str {
