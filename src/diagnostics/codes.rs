@@ -131,3 +131,5 @@ pub const W_ARTIFACT_NOT_UPLOADED: &str = "W0604";
 // ---- 7: output
 /// The output would overwrite the input.
 pub const OUTPUT_IS_INPUT: &str = "E0701";
+/// The plans cannot be written into a YAML service template's text.
+pub const OUTPUT_YAML_LAYOUT: &str = "E0702";

@@ -334,7 +334,9 @@ impl<'a> Lowerer<'a> {
             self.push_once(
                 Diagnostic::warning(
                     codes::W_YAML_LENIENT,
-                    format!("`{name}` is read as `{p}:{rest}`: a namespace prefix is followed by `:`"),
+                    format!(
+                        "`{name}` is read as `{p}:{rest}`: a namespace prefix is followed by `:`"
+                    ),
                 )
                 .at(Location::file(unit.file.source.name())),
             );
@@ -1048,11 +1050,10 @@ impl<'a> Lowerer<'a> {
                 .iter()
                 .flat_map(|i| &i.operations)
                 .any(|o| o.implementation.is_some());
-            let provided = self
-                .types
-                .ancestry(node.type_id)
-                .iter()
-                .any(|&t| ORCHESTRATOR_PROVIDED.contains(&self.types.get(t).name.name.as_str()));
+            let provided =
+                self.types.ancestry(node.type_id).iter().any(|&t| {
+                    ORCHESTRATOR_PROVIDED.contains(&self.types.get(t).name.name.as_str())
+                });
             if !implemented && provided && !node.running {
                 node.is_abstract = true;
             }
@@ -1867,11 +1868,20 @@ impl<'a> Lowerer<'a> {
             let inputs: Vec<String> = node
                 .properties
                 .iter()
-                .filter_map(|(k, v)| v.as_input().filter(|i| *i == format!("{}_{k}", node.id)).map(|i| format!("`{k}` from plan input `{i}`")))
+                .filter_map(|(k, v)| {
+                    v.as_input()
+                        .filter(|i| *i == format!("{}_{k}", node.id))
+                        .map(|i| format!("`{k}` from plan input `{i}`"))
+                })
                 .collect();
             let why = if node.running {
                 "has the `select` directive: an existing node is used"
-            } else if node.interfaces.iter().flat_map(|i| &i.operations).any(|o| o.implementation.is_some()) {
+            } else if node
+                .interfaces
+                .iter()
+                .flat_map(|i| &i.operations)
+                .any(|o| o.implementation.is_some())
+            {
                 "has the `substitute` directive"
             } else {
                 "implements no operation and is infrastructure the orchestrator provides"

@@ -174,7 +174,11 @@ pub fn load(
             };
             // 2.0 namespaces nest (`mongodb:database:Database`); a 1.x
             // prefix only qualifies the types of the file it imports.
-            let mut child_scope = if version.is_v2() { scope.clone() } else { Vec::new() };
+            let mut child_scope = if version.is_v2() {
+                scope.clone()
+            } else {
+                Vec::new()
+            };
             if let Some(p) = &imp.prefix {
                 child_scope.push(p.text.clone());
             }
@@ -287,6 +291,26 @@ impl Loader<'_> {
                         format!(
                             "`{reference}` is not beside `{from}`; using `{name}` found in a directory above"
                         ),
+                    )
+                    .at(source.location(span))
+                    .hint("imports are relative to the importing file; write the path from there"),
+                );
+                return Some(name);
+            }
+        }
+        // The same, once the CSAR was cut below the directory the path
+        // starts from (a single file written back as a CSAR).
+        let segments: Vec<&str> = reference
+            .split('/')
+            .filter(|s| !s.is_empty() && *s != ".")
+            .collect();
+        for skip in 1..segments.len() {
+            let name = segments[skip..].join("/");
+            if !name.starts_with("..") && self.csar.load_on_demand(&name).is_some() {
+                self.diags.push(
+                    Diagnostic::warning(
+                        codes::W_YAML_LENIENT,
+                        format!("`{reference}` is not beside `{from}`; using `{name}` found at the root of the CSAR"),
                     )
                     .at(source.location(span))
                     .hint("imports are relative to the importing file; write the path from there"),

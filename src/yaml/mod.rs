@@ -14,4 +14,5 @@ pub mod imports;
 pub mod node;
 pub mod normative;
 pub mod reader;
+pub mod rewrite;
 pub mod version;

@@ -1217,13 +1217,16 @@ impl<'a> Reader<'a> {
                 "interfaces" => {
                     for (name, wv) in self.entries(v, "interfaces", &[]) {
                         match &wv.kind {
-                            Kind::Scalar { text, .. } => {
-                                s.interfaces.push((name, Spanned::new(text.clone(), wv.span)))
-                            }
+                            Kind::Scalar { text, .. } => s
+                                .interfaces
+                                .push((name, Spanned::new(text.clone(), wv.span))),
                             Kind::Map(_) => {
                                 for (op, w) in self.entries(wv, "interfaces", &[]) {
                                     if let Some(w) = w.as_str() {
-                                        let key = Spanned::new(format!("{}.{}", name.text, op.text), op.span);
+                                        let key = Spanned::new(
+                                            format!("{}.{}", name.text, op.text),
+                                            op.span,
+                                        );
                                         s.interfaces.push((key, Spanned::new(w, w_span(wv, &op))));
                                     }
                                 }
