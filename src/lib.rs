@@ -164,6 +164,20 @@ fn load_yaml(
     }
 }
 
+/// Every plan a topology has: build, termination, and one per imperative
+/// workflow other than `deploy` and `undeploy`.
+pub fn all_plans(topology: &Topology) -> Vec<PlanKind> {
+    let mut kinds = vec![PlanKind::Build, PlanKind::Termination];
+    kinds.extend(
+        topology
+            .workflows
+            .iter()
+            .filter(|w| !matches!(w.name.as_str(), "deploy" | "undeploy"))
+            .map(|w| PlanKind::Workflow(w.name.clone())),
+    );
+    kinds
+}
+
 /// The ordering rules for a topology under these options.
 pub fn ordering_rules(topology: &Topology, options: &Options) -> OrderingRules {
     let mut rules = match topology.dialect {
@@ -181,7 +195,9 @@ pub fn ordering_rules(topology: &Topology, options: &Options) -> OrderingRules {
 
 /// Derive the abstract plans of the given kinds. The build plan is
 /// derived once: termination reverses it, and an ordering cycle is
-/// reported once, not per plan.
+/// reported once, not per plan. Imperative workflows of a YAML topology
+/// replace the build (`deploy`) and termination (`undeploy`) plans, and
+/// every other one is a `PlanKind::Workflow` plan.
 pub fn abstract_plans(
     topology: &Topology,
     kinds: &[PlanKind],
@@ -189,11 +205,44 @@ pub fn abstract_plans(
 ) -> Result<Vec<AbstractPlan>> {
     let rules = ordering_rules(topology, options);
     let build = plan::build_plan(topology, &rules)?;
+    // An imperative `deploy`/`undeploy` replaces the generated plan (TOSCA
+    // YAML 1.3 §7.1); every other workflow is a plan of its own.
+    let workflow = |name: &str| topology.workflows.iter().position(|w| w.name == name);
     let mut out = Vec::with_capacity(kinds.len());
     for kind in kinds {
         out.push(match kind {
-            PlanKind::Build => build.clone(),
-            PlanKind::Termination => plan::termination_plan(&build, topology)?,
+            PlanKind::Build => match workflow("deploy") {
+                Some(w) => plan::workflow_plan(topology, w, PlanKind::Build)?,
+                None => build.clone(),
+            },
+            PlanKind::Termination => match workflow("undeploy") {
+                Some(w) => plan::workflow_plan(topology, w, PlanKind::Termination)?,
+                None => plan::termination_plan(&build, topology)?,
+            },
+            PlanKind::Workflow(name) => match workflow(name) {
+                Some(w) if !matches!(name.as_str(), "deploy" | "undeploy") => {
+                    plan::workflow_plan(topology, w, kind.clone())?
+                }
+                _ => {
+                    let known: Vec<String> = topology
+                        .workflows
+                        .iter()
+                        .filter(|w| !matches!(w.name.as_str(), "deploy" | "undeploy"))
+                        .map(|w| format!("`{}`", w.name))
+                        .collect();
+                    return Err(Error::Usage(format!(
+                        "there is no plan `workflow:{name}`; {}",
+                        if matches!(name.as_str(), "deploy" | "undeploy") {
+                            "the deploy and undeploy workflows are the build and termination plans"
+                                .to_string()
+                        } else if known.is_empty() {
+                            "the topology has no other imperative workflows".to_string()
+                        } else {
+                            format!("its workflows: {}", known.join(", "))
+                        }
+                    )));
+                }
+            },
             other => {
                 return Err(Error::Input(
                     Diagnostic::error(

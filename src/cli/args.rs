@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// Compile TOSCA CSARs (TOSCA 1.0 XML) into build and termination plans
-/// in WS-BPEL 2.0, written back into the CSAR.
+/// Compile TOSCA CSARs (TOSCA 1.0 XML, TOSCA YAML 1.0–1.3 and 2.0) into
+/// build and termination plans (and plans of imperative workflows) in
+/// WS-BPEL 2.0, written back into the CSAR.
 #[derive(Debug, Parser)]
 #[command(name = "toscanini", version, max_term_width = 100)]
 pub struct Cli {
@@ -30,7 +31,7 @@ pub enum Command {
 /// Options shared by every command that compiles an input.
 #[derive(Debug, Args)]
 pub struct CompileArgs {
-    /// The CSAR: a .csar/.zip file or an unpacked CSAR directory.
+    /// The CSAR: a .csar/.zip file, an unpacked CSAR directory, or a TOSCA YAML file.
     pub input: PathBuf,
     /// The service template to compile, if the entry definitions hold several.
     #[arg(long, value_name = "ID")]
@@ -114,7 +115,8 @@ pub struct PlanArgs {
     /// Write the plans into the input CSAR itself.
     #[arg(long, conflicts_with = "output")]
     pub in_place: bool,
-    /// Which plans: build, termination, or all.
+    /// Which plans: build, termination, workflow:NAME (a TOSCA YAML
+    /// imperative workflow), or all (build, termination and every workflow).
     #[arg(
         long,
         value_delimiter = ',',
@@ -147,7 +149,7 @@ pub enum Format {
 pub struct GraphArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
-    /// The plan: build, termination.
+    /// The plan: build, termination, workflow:NAME.
     #[arg(long, default_value = "build", value_name = "PLAN")]
     pub plan: String,
     /// Output format.
@@ -163,7 +165,7 @@ pub struct GraphArgs {
 pub struct ExportArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
-    /// The plan: build, termination.
+    /// The plan: build, termination, workflow:NAME.
     #[arg(long, value_name = "PLAN")]
     pub plan: String,
     /// The directory to write the deployment unit into (created; must be empty if it exists).

@@ -5,7 +5,6 @@ use std::io::Write;
 use super::args::PlanArgs;
 use super::session::{Session, plan_kind};
 use crate::error::Result;
-use crate::plan::PlanKind;
 use crate::render::templates::Templates;
 
 pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
@@ -13,12 +12,13 @@ pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
     let mut kinds = Vec::new();
     for p in &a.plans {
         if p == "all" {
-            kinds.extend([PlanKind::Build, PlanKind::Termination]);
+            kinds.extend(crate::all_plans(&loaded.topology));
         } else {
             kinds.push(plan_kind(p)?);
         }
     }
-    kinds.dedup();
+    let mut seen = std::collections::HashSet::new();
+    kinds.retain(|k| seen.insert(k.clone()));
     let (plans, warnings) = crate::derive(&loaded.topology, &kinds, &registry, &options)?;
     session.print(&warnings);
     let templates = Templates::embedded()?;

@@ -92,8 +92,11 @@ pub fn plan_kind(name: &str) -> Result<PlanKind> {
     match name {
         "build" => Ok(PlanKind::Build),
         "termination" => Ok(PlanKind::Termination),
-        other => Err(Error::Usage(format!(
-            "unknown plan `{other}`; this build knows `build` and `termination`"
-        ))),
+        other => match other.strip_prefix("workflow:") {
+            Some(w) if !w.is_empty() => Ok(PlanKind::Workflow(w.to_string())),
+            _ => Err(Error::Usage(format!(
+                "unknown plan `{other}`; this build knows `build`, `termination` and `workflow:NAME` (a TOSCA YAML imperative workflow)"
+            ))),
+        },
     }
 }

@@ -95,7 +95,7 @@ pub struct Precondition {
 }
 
 /// A condition clause (1.3 §3.6.25).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Condition {
     /// All hold.
     And(Vec<Condition>),

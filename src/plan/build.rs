@@ -233,6 +233,8 @@ pub(super) fn cycle_error(
             }
             Reason::SameHost(h) => format!("both run on host `{}`", topology.node(h).id),
             Reason::Selection => "selection before provisioning".to_string(),
+            Reason::Step => "the workflow runs them in this order".to_string(),
+            Reason::OnFailure => "the workflow runs the second if the first fails".to_string(),
         };
         d = d.note(format!("`{}` before `{}`: {why}", name(e.from), name(e.to)));
     }

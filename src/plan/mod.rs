@@ -10,6 +10,7 @@ pub mod ids;
 mod order;
 mod rules;
 mod termination;
+pub mod workflow;
 
 use std::fmt;
 
@@ -18,6 +19,7 @@ pub use ids::ncname;
 pub use order::topological_order;
 pub use rules::{OrderingRules, OrderingStyle, UnknownOrdering};
 pub use termination::termination_plan;
+pub use workflow::{StepActivity, workflow_plan};
 
 use crate::model::{NodeId, RelId, TemplateRef};
 
@@ -73,6 +75,8 @@ pub enum ActivityKind {
     StrategicSelection(String),
     /// Pick the instance related to an already selected one (scale-out).
     RecursiveSelection,
+    /// Part of a step of an imperative workflow (TOSCA YAML 1.3 §7.3).
+    Step(StepActivity),
 }
 
 impl ActivityKind {
@@ -83,6 +87,7 @@ impl ActivityKind {
             ActivityKind::Terminate => "terminate",
             ActivityKind::StrategicSelection(_) => "select",
             ActivityKind::RecursiveSelection => "follow",
+            ActivityKind::Step(_) => "step",
         }
     }
 }
@@ -107,6 +112,11 @@ pub enum Reason {
     SameHost(NodeId),
     /// Selection before provisioning (scale-out).
     Selection,
+    /// An imperative workflow orders them (`on_success`, a step's activities, `inline`).
+    Step,
+    /// An imperative workflow runs `to` if `from` failed (`on_failure`): the
+    /// edge is taken only on failure, and its target is skipped otherwise.
+    OnFailure,
 }
 
 /// A precedence edge: `from` completes before `to` starts.

@@ -73,7 +73,7 @@ pub fn woven(t: &Topology, node: NodeId, phase: Phase, notes: &mut Vec<String>) 
                     } else {
                         t.relationship(r).target
                     };
-                    steps.push(invoke(t, r, executing, iface, o, notes));
+                    steps.push(invoke_relationship(t, r, executing, iface, o, notes));
                     notes.push(format!(
                         "`{op}` of relationship `{}` runs here, {} `configure`",
                         t.relationship(r).id,
@@ -92,7 +92,7 @@ pub fn woven(t: &Topology, node: NodeId, phase: Phase, notes: &mut Vec<String>) 
 }
 
 /// An invocation of a relationship operation, executed on `executing`'s side.
-fn invoke(
+pub(crate) fn invoke_relationship(
     t: &Topology,
     rel: RelId,
     executing: NodeId,
@@ -222,8 +222,14 @@ impl Plugin for Configure {
             match configure_op(t, r, name) {
                 Some((iface, o)) if o.implementation.is_some() => {
                     let executing = if on_source { rel.source } else { rel.target };
-                    body.steps
-                        .push(invoke(t, r, executing, iface, o, &mut body.notes));
+                    body.steps.push(invoke_relationship(
+                        t,
+                        r,
+                        executing,
+                        iface,
+                        o,
+                        &mut body.notes,
+                    ));
                     body.notes.push(format!(
                         "`{name}` runs on the {} `{}`",
                         if on_source { "source" } else { "target" },

@@ -22,6 +22,7 @@ mod lifecycle;
 pub mod params;
 pub mod registry;
 pub mod steps;
+pub mod workflow;
 
 pub use complete::{ActivityBody, CompleteOptions, ConcretePlan, Decision, complete};
 pub use registry::Registry;

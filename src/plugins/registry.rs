@@ -28,6 +28,7 @@ impl Registry {
             Box::new(super::configure::Configure),
             Box::new(super::delegate::Delegate),
             Box::new(super::delegate::NoOp),
+            Box::new(super::workflow::Workflow),
             Box::new(super::fallback::Fallback),
         ]
     }

@@ -98,10 +98,14 @@ pub fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Changes, Diag
         }
         let v2 =
             matches!(&loaded.topology.dialect, crate::model::Dialect::Yaml(v) if v == "tosca_2_0");
-        let meta = format!(
-            "TOSCA-Meta-File-Version: 1.1\nCSAR-Version: {}\nCreated-By: toscanini\nEntry-Definitions: {entry}\n",
-            if v2 { "2.0" } else { "1.1" }
-        );
+        // 2.0 drops TOSCA-Meta-File-Version (TOSCA 2.0 §6).
+        let meta = if v2 {
+            format!("CSAR-Version: 2.0\nCreated-By: toscanini\nEntry-Definitions: {entry}\n")
+        } else {
+            format!(
+                "TOSCA-Meta-File-Version: 1.1\nCSAR-Version: 1.1\nCreated-By: toscanini\nEntry-Definitions: {entry}\n"
+            )
+        };
         let _ = prefix;
         changes.put.insert(META_PATH.to_string(), meta.into_bytes());
     }

@@ -13,7 +13,7 @@ fn usage_errors_exit_2() {
     assert_eq!(run.code, 2);
     assert_eq!(
         run.stderr,
-        "error: unknown plan `everything`; this build knows `build` and `termination`\n"
+        "error: unknown plan `everything`; this build knows `build`, `termination` and `workflow:NAME` (a TOSCA YAML imperative workflow)\n"
     );
 }
 

@@ -18,14 +18,14 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use self::names::Names;
-use self::xpath::{expr, literal, url_path};
+use self::xpath::{condition, expr, literal, reads_state, url_path};
 use super::templates::{Templates, indent, xml_escape};
 use super::{Language, PlanFile, PlanParameter, RenderedPlan, plan_name, plan_namespace};
 use crate::error::Result;
 use crate::model::{TemplateRef, Topology};
 use crate::plan::ids::Unique;
-use crate::plan::{PlanKind, ncname};
-use crate::plugins::steps::{Invocation, Step};
+use crate::plan::{PlanKind, Reason, ncname};
+use crate::plugins::steps::{Invocation, Otherwise, Step};
 use crate::plugins::{ActivityBody, ConcretePlan};
 
 /// Optional input that overrides the management bus endpoint at run time.
@@ -114,7 +114,30 @@ pub fn render(
         inputs,
     };
 
-    let init = initial_values(&cx, plan);
+    let mut init = initial_values(&cx, plan);
+    // `on_failure` (imperative workflows): a flag per activity whose
+    // failure is routed; its links test it.
+    let mut variables = cx.names.declared.clone();
+    for (i, a) in plan.plan.activities.iter().enumerate() {
+        if plan
+            .plan
+            .edges
+            .iter()
+            .any(|e| e.from == i && e.reason == Reason::OnFailure)
+        {
+            let var = failure_var(&a.id);
+            variables.push(var.clone());
+            init.push(Copy {
+                var,
+                expr: "'false'".into(),
+            });
+        }
+    }
+    let skips = plan
+        .plan
+        .edges
+        .iter()
+        .any(|e| e.reason == Reason::OnFailure);
     let links: Vec<String> = plan
         .plan
         .edges
@@ -166,6 +189,7 @@ pub fn render(
         namespace: &'a str,
         operation: &'a str,
         variables: &'a [String],
+        skips: bool,
         init: &'a [Copy],
         creates_service_instance: bool,
         start_state: Option<&'a str>,
@@ -182,7 +206,8 @@ pub fn render(
         name: &name,
         namespace: &namespace,
         operation: &operation,
-        variables: &cx.names.declared,
+        variables: &variables,
+        skips,
         init: &init,
         creates_service_instance: *kind == PlanKind::Build,
         start_state,
@@ -225,6 +250,15 @@ pub fn render(
         inputs: parameters,
         outputs: outputs.into_iter().map(|o| o.name).collect(),
     })
+}
+
+/// The variable that records that an activity failed (`on_failure`).
+fn failure_var(activity: &str) -> String {
+    let word: String = activity
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("failed_{word}")
 }
 
 /// Link names: `<from>_to_<to>` with only `[A-Za-z0-9_]`, so that `$link`
@@ -322,6 +356,12 @@ fn initial_values(cx: &Ctx, plan: &ConcretePlan) -> Vec<Copy> {
 fn activity(cx: &Ctx, plan: &ConcretePlan, i: usize) -> Result<String> {
     let a = &plan.plan.activities[i];
     let body = &plan.bodies[i];
+    let routed = plan
+        .plan
+        .edges
+        .iter()
+        .any(|e| e.from == i && e.reason == Reason::OnFailure);
+    let failure = routed.then(|| failure_var(&a.id));
     let mut targets = Vec::new();
     let mut sources = Vec::new();
     for e in &plan.plan.edges {
@@ -329,7 +369,17 @@ fn activity(cx: &Ctx, plan: &ConcretePlan, i: usize) -> Result<String> {
             targets.push(link_name(&plan.plan.activities[e.from].id, &a.id));
         }
         if e.from == i {
-            sources.push(link_name(&a.id, &plan.plan.activities[e.to].id));
+            let condition = failure.as_ref().map(|f| {
+                if e.reason == Reason::OnFailure {
+                    format!("${f} = 'true'")
+                } else {
+                    format!("${f} != 'true'")
+                }
+            });
+            sources.push(Source {
+                name: link_name(&a.id, &plan.plan.activities[e.to].id),
+                condition,
+            });
         }
     }
     let join = (targets.len() > 1).then(|| {
@@ -350,7 +400,8 @@ fn activity(cx: &Ctx, plan: &ConcretePlan, i: usize) -> Result<String> {
         name: &'a str,
         targets: Vec<String>,
         join: Option<String>,
-        sources: Vec<String>,
+        sources: Vec<Source>,
+        failure_var: Option<String>,
         per_instance: bool,
         error_url: Option<&'a str>,
         compensation: String,
@@ -363,12 +414,19 @@ fn activity(cx: &Ctx, plan: &ConcretePlan, i: usize) -> Result<String> {
             targets,
             join,
             sources,
+            failure_var: failure,
             per_instance: body.per_instance,
             error_url: (!body.per_instance).then(|| cx.names.url(a.template)),
             compensation: indent(&compensation, 6),
             body: indent(&steps, 4),
         },
     )
+}
+
+#[derive(Serialize)]
+struct Source {
+    name: String,
+    condition: Option<String>,
 }
 
 fn steps_opt(cx: &Ctx, steps: &[Step], prefix: &str, subject: TemplateRef) -> Result<String> {
@@ -389,6 +447,17 @@ fn steps(
     let mut out = String::new();
     for (k, step) in steps.iter().enumerate() {
         let name = format!("{prefix}_{tag}{}", k + 1);
+        // A filter: the rest runs only on instances that meet it.
+        if let Step::Check {
+            template,
+            condition: c,
+            otherwise: Otherwise::Skip,
+        } = step
+        {
+            let rest = self::steps(cx, &steps[k + 1..], &name, "s", subject)?;
+            out.push_str(&check(cx, *template, c, &name, Some(&rest))?);
+            break;
+        }
         out.push_str(&self::step(cx, step, &name, subject)?);
     }
     if out.is_empty() {
@@ -476,11 +545,44 @@ fn step(cx: &Ctx, step: &Step, name: &str, subject: TemplateRef) -> Result<Strin
             )
         }
         Step::Invoke(inv) => invoke(cx, inv, name, subject),
+        Step::Check {
+            template,
+            condition: c,
+            otherwise: Otherwise::Fail,
+        } => check(cx, *template, c, name, None),
+        Step::Check { template, .. } => {
+            // Only reached when the filter is the last step.
+            check(cx, *template, &[], name, Some(""))
+        }
         Step::SelectInstance(..) => Err(crate::error::Error::Internal(
             "instance selection is rendered by the scale-out backend, which is not built yet"
                 .into(),
         )),
     }
+}
+
+/// A condition on the current instance of `template`: with `rest`, the
+/// rest of the steps run only where it holds; without, the plan fails
+/// where it does not.
+fn check(
+    cx: &Ctx,
+    template: TemplateRef,
+    conditions: &[crate::model::Condition],
+    name: &str,
+    rest: Option<&str>,
+) -> Result<String> {
+    let expr = text(&condition(conditions, template, cx.topology, &cx.names));
+    cx.templates.render(
+        "bpel/steps/check.bpel",
+        &serde_json::json!({
+            "name": name,
+            "url": cx.names.url(template),
+            "reads_state": reads_state(conditions),
+            "condition": expr,
+            "skip": rest.is_some(),
+            "rest": indent(rest.unwrap_or(""), 6),
+        }),
+    )
 }
 
 fn is_xml_name(s: &str) -> bool {
