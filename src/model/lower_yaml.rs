@@ -608,10 +608,15 @@ impl<'a> Lowerer<'a> {
             if unit.builtin {
                 return;
             }
+            let hint = if name == "get_input" {
+                "declare it under `inputs` of the topology template (or of the workflow)"
+            } else {
+                "use SELF, SOURCE, TARGET, HOST or the name of a template"
+            };
             self.push_once(
                 Diagnostic::error(codes::BAD_FUNCTION_REFERENCE, message)
                     .at(Self::at(unit, span))
-                    .hint("use SELF, SOURCE, TARGET, HOST or the name of a template"),
+                    .hint(hint),
             );
         }
     }
@@ -1134,6 +1139,7 @@ impl<'a> Lowerer<'a> {
             }
         }
         self.delegated_attributes(&mut topology);
+        self.warn_unknown_attributes(&topology);
         self.warn_delegated(&topology, base);
         self.groups_and_policies(&mut topology, topo, unit);
         if let Some(s) = &topo.substitution {
@@ -1547,6 +1553,10 @@ impl<'a> Lowerer<'a> {
                     .resolve_or_report(TypeKind::Relationship, r, u, "relationship type")
                     .map(|k| (k, u));
             }
+            // Exported by substitution_mappings: fulfilled outside (1.3 §2.11).
+            if a.node.is_none() && exported.contains(&(name.clone(), a.name.text.clone())) {
+                continue;
+            }
             // The target: a node template, or dangling.
             let target = match &a.node {
                 Some(t) if ids.contains_key(&t.text) => TargetRef::Node(ids[&t.text]),
@@ -1855,6 +1865,63 @@ impl<'a> Lowerer<'a> {
                 default: None,
                 required: true,
             });
+        }
+    }
+
+    /// Function calls that read a property or attribute a (provisioned)
+    /// node does not have: plans can only pass an empty value.
+    fn warn_unknown_attributes(&mut self, t: &Topology) {
+        let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
+        let mut found: Vec<(String, String, Option<Location>)> = Vec::new();
+        let mut check = |v: &Value, origin: &Option<Location>| {
+            walk(v, &mut |call, args| {
+                if matches!(call, "get_attribute" | "get_property")
+                    && let [Value::Scalar(e), Value::Scalar(p), ..] = args
+                    && let Some(n) = t.node_by_id(e)
+                    && !t.node(n).is_abstract
+                    && !t.node(n).properties.contains_key(p)
+                    && seen.insert((e.clone(), p.clone()))
+                {
+                    found.push((e.clone(), p.clone(), origin.clone()));
+                }
+            })
+        };
+        for n in &t.nodes {
+            n.properties.values().for_each(|v| check(v, &n.origin));
+            for i in n.interfaces.iter() {
+                for o in &i.operations {
+                    o.inputs
+                        .iter()
+                        .filter_map(|p| p.value.as_ref())
+                        .for_each(|v| check(v, &n.origin));
+                }
+            }
+        }
+        for r in &t.relationships {
+            r.properties.values().for_each(|v| check(v, &r.origin));
+            for i in r.interfaces.iter() {
+                for o in &i.operations {
+                    o.inputs
+                        .iter()
+                        .filter_map(|p| p.value.as_ref())
+                        .for_each(|v| check(v, &r.origin));
+                }
+            }
+        }
+        for o in &t.outputs {
+            check(&o.value, &None);
+        }
+        for (node, prop, origin) in found {
+            self.diags.push(
+                Diagnostic::warning(
+                    codes::W_IGNORED,
+                    format!(
+                        "`{node}` has no property or attribute `{prop}` that plans can read; the value passed for it is empty"
+                    ),
+                )
+                .at_opt(origin.or_else(|| Some(Location::file(t.service_template.file.clone()))))
+                .hint("declare the attribute in the node type, or read it from the node that has it"),
+            );
         }
     }
 

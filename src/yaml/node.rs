@@ -126,9 +126,19 @@ pub fn parse(source: &Arc<SourceFile>, limits: LoadLimits) -> Result<Node, Diagn
                 ),
             )
         } else if info.contains("duplicate") {
+            // saphyr points at the second occurrence; name the key.
+            let key = text[at.min(text.len())..]
+                .lines()
+                .next()
+                .and_then(|l| l.split(':').next())
+                .map(|k| k.trim().trim_matches(['"', '\'']))
+                .filter(|k| !k.is_empty() && k.len() <= 80);
             (
                 codes::YAML_DUPLICATE,
-                format!("YAML mapping has a duplicate key: {info}"),
+                match key {
+                    Some(k) => format!("`{k}` appears twice in the same YAML map"),
+                    None => format!("YAML mapping has a duplicate key: {info}"),
+                },
             )
         } else {
             (

@@ -1025,6 +1025,19 @@ impl<'a> Reader<'a> {
                 "interfaces" => n.interfaces = self.interfaces(v),
                 "artifacts" => n.artifacts = self.artifacts(v),
                 "copy" => n.copy = self.string(v, "copy"),
+                // Multiplicity (1.3 §2.20, 2.0 `count`): the build plan makes
+                // one instance per template; say so rather than drop it quietly.
+                "count" | "occurrences" | "instance_count" => self.diags.push(
+                    Diagnostic::warning(
+                        codes::W_IGNORED,
+                        format!(
+                            "`{}` of node template `{}` is not used: the build plan creates one instance of every template",
+                            k.text, n.name.text
+                        ),
+                    )
+                    .at(self.source.location(k.span))
+                    .hint("scale-out plans add instances; declare a Scaling policy for the template"),
+                ),
                 _ => {}
             }
         }
@@ -1327,7 +1340,8 @@ impl<'a> Reader<'a> {
             on_failure: Vec::new(),
             span: node.span,
         };
-        if !matches!(node.kind, Kind::Map(_)) {
+        // A step with nothing under it (`D:`) is an empty step.
+        if !matches!(node.kind, Kind::Map(_) | Kind::Null) {
             self.wrong_kind(node, &what, "a map");
             return s;
         }

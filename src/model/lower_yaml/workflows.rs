@@ -62,6 +62,38 @@ pub(super) fn lower<'a>(
     for w in &compiled {
         out.push(workflow(l, t, w, unit, &index));
     }
+    // Preconditions that no plan checks: a deploy's (nothing exists yet)
+    // and an inlined workflow's (1.3 §7.3.5 makes them per-instance
+    // filters, which toscanini does not do).
+    for (i, w) in compiled.iter().enumerate() {
+        if w.preconditions.is_empty() {
+            continue;
+        }
+        let inlined = out.iter().any(|o| {
+            o.steps
+                .iter()
+                .flat_map(|s| &s.activities)
+                .any(|a| *a == WorkflowActivity::Inline(i))
+        });
+        let message = if w.name.text == "deploy" {
+            Some(format!(
+                "the preconditions of workflow `deploy` are not checked: nothing exists before deploy"
+            ))
+        } else if inlined {
+            Some(format!(
+                "the preconditions of workflow `{}` are not checked where another workflow inlines it (its own plan checks them)",
+                w.name.text
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = message {
+            l.diags.push(
+                Diagnostic::warning(codes::W_IGNORED, message)
+                    .at(Lowerer::at(unit, w.name.span)),
+            );
+        }
+    }
     out
 }
 
@@ -224,6 +256,10 @@ fn template<'a>(
     workflow: &str,
 ) -> Option<TemplateRef> {
     let Some(n) = t.node_by_id(&target.text) else {
+        // A template that failed to lower has been reported already.
+        if l.node_names.contains(&target.text) {
+            return None;
+        }
         invalid(
             l,
             unit,
@@ -420,6 +456,21 @@ fn operation<'a>(
     found.map(|i| (i, op.to_string()))
 }
 
+/// Constraint operators (1.3 §3.6.3) conditions may use.
+const CONSTRAINTS: [&str; 11] = [
+    "equal",
+    "greater_than",
+    "greater_or_equal",
+    "less_than",
+    "less_or_equal",
+    "in_range",
+    "valid_values",
+    "length",
+    "min_length",
+    "max_length",
+    "pattern",
+];
+
 /// Condition clauses (1.3 §3.6.25): `and`, `or`, `not`, `assert`, and
 /// direct assertions `<attribute>: [<constraint>, ...]`.
 fn conditions<'a>(l: &mut Lowerer<'a>, node: &Node, unit: Unit<'a>) -> Vec<Condition> {
@@ -457,8 +508,19 @@ fn conditions<'a>(l: &mut Lowerer<'a>, node: &Node, unit: Unit<'a>) -> Vec<Condi
                     let mut list = Vec::new();
                     for c in constraints {
                         match c.as_map() {
-                            Some([(op, operand)]) => {
-                                let op = op.as_str().unwrap_or_default();
+                            Some([(op_node, operand)]) => {
+                                let op = op_node.as_str().unwrap_or_default();
+                                if !CONSTRAINTS.contains(&op) && op != "equals" {
+                                    l.push_once(
+                                        Diagnostic::error(
+                                            codes::WORKFLOW_INVALID,
+                                            format!("`{op}` is not a TOSCA constraint operator"),
+                                        )
+                                        .at(Lowerer::at(unit, op_node.span))
+                                        .hint(format!("use one of {}", CONSTRAINTS.join(", "))),
+                                    );
+                                    continue;
+                                }
                                 let op = if op == "equals" {
                                     l.diags.push(
                                         Diagnostic::warning(
