@@ -1564,7 +1564,7 @@ impl<'a> Lowerer<'a> {
                 Some(t) if self.node_names.contains(&t.text) => continue,
                 Some(t) => match self.resolve(TypeKind::Node, &t.text, unit) {
                     Some(tk) => {
-                        let id = rel_ids.name(format!("{name}_{}", a.name.text));
+                        let id = rel_ids.name(format!("{name}_{}_target", a.name.text));
                         synthetic.push(Synthetic {
                             id: id.clone(),
                             type_key: tk.clone(),
@@ -1598,7 +1598,7 @@ impl<'a> Lowerer<'a> {
                         .and_then(|(t, u)| self.resolve(TypeKind::Node, &t.text, u))
                         .or_else(|| self.resolve(TypeKind::Node, "tosca.nodes.Root", unit))
                         .unwrap_or_default();
-                    let id = rel_ids.name(format!("{name}_{}", a.name.text));
+                    let id = rel_ids.name(format!("{name}_{}_target", a.name.text));
                     synthetic.push(Synthetic {
                         id: id.clone(),
                         type_key: tk.clone(),
@@ -1637,7 +1637,7 @@ impl<'a> Lowerer<'a> {
                 .and_then(|(t, u)| self.resolve(TypeKind::Node, &t.text, u))
                 .or_else(|| self.resolve(TypeKind::Node, "tosca.nodes.Root", unit))
                 .unwrap_or_default();
-            let id = rel_ids.name(format!("{name}_{rname}"));
+            let id = rel_ids.name(format!("{name}_{rname}_target"));
             let origin = Self::at(unit, n.name.span);
             synthetic.push(Synthetic {
                 id: id.clone(),

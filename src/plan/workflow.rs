@@ -13,9 +13,9 @@
 //! [`Reason::OnFailure`] edges, and the workflow's preconditions become
 //! checks that run before its first steps.
 //!
-//! When a workflow is the `deploy` of a build plan, nothing exists yet: the
-//! first activity that touches a node registers its instance, and the
-//! relationship instances are registered once both ends are. Every other
+//! When a workflow is the `deploy` of a build plan, nothing exists yet:
+//! each node the workflow touches is registered before its first steps,
+//! and each relationship between them once both ends are. Every other
 //! workflow works on the instances that exist: each activity runs once per
 //! instance of its target.
 
@@ -329,50 +329,73 @@ impl Builder<'_> {
         ))
     }
 
-    /// Build plans from a deploy workflow: the first activity touching a
-    /// node registers its instance, and relationship instances are
-    /// registered where both ends exist.
+    /// Build plans from a deploy workflow: instances must exist before the
+    /// workflow acts on them. A node the workflow deploys by delegation is
+    /// registered by its provisioning; every other node it touches gets a
+    /// registration activity before its first steps (steps that are
+    /// parallel stay parallel), and every relationship between registered
+    /// nodes gets one once both ends exist.
     fn registration(&mut self) -> Result<(), Diagnostic> {
         let t = self.topology;
-        let n = self.activities.len();
-        let reach = reachability(n, &self.edges);
-        let touching = |n: NodeId, acts: &[Activity]| -> Vec<usize> {
-            acts.iter()
-                .enumerate()
-                .filter(|(_, a)| a.template == TemplateRef::Node(n))
-                .map(|(i, _)| i)
-                .collect()
+        let (wf, step) = match self.activities.iter().find_map(|a| match &a.kind {
+            ActivityKind::Step(s) => Some((s.workflow, s.step)),
+            _ => None,
+        }) {
+            Some(x) => x,
+            None => (self.stack.first().copied().unwrap_or(0), 0),
         };
-        let mut first: HashMap<NodeId, usize> = HashMap::new();
+        let reach = reachability(self.activities.len(), &self.edges);
+        let register = |b: &mut Self, base: String, template: TemplateRef| {
+            b.push(
+                base,
+                template,
+                ActivityKind::Step(StepActivity {
+                    workflow: wf,
+                    step,
+                    activities: 0..0,
+                    precondition: None,
+                    register: vec![template],
+                    existing: false,
+                }),
+            )
+        };
+        // Where each node's instance comes from.
+        let mut entry: HashMap<NodeId, usize> = HashMap::new();
+        let mut provisioned: BTreeSet<NodeId> = BTreeSet::new();
         for node in t.node_ids() {
-            let list = touching(node, &self.activities);
-            // The earliest: one no other activity on the node precedes.
-            let Some(&f) = list
-                .iter()
-                .find(|&&a| !list.iter().any(|&b| b != a && reach[b][a]))
-            else {
+            let touching: Vec<usize> = (0..self.activities.len())
+                .filter(|&i| self.activities[i].template == TemplateRef::Node(node))
+                .collect();
+            if touching.is_empty() {
                 continue;
-            };
-            for &other in &list {
-                if other != f && !reach[f][other] {
-                    self.edge(f, other, Reason::Step);
-                }
             }
-            first.insert(node, f);
-            if let ActivityKind::Step(s) = &mut self.activities[f].kind {
-                s.register.push(TemplateRef::Node(node));
+            if let Some(&p) = touching
+                .iter()
+                .find(|&&i| self.activities[i].kind == ActivityKind::Provision)
+            {
+                entry.insert(node, p);
+                provisioned.insert(node);
+                continue;
             }
+            let firsts: Vec<usize> = touching
+                .iter()
+                .copied()
+                .filter(|&a| !touching.iter().any(|&b| b != a && reach[b][a]))
+                .collect();
+            let r = register(
+                self,
+                format!("register_{}", t.node(node).id),
+                TemplateRef::Node(node),
+            );
+            for f in firsts {
+                self.edge(r, f, Reason::Step);
+            }
+            entry.insert(node, r);
         }
-        let reach = reachability(n, &self.edges);
         for r in t.relationship_ids() {
             let rel = t.relationship(r);
-            let (Some(&fs), Some(&ft)) = (first.get(&rel.source), first.get(&rel.target)) else {
-                // A node the workflow provisions by delegation registers its
-                // relationships itself: their targets must exist by then.
-                if let Some(&fs) = first.get(&rel.source)
-                    && matches!(self.activities[fs].kind, ActivityKind::Provision)
-                    && rel.kind != RelKind::ConnectsTo
-                {
+            let (Some(&es), Some(&et)) = (entry.get(&rel.source), entry.get(&rel.target)) else {
+                if provisioned.contains(&rel.source) && rel.kind != RelKind::ConnectsTo {
                     return Err(Diagnostic::error(
                         codes::WORKFLOW_INVALID,
                         format!(
@@ -388,18 +411,18 @@ impl Builder<'_> {
                 }
                 continue;
             };
-            let provision_s = matches!(self.activities[fs].kind, ActivityKind::Provision);
-            if reach[ft][fs] || !reach[fs][ft] {
-                if !reach[ft][fs] {
-                    self.edge(ft, fs, Reason::Relationship(r));
-                }
-                // Provisioning registers the outgoing relationships itself.
-                if !provision_s && let ActivityKind::Step(s) = &mut self.activities[fs].kind {
-                    s.register.push(TemplateRef::Relationship(r));
-                }
-            } else if let ActivityKind::Step(s) = &mut self.activities[ft].kind {
-                s.register.push(TemplateRef::Relationship(r));
+            if provisioned.contains(&rel.source) && rel.kind != RelKind::ConnectsTo {
+                // The source's provisioning registers it: the target first.
+                self.edge(et, es, Reason::Relationship(r));
+                continue;
             }
+            let a = register(
+                self,
+                format!("register_{}", rel.id),
+                TemplateRef::Relationship(r),
+            );
+            self.edge(es, a, Reason::Relationship(r));
+            self.edge(et, a, Reason::Relationship(r));
         }
         Ok(())
     }

@@ -7,4 +7,5 @@ mod corpus;
 mod ordering;
 mod roundtrip;
 mod samples;
+mod spec_examples;
 mod support;

@@ -89,8 +89,7 @@ pub(super) fn lower<'a>(
         };
         if let Some(message) = message {
             l.diags.push(
-                Diagnostic::warning(codes::W_IGNORED, message)
-                    .at(Lowerer::at(unit, w.name.span)),
+                Diagnostic::warning(codes::W_IGNORED, message).at(Lowerer::at(unit, w.name.span)),
             );
         }
     }
