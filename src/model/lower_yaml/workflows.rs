@@ -76,9 +76,10 @@ pub(super) fn lower<'a>(
                 .any(|a| *a == WorkflowActivity::Inline(i))
         });
         let message = if w.name.text == "deploy" {
-            Some(format!(
+            Some(
                 "the preconditions of workflow `deploy` are not checked: nothing exists before deploy"
-            ))
+                    .to_string(),
+            )
         } else if inlined {
             Some(format!(
                 "the preconditions of workflow `{}` are not checked where another workflow inlines it (its own plan checks them)",
