@@ -70,13 +70,13 @@ fn reachability(plan: &ConcretePlan) -> Vec<Vec<bool>> {
     for e in &plan.plan.edges {
         reach[e.from][e.to] = true;
     }
+    // Floyd–Warshall on booleans: small plans.
     for k in 0..n {
-        for i in 0..n {
-            if reach[i][k] {
-                for j in 0..n {
-                    if reach[k][j] {
-                        reach[i][j] = true;
-                    }
+        let via = reach[k].clone();
+        for row in reach.iter_mut() {
+            if row[k] {
+                for (cell, &v) in row.iter_mut().zip(&via) {
+                    *cell |= v;
                 }
             }
         }
