@@ -4,8 +4,10 @@
 mod cases;
 mod cli;
 mod corpus;
+mod corpus_yaml;
 mod ordering;
 mod roundtrip;
+mod rules;
 mod samples;
 mod spec_examples;
 mod support;
