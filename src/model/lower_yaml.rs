@@ -1138,6 +1138,7 @@ impl<'a> Lowerer<'a> {
                 ),
             }
         }
+        self.operation_outputs(&mut topology);
         self.delegated_attributes(&mut topology);
         self.warn_unknown_attributes(&topology);
         self.warn_delegated(&topology, base);
@@ -1806,6 +1807,82 @@ impl<'a> Lowerer<'a> {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    /// `get_operation_output` (1.3 §4.6) reads what an operation returned:
+    /// the operation gets an output of that name, stored into an attribute
+    /// of the same name of its node, which the call then reads.
+    fn operation_outputs(&mut self, t: &mut Topology) {
+        let mut wanted: BTreeSet<(String, String, String, String)> = BTreeSet::new();
+        let mut visit = |v: &Value| {
+            walk(v, &mut |call, args| {
+                if call == "get_operation_output"
+                    && let [
+                        Value::Scalar(e),
+                        Value::Scalar(i),
+                        Value::Scalar(o),
+                        Value::Scalar(out),
+                    ] = args
+                {
+                    wanted.insert((e.clone(), i.clone(), o.clone(), out.clone()));
+                }
+            })
+        };
+        for n in &t.nodes {
+            n.properties.values().for_each(&mut visit);
+            for i in n.interfaces.iter() {
+                for o in &i.operations {
+                    o.inputs
+                        .iter()
+                        .filter_map(|p| p.value.as_ref())
+                        .for_each(&mut visit);
+                }
+            }
+        }
+        for r in &t.relationships {
+            for i in r.interfaces.iter() {
+                for o in &i.operations {
+                    o.inputs
+                        .iter()
+                        .filter_map(|p| p.value.as_ref())
+                        .for_each(&mut visit);
+                }
+            }
+        }
+        t.outputs.iter().for_each(|o| visit(&o.value));
+        for (entity, iface, op, out) in wanted {
+            let Some(n) = t.node_by_id(&entity) else {
+                continue;
+            };
+            let node = &mut t.nodes[n.0 as usize];
+            let mut ifaces = (*node.interfaces).clone();
+            let found = ifaces
+                .iter_mut()
+                .filter(|i| i.name == iface || i.interface_type.as_deref() == Some(iface.as_str()))
+                .find_map(|i| i.operations.iter_mut().find(|o| o.name == op));
+            match found {
+                Some(o) => {
+                    if !o.outputs.iter().any(|p| p.name == out) {
+                        o.outputs.push(Parameter {
+                            name: out.clone(),
+                            required: false,
+                            value: None,
+                        });
+                    }
+                    node.interfaces = Arc::new(ifaces);
+                    node.properties.entry(out).or_insert(Value::Null);
+                }
+                None => self.diags.push(
+                    Diagnostic::warning(
+                        codes::W_IGNORED,
+                        format!(
+                            "`get_operation_output` reads `{out}` of `{iface}.{op}`, which `{entity}` does not have; the value is empty"
+                        ),
+                    )
+                    .at_opt(node.origin.clone()),
+                ),
             }
         }
     }
