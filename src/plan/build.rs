@@ -131,7 +131,8 @@ pub fn build_plan(topology: &Topology, rules: &OrderingRules) -> Result<Abstract
 /// The hosts an activity runs operations on, for the same-host rule: a
 /// hosted node's bottom host (a host itself is not serialised with what
 /// it hosts: those already wait for it); a relationship that implements
-/// operations of its own (YAML Configure), the bottom hosts of both ends.
+/// operations its own activity runs (YAML `add_target`, `remove_source`,
+/// ...), the bottom hosts of both ends.
 fn hosts_of(topology: &Topology, activity: &Activity) -> Vec<NodeId> {
     match activity.template {
         TemplateRef::Node(n) => {
@@ -140,10 +141,14 @@ fn hosts_of(topology: &Topology, activity: &Activity) -> Vec<NodeId> {
         }
         TemplateRef::Relationship(r) => {
             let rel = topology.relationship(r);
+            // pre/post_configure run inside the ends' own activities.
             let implemented = rel
                 .interfaces
                 .iter()
                 .flat_map(|i| &i.operations)
+                .filter(|o| {
+                    !o.name.starts_with("pre_configure_") && !o.name.starts_with("post_configure_")
+                })
                 .any(|o| o.implementation.is_some());
             if !implemented {
                 return Vec::new();
