@@ -413,8 +413,17 @@ impl<'a> Lowerer<'a> {
             .map(|(_, n)| n)
             .collect();
         close.sort();
-        match close.first() {
-            Some(c) => format!("a {} named `{c}` exists", kind.noun()),
+        if let Some(c) = close.first() {
+            return format!("a {} named `{c}` exists", kind.noun());
+        }
+        let names: BTreeSet<String> = self
+            .index
+            .keys()
+            .filter(|(k, _)| *k == kind)
+            .map(|(_, n)| n.clone())
+            .collect();
+        match nearest(name, &names) {
+            Some(c) => format!("did you mean `{c}`?"),
             None => format!(
                 "define it under `{}` or import the file that defines it",
                 kind.section()
@@ -2254,17 +2263,42 @@ fn normalize_ws(s: &str) -> String {
 }
 
 fn closest(name: &str, names: &BTreeSet<String>) -> String {
-    let lower = name.to_ascii_lowercase();
-    match names.iter().find(|n| {
-        let n = n.to_ascii_lowercase();
-        n.contains(&lower) || lower.contains(&n)
-    }) {
+    match nearest(name, names) {
         Some(n) => format!("did you mean the node template `{n}`?"),
         None => {
             "name a node template of the topology, or a node type the orchestrator should supply"
                 .into()
         }
     }
+}
+
+/// The name in `names` nearest to `name` by edit distance, if it is close
+/// enough to be a typo (at most a quarter of the name, and at least 2).
+fn nearest(name: &str, names: &BTreeSet<String>) -> Option<String> {
+    let limit = (name.chars().count() / 4).max(2);
+    names
+        .iter()
+        .map(|n| (edit_distance(name, n), n))
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map(|(_, n)| n.clone())
+}
+
+/// Levenshtein distance, case-insensitive.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.to_lowercase().chars().collect();
+    let b: Vec<char> = b.to_lowercase().chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
 }
 
 /// Call `f` for every function call in `v` (outermost first).

@@ -146,7 +146,13 @@ pub fn parse(source: &Arc<SourceFile>, limits: LoadLimits) -> Result<Node, Diagn
                 format!("YAML is not well-formed: {info}"),
             )
         };
-        return Err(Diagnostic::error(code, message).at(source.location(Span::new(at, at + 1))));
+        let mut d = Diagnostic::error(code, message).at(source.location(Span::new(at, at + 1)));
+        if info.contains("mapping values are not allowed") {
+            d = d.hint("a key on a line above may lack its `:`, or this line is indented too deep");
+        } else if info.contains("indentation") {
+            d = d.hint("YAML 1.2 needs the lines of a value indented deeper than its key");
+        }
+        return Err(d);
     }
     let docs = loader.into_documents();
     match docs.into_iter().next() {

@@ -88,8 +88,7 @@ fn yaml_sample_plans() {
         let loaded = toscanini::load(&repo().join(path), &options, &mut sources).unwrap();
         let (registry, _) = Registry::standard(&[], &mut sources).unwrap();
         let kinds = toscanini::all_plans(&loaded.topology);
-        let (plans, _) =
-            toscanini::derive(&loaded.topology, &kinds, &registry, &options).unwrap();
+        let (plans, _) = toscanini::derive(&loaded.topology, &kinds, &registry, &options).unwrap();
         let mut rendered = Vec::new();
         for p in &plans {
             let r = toscanini::render::bpel::render(p, &loaded.topology, &templates).unwrap();

@@ -260,6 +260,12 @@ fn template<'a>(
         if l.node_names.contains(&target.text) {
             return None;
         }
+        let hint = match super::nearest(&target.text, &l.node_names) {
+            Some(n) => format!("did you mean `{n}`?"),
+            None => {
+                "a step or precondition targets a node template or group of the topology".into()
+            }
+        };
         invalid(
             l,
             unit,
@@ -273,7 +279,7 @@ fn template<'a>(
                     ""
                 }
             ),
-            "a step or precondition targets a node template or group of the topology",
+            &hint,
         );
         return None;
     };
