@@ -255,7 +255,7 @@ pub fn rewrite(
 }
 
 /// The text without the workflows an earlier run added.
-fn remove_generated(name: &str, text: &str) -> Result<String, Diagnostic> {
+pub fn remove_generated(name: &str, text: &str) -> Result<String, Diagnostic> {
     let (source, root) = parse_text(name, text)?;
     let Some((_, topo)) = topology(&root) else {
         return Ok(text.to_string());
