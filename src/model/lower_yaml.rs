@@ -2381,6 +2381,7 @@ fn resolve_value(
             if !entity_fn {
                 return;
             }
+            tosca2_path(args);
             let Some(entity) = args.first().and_then(Value::as_str).map(str::to_string) else {
                 return;
             };
@@ -2463,9 +2464,67 @@ fn resolve_value(
     }
 }
 
+/// Rewrite a TOSCA 2.0 path (2.0 §10.2.1) into the 1.x argument form the
+/// hops above understand: `[SELF, TARGET, p]` → `[TARGET, p]`,
+/// `[E, RELATIONSHIP, r, (index,) TARGET, (CAPABILITY, c,) p]` → `[E, r, p]`,
+/// `[E, CAPABILITY, c, p]` → `[E, c, p]`.
+fn tosca2_path(args: &mut Vec<Value>) {
+    let word = |args: &[Value], i: usize| args.get(i).and_then(Value::as_str).map(str::to_string);
+    if word(args, 0).as_deref() == Some("SELF")
+        && matches!(word(args, 1).as_deref(), Some("SOURCE" | "TARGET"))
+    {
+        args.remove(0);
+    }
+    if word(args, 1).as_deref() == Some("RELATIONSHIP") && args.len() > 3 {
+        let mut k = 3;
+        if word(args, k).is_some_and(|s| s == "ALL" || s.parse::<u64>().is_ok()) {
+            k += 1;
+        }
+        if word(args, k).as_deref() == Some("TARGET") {
+            k += 1;
+        }
+        if word(args, k).as_deref() == Some("CAPABILITY") {
+            k += 2;
+        }
+        let mut new = vec![args[0].clone(), args[2].clone()];
+        new.extend(args[k.min(args.len())..].iter().cloned());
+        *args = new;
+    }
+    if word(args, 1).as_deref() == Some("CAPABILITY") && args.len() >= 4 {
+        args.remove(1);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_tosca_2_paths() {
+        let s = |v: &[&str]| {
+            v.iter()
+                .map(|x| Value::Scalar(x.to_string()))
+                .collect::<Vec<_>>()
+        };
+        let mut a = s(&[
+            "SELF",
+            "RELATIONSHIP",
+            "db",
+            "0",
+            "TARGET",
+            "CAPABILITY",
+            "endpoint",
+            "port",
+        ]);
+        tosca2_path(&mut a);
+        assert_eq!(a, s(&["SELF", "db", "port"]));
+        let mut b = s(&["SELF", "TARGET", "name"]);
+        tosca2_path(&mut b);
+        assert_eq!(b, s(&["TARGET", "name"]));
+        let mut c = s(&["SELF", "CAPABILITY", "host", "num_cpus"]);
+        tosca2_path(&mut c);
+        assert_eq!(c, s(&["SELF", "host", "num_cpus"]));
+    }
 
     #[test]
     fn classifies_by_ancestry() {
