@@ -75,6 +75,8 @@ pub fn plan_dot(plan: &ConcretePlan, topology: &Topology) -> String {
             }
             Reason::SameHost(h) => format!("same host {}", topology.node(h).id),
             Reason::Selection => "selection".to_string(),
+            Reason::Step => "then".to_string(),
+            Reason::OnFailure => "on failure".to_string(),
         };
         let _ = writeln!(
             out,

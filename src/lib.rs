@@ -41,7 +41,7 @@ pub mod yaml;
 use std::path::Path;
 
 use csar::{Csar, Limits};
-use diagnostics::{Diagnostic, Diagnostics, Location, SourceMap, codes};
+use diagnostics::{Diagnostics, SourceMap, codes};
 use error::{Error, Result};
 use model::Topology;
 use plan::{AbstractPlan, OrderingRules, PlanKind};
@@ -87,14 +87,7 @@ pub fn load_csar(csar: Csar, options: &Options, sources: &mut SourceMap) -> Resu
     let entry = csar.entry_definitions(sources)?;
     let is_yaml = entry.ends_with(".yaml") || entry.ends_with(".yml");
     if is_yaml {
-        return Err(Error::Input(
-            Diagnostic::error(
-                codes::YAML_DIALECT,
-                format!("`{entry}` is TOSCA YAML, which this build of toscanini does not read yet"),
-            )
-            .at(Location::file(entry.clone()))
-            .into(),
-        ));
+        return load_yaml(csar, entry, options, sources);
     }
     let (mut docs, mut diags) =
         xml::imports::load(&csar, &entry, options.limits.max_depth, sources);
@@ -130,6 +123,68 @@ pub fn load_csar(csar: Csar, options: &Options, sources: &mut SourceMap) -> Resu
     }
 }
 
+/// The YAML front end: the entry and its imports, then the lowering. Files
+/// that cannot be read stop the run before lowering (their types would
+/// only cascade into "unknown type" errors); everything else is reported
+/// together.
+fn load_yaml(
+    mut csar: Csar,
+    entry: String,
+    options: &Options,
+    sources: &mut SourceMap,
+) -> Result<Loaded> {
+    let (files, mut diags) =
+        yaml::imports::load(&mut csar, &entry, options.limits.max_depth, sources);
+    diags.extend(yaml::imports::check_meta(&csar, &files, sources));
+    let unreadable = diags.iter().any(|d| {
+        matches!(
+            d.code,
+            codes::YAML_SYNTAX
+                | codes::YAML_LIMIT
+                | codes::YAML_DUPLICATE
+                | codes::YAML_VERSION
+                | codes::YAML_DIALECT
+                | codes::YAML_IMPORT
+                | codes::CSAR_NOT_UTF8
+        ) && d.severity == diagnostics::Severity::Error
+    });
+    if unreadable || files.files.is_empty() {
+        return Err(Error::Input(diags));
+    }
+    let (topology, d) = model::lower_yaml::lower(&files, &mut csar);
+    diags.extend(d);
+    match topology {
+        Some(topology) if !diags.has_errors() => Ok(Loaded {
+            csar,
+            entry,
+            topology,
+            xml_entry: None,
+            warnings: diags,
+        }),
+        _ => Err(Error::Input(diags)),
+    }
+}
+
+/// Every plan a topology has: build, termination, one per scaling region,
+/// and one per imperative workflow other than `deploy` and `undeploy`.
+pub fn all_plans(topology: &Topology) -> Vec<PlanKind> {
+    let mut kinds = vec![PlanKind::Build, PlanKind::Termination];
+    kinds.extend(
+        topology
+            .regions
+            .iter()
+            .map(|r| PlanKind::ScaleOut(r.name.clone())),
+    );
+    kinds.extend(
+        topology
+            .workflows
+            .iter()
+            .filter(|w| !matches!(w.name.as_str(), "deploy" | "undeploy"))
+            .map(|w| PlanKind::Workflow(w.name.clone())),
+    );
+    kinds
+}
+
 /// The ordering rules for a topology under these options.
 pub fn ordering_rules(topology: &Topology, options: &Options) -> OrderingRules {
     let mut rules = match topology.dialect {
@@ -147,7 +202,9 @@ pub fn ordering_rules(topology: &Topology, options: &Options) -> OrderingRules {
 
 /// Derive the abstract plans of the given kinds. The build plan is
 /// derived once: termination reverses it, and an ordering cycle is
-/// reported once, not per plan.
+/// reported once, not per plan. Imperative workflows of a YAML topology
+/// replace the build (`deploy`) and termination (`undeploy`) plans, and
+/// every other one is a `PlanKind::Workflow` plan.
 pub fn abstract_plans(
     topology: &Topology,
     kinds: &[PlanKind],
@@ -155,11 +212,44 @@ pub fn abstract_plans(
 ) -> Result<Vec<AbstractPlan>> {
     let rules = ordering_rules(topology, options);
     let build = plan::build_plan(topology, &rules)?;
+    // An imperative `deploy`/`undeploy` replaces the generated plan (TOSCA
+    // YAML 1.3 §7.1); every other workflow is a plan of its own.
+    let workflow = |name: &str| topology.workflows.iter().position(|w| w.name == name);
     let mut out = Vec::with_capacity(kinds.len());
     for kind in kinds {
         out.push(match kind {
-            PlanKind::Build => build.clone(),
-            PlanKind::Termination => plan::termination_plan(&build, topology)?,
+            PlanKind::Build => match workflow("deploy") {
+                Some(w) => plan::workflow_plan(topology, w, PlanKind::Build)?,
+                None => build.clone(),
+            },
+            PlanKind::Termination => match workflow("undeploy") {
+                Some(w) => plan::workflow_plan(topology, w, PlanKind::Termination)?,
+                None => plan::termination_plan(&build, topology)?,
+            },
+            PlanKind::Workflow(name) => match workflow(name) {
+                Some(w) if !matches!(name.as_str(), "deploy" | "undeploy") => {
+                    plan::workflow_plan(topology, w, kind.clone())?
+                }
+                _ => {
+                    let known: Vec<String> = topology
+                        .workflows
+                        .iter()
+                        .filter(|w| !matches!(w.name.as_str(), "deploy" | "undeploy"))
+                        .map(|w| format!("`{}`", w.name))
+                        .collect();
+                    return Err(Error::Usage(format!(
+                        "there is no plan `workflow:{name}`; {}",
+                        if matches!(name.as_str(), "deploy" | "undeploy") {
+                            "the deploy and undeploy workflows are the build and termination plans"
+                                .to_string()
+                        } else if known.is_empty() {
+                            "the topology has no other imperative workflows".to_string()
+                        } else {
+                            format!("its workflows: {}", known.join(", "))
+                        }
+                    )));
+                }
+            },
             PlanKind::ScaleOut(name) => match topology.regions.iter().find(|r| &r.name == name) {
                 Some(region) => plan::scale_out_plan(topology, region)?,
                 None => {
@@ -178,18 +268,6 @@ pub fn abstract_plans(
                     )));
                 }
             },
-            other => {
-                return Err(Error::Input(
-                    Diagnostic::error(
-                        codes::REGION_INVALID,
-                        format!(
-                            "the {} plan is not available for this topology",
-                            other.slug()
-                        ),
-                    )
-                    .into(),
-                ));
-            }
         });
     }
     Ok(out)

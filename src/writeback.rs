@@ -1,11 +1,14 @@
 //! Stage 7: putting rendered plans back into the CSAR.
 //!
-//! TOSCA 1.0: each plan archive goes where Winery keeps plans
+//! TOSCA YAML: see [`yaml`] (plans become workflows of the service
+//! template). TOSCA 1.0: each plan archive goes where Winery keeps plans
 //! (`servicetemplates/<ns>/<id>/plans/<plan>/<plan>.zip`), and the entry
 //! Definitions gets a `Plan` element per plan plus the boundary operation
 //! that exposes it (see [`crate::xml::rewrite`]). Plans an earlier run put
 //! there are replaced, never duplicated; every other entry is copied
 //! unchanged.
+
+mod yaml;
 
 use std::path::{Path, PathBuf};
 
@@ -71,9 +74,12 @@ fn boundary(kind: &PlanKind) -> Option<(String, String)> {
 
 /// The changes that put `plans` into the loaded CSAR.
 pub fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Changes, Diagnostics)> {
+    if let crate::model::Dialect::Yaml(_) = loaded.topology.dialect {
+        return yaml::changes(loaded, plans);
+    }
     let Some(entry_doc) = &loaded.xml_entry else {
         return Err(Error::Internal(
-            "writing plans back is implemented for TOSCA 1.0 XML CSARs only".into(),
+            "writing plans back is implemented for TOSCA 1.0 XML and YAML CSARs only".into(),
         ));
     };
     let source = &entry_doc.source;

@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// Compile TOSCA CSARs (TOSCA 1.0 XML) into build and termination plans
-/// in WS-BPEL 2.0 or BPMN 2.0, written back into the CSAR.
+/// Compile TOSCA CSARs (TOSCA 1.0 XML, TOSCA YAML 1.0–1.3 and 2.0) into
+/// build, termination and scale-out plans (and plans of imperative
+/// workflows) in WS-BPEL 2.0 or BPMN 2.0, written back into the CSAR.
 #[derive(Debug, Parser)]
 #[command(name = "toscanini", version, max_term_width = 100)]
 pub struct Cli {
@@ -30,7 +31,7 @@ pub enum Command {
 /// Options shared by every command that compiles an input.
 #[derive(Debug, Args)]
 pub struct CompileArgs {
-    /// The CSAR: a .csar/.zip file or an unpacked CSAR directory.
+    /// The CSAR: a .csar/.zip file, an unpacked CSAR directory, or a TOSCA YAML file.
     pub input: PathBuf,
     /// The service template to compile, if the entry definitions hold several.
     #[arg(long, value_name = "ID")]
@@ -131,7 +132,8 @@ pub struct PlanArgs {
     #[arg(long, conflicts_with = "output")]
     pub in_place: bool,
     /// Which plans: build, termination, scale-out:NAME, scale-out (every
-    /// scaling plan), or all.
+    /// scaling plan), workflow:NAME (a TOSCA YAML imperative workflow), or
+    /// all (every one of them).
     #[arg(
         long,
         value_delimiter = ',',
@@ -166,7 +168,7 @@ pub enum Format {
 pub struct GraphArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
-    /// The plan: build, termination, scale-out:NAME.
+    /// The plan: build, termination, scale-out:NAME, workflow:NAME.
     #[arg(long, default_value = "build", value_name = "PLAN")]
     pub plan: String,
     /// Output format.
@@ -182,7 +184,7 @@ pub struct GraphArgs {
 pub struct ExportArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
-    /// The plan: build, termination, scale-out:NAME.
+    /// The plan: build, termination, scale-out:NAME, workflow:NAME.
     #[arg(long, value_name = "PLAN")]
     pub plan: String,
     /// The directory to write the deployment unit into (created; must be empty if it exists).

@@ -88,17 +88,22 @@ impl Session {
 }
 
 /// Parse a plan name given on the command line: `build`, `termination`,
-/// `scale-out:NAME`.
+/// `scale-out:NAME`, `workflow:NAME`.
 pub fn plan_kind(name: &str) -> Result<PlanKind> {
     match name {
         "build" => Ok(PlanKind::Build),
         "termination" => Ok(PlanKind::Termination),
-        other => match other.strip_prefix("scale-out:") {
-            Some(region) if !region.is_empty() => Ok(PlanKind::ScaleOut(region.to_string())),
-            _ => Err(Error::Usage(format!(
-                "unknown plan `{other}`; plans are `build`, `termination` and `scale-out:NAME`"
-            ))),
-        },
+        other => {
+            if let Some(region) = other.strip_prefix("scale-out:").filter(|r| !r.is_empty()) {
+                return Ok(PlanKind::ScaleOut(region.to_string()));
+            }
+            match other.strip_prefix("workflow:") {
+                Some(w) if !w.is_empty() => Ok(PlanKind::Workflow(w.to_string())),
+                _ => Err(Error::Usage(format!(
+                    "unknown plan `{other}`; plans are `build`, `termination`, `scale-out:NAME` and `workflow:NAME` (a TOSCA YAML imperative workflow)"
+                ))),
+            }
+        }
     }
 }
 
@@ -114,10 +119,7 @@ pub fn plan_kinds(names: &[String], topology: &crate::model::Topology) -> Result
     let mut kinds = Vec::new();
     for n in names {
         match n.as_str() {
-            "all" => {
-                kinds.extend([PlanKind::Build, PlanKind::Termination]);
-                kinds.extend(scale_outs());
-            }
+            "all" => kinds.extend(crate::all_plans(topology)),
             "scale-out" => kinds.extend(scale_outs()),
             other => kinds.push(plan_kind(other)?),
         }

@@ -73,6 +73,12 @@ pub const YAML_FUNCTION: &str = "E0309";
 pub const YAML_DIALECT: &str = "E0310";
 /// Something accepted leniently.
 pub const W_YAML_LENIENT: &str = "W0311";
+/// A file an artifact names is not in the CSAR.
+pub const W_YAML_ARTIFACT_MISSING: &str = "W0312";
+/// A node is delegated to the orchestrator (abstract, dangling requirement).
+pub const W_YAML_DELEGATED: &str = "W0313";
+/// A relationship operation needs an intermediate state of a delegated node (1.3 §7.2.1.1).
+pub const W_YAML_WEAVING: &str = "W0314";
 
 // ---- 4: the topology model (model::)
 /// A type reference names no known type.
@@ -125,3 +131,5 @@ pub const W_ARTIFACT_NOT_UPLOADED: &str = "W0604";
 // ---- 7: output
 /// The output would overwrite the input.
 pub const OUTPUT_IS_INPUT: &str = "E0701";
+/// The plans cannot be written into a YAML service template's text.
+pub const OUTPUT_YAML_LAYOUT: &str = "E0702";

@@ -8,9 +8,12 @@
 //! dialect-independent extras (scaling regions, workflows, outputs).
 
 pub mod lower_xml;
+pub mod lower_yaml;
+mod policies;
 mod regions;
 mod types;
 mod value;
+mod workflow;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -18,9 +21,11 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
+pub use policies::{Group, Policy, PolicyTarget, Substitution};
 pub use regions::parse_scaling_tags;
 pub use types::{TypeDef, TypeId, TypeKind, TypeName, TypeTable};
 pub use value::Value;
+pub use workflow::{Condition, Precondition, StepTarget, Workflow, WorkflowActivity, WorkflowStep};
 
 use crate::diagnostics::Location;
 
@@ -309,6 +314,14 @@ pub struct Topology {
     pub outputs: Vec<OutputDef>,
     /// Scale-out regions.
     pub regions: Vec<ScalingRegion>,
+    /// Groups (YAML).
+    pub groups: Vec<Group>,
+    /// Policies (YAML), e.g. Scaling.
+    pub policies: Vec<Policy>,
+    /// Substitution mappings (YAML).
+    pub substitution: Option<Substitution>,
+    /// Imperative workflows (YAML), in declaration order.
+    pub workflows: Vec<Workflow>,
     outgoing: Vec<Vec<RelId>>,
     incoming: Vec<Vec<RelId>>,
     node_ids: HashMap<String, NodeId>,
@@ -343,6 +356,10 @@ impl Topology {
             inputs: IndexMap::new(),
             outputs: Vec::new(),
             regions: Vec::new(),
+            groups: Vec::new(),
+            policies: Vec::new(),
+            substitution: None,
+            workflows: Vec::new(),
             outgoing,
             incoming,
             node_ids,
@@ -435,6 +452,11 @@ impl Topology {
             TemplateRef::Node(n) => &self.node(n).properties,
             TemplateRef::Relationship(r) => &self.relationship(r).properties,
         }
+    }
+
+    /// A workflow by name.
+    pub fn workflow(&self, name: &str) -> Option<&Workflow> {
+        self.workflows.iter().find(|w| w.name == name)
     }
 
     /// The nodes below `node` along HostedOn/DependsOn/DeployedOn

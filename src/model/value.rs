@@ -5,7 +5,7 @@
 use indexmap::IndexMap;
 
 /// A value as written in the topology.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Value {
     /// No value (`null`, empty element).
     Null,

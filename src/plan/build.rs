@@ -79,13 +79,16 @@ pub fn build_plan(topology: &Topology, rules: &OrderingRules) -> Result<Abstract
                 });
             }
             (OrderingStyle::SimpleProfile, _) => {
-                if rel.kind != RelKind::AttachesTo {
-                    edges.insert(Edge {
-                        from: t,
-                        to: s,
-                        reason,
-                    });
-                }
+                // 1.3 §7.2.2: the target is started before the source is
+                // created. §7.2 does not cover AttachesTo (nor RoutesTo,
+                // which derives from ConnectsTo); it is ordered the same way,
+                // so that Configure operations woven into the source's
+                // configure step find the target up (digest-yaml §11.4 R5).
+                edges.insert(Edge {
+                    from: t,
+                    to: s,
+                    reason,
+                });
                 edges.insert(Edge {
                     from: s,
                     to: ra,
@@ -106,19 +109,14 @@ pub fn build_plan(topology: &Topology, rules: &OrderingRules) -> Result<Abstract
             .map_err(|cycle| cycle_error(topology, &activities, &cycle, &PlanKind::Build))?;
         let mut last_on_host: HashMap<NodeId, usize> = HashMap::new();
         for i in order {
-            let TemplateRef::Node(n) = activities[i].template else {
-                continue;
-            };
-            let host = topology.bottom_host(n);
-            if host == n {
-                continue;
-            }
-            if let Some(prev) = last_on_host.insert(host, i) {
-                edges.insert(Edge {
-                    from: prev,
-                    to: i,
-                    reason: Reason::SameHost(host),
-                });
+            for host in hosts_of(topology, &activities[i]) {
+                if let Some(prev) = last_on_host.insert(host, i) {
+                    edges.insert(Edge {
+                        from: prev,
+                        to: i,
+                        reason: Reason::SameHost(host),
+                    });
+                }
             }
         }
     }
@@ -128,6 +126,41 @@ pub fn build_plan(topology: &Topology, rules: &OrderingRules) -> Result<Abstract
         edges.into_iter().collect(),
         topology,
     )
+}
+
+/// The hosts an activity runs operations on, for the same-host rule: a
+/// hosted node's bottom host (a host itself is not serialised with what
+/// it hosts: those already wait for it); a relationship that implements
+/// operations its own activity runs (YAML `add_target`, `remove_source`,
+/// ...), the bottom hosts of both ends.
+fn hosts_of(topology: &Topology, activity: &Activity) -> Vec<NodeId> {
+    match activity.template {
+        TemplateRef::Node(n) => {
+            let host = topology.bottom_host(n);
+            if host == n { Vec::new() } else { vec![host] }
+        }
+        TemplateRef::Relationship(r) => {
+            let rel = topology.relationship(r);
+            // pre/post_configure run inside the ends' own activities.
+            let implemented = rel
+                .interfaces
+                .iter()
+                .flat_map(|i| &i.operations)
+                .filter(|o| {
+                    !o.name.starts_with("pre_configure_") && !o.name.starts_with("post_configure_")
+                })
+                .any(|o| o.implementation.is_some());
+            if !implemented {
+                return Vec::new();
+            }
+            let mut hosts = vec![topology.bottom_host(rel.source)];
+            let t = topology.bottom_host(rel.target);
+            if !hosts.contains(&t) {
+                hosts.push(t);
+            }
+            hosts
+        }
+    }
 }
 
 /// Reorder activities topologically (ties by id), remap and sort edges.
@@ -205,6 +238,8 @@ pub(super) fn cycle_error(
             }
             Reason::SameHost(h) => format!("both run on host `{}`", topology.node(h).id),
             Reason::Selection => "selection before provisioning".to_string(),
+            Reason::Step => "the workflow runs them in this order".to_string(),
+            Reason::OnFailure => "the workflow runs the second if the first fails".to_string(),
         };
         d = d.note(format!("`{}` before `{}`: {why}", name(e.from), name(e.to)));
     }

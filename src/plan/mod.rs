@@ -11,6 +11,7 @@ mod order;
 mod rules;
 mod scale_out;
 mod termination;
+pub mod workflow;
 
 use std::fmt;
 
@@ -20,6 +21,7 @@ pub use order::topological_order;
 pub use rules::{OrderingRules, OrderingStyle, UnknownOrdering};
 pub use scale_out::scale_out_plan;
 pub use termination::termination_plan;
+pub use workflow::{StepActivity, workflow_plan};
 
 use crate::model::{NodeId, RelId, TemplateRef};
 
@@ -80,6 +82,8 @@ pub enum ActivityKind {
     },
     /// Pick the instance related to an already selected one (scale-out).
     RecursiveSelection,
+    /// Part of a step of an imperative workflow (TOSCA YAML 1.3 §7.3).
+    Step(StepActivity),
 }
 
 impl ActivityKind {
@@ -90,6 +94,7 @@ impl ActivityKind {
             ActivityKind::Terminate => "terminate",
             ActivityKind::StrategicSelection { .. } => "select",
             ActivityKind::RecursiveSelection => "follow",
+            ActivityKind::Step(_) => "step",
         }
     }
 }
@@ -114,6 +119,11 @@ pub enum Reason {
     SameHost(NodeId),
     /// Selection before provisioning (scale-out).
     Selection,
+    /// An imperative workflow orders them (`on_success`, a step's activities, `inline`).
+    Step,
+    /// An imperative workflow runs `to` if `from` failed (`on_failure`): the
+    /// edge is taken only on failure, and its target is skipped otherwise.
+    OnFailure,
 }
 
 /// A precedence edge: `from` completes before `to` starts.

@@ -7,8 +7,9 @@ pub enum OrderingStyle {
     /// T → R → S; ConnectsTo orders S → R and T → R.
     OpenTosca,
     /// TOSCA Simple Profile 1.3 §7.2: for HostedOn, DependsOn and ConnectsTo
-    /// the target is started before the source is created (T → S); the
-    /// relationship's own steps run once both are up (S → R).
+    /// (and, by the same rule, AttachesTo and kinds it does not name) the
+    /// target is started before the source is created (T → S); the
+    /// relationship's own steps run once both are up (S → R, T → R).
     SimpleProfile,
 }
 

@@ -285,6 +285,13 @@ fn wrap(
                 per_instance: true,
             }
         }
+        // Imperative workflow steps work on existing instances, except in
+        // a build plan made from a `deploy` workflow.
+        (ActivityKind::Step(s), _) => ActivityBody {
+            steps,
+            compensation,
+            per_instance: s.existing,
+        },
         (_, _) => ActivityBody {
             steps,
             compensation,
@@ -420,6 +427,16 @@ fn collect_inputs(
         for v in topology.properties(a.template).values() {
             value_inputs(v, &mut |n| add(n, &mut inputs));
         }
+    }
+    // The inputs an imperative workflow declares (a plan made from it).
+    let workflow = match &plan.kind {
+        PlanKind::Build => topology.workflow("deploy"),
+        PlanKind::Termination => topology.workflow("undeploy"),
+        PlanKind::Workflow(name) => topology.workflow(name),
+        PlanKind::ScaleOut(_) => None,
+    };
+    for i in workflow.iter().flat_map(|w| &w.inputs) {
+        add(&i.name, &mut inputs);
     }
     for body in bodies {
         for step in body.steps.iter().chain(&body.compensation) {

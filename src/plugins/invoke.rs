@@ -39,6 +39,27 @@ pub fn node_operation(topology: &Topology, call: Call, notes: &mut Vec<String>) 
         if out.iter().any(|(n, _)| n == &o.name) {
             continue;
         }
+        // A YAML attribute mapping: `<output>: [SELF | <node>, <attribute>]`.
+        if let Some(crate::model::Value::List(parts)) = &o.value {
+            let entity = parts.first().and_then(|p| p.as_str()).unwrap_or_default();
+            let attr = parts.get(1).and_then(|p| p.as_str()).unwrap_or_default();
+            let node = match entity {
+                "SELF" => Some(call.context),
+                name => topology.node_by_id(name),
+            };
+            if let Some(n) = node
+                && topology.node(n).properties.contains_key(attr)
+            {
+                out.push((
+                    o.name.clone(),
+                    PropertyRef {
+                        template: TemplateRef::Node(n),
+                        name: attr.to_string(),
+                    },
+                ));
+            }
+            continue;
+        }
         let holder = [call.context, call.target]
             .into_iter()
             .find(|&n| topology.node(n).properties.contains_key(&o.name));

@@ -5,11 +5,12 @@
 //! first through the nearest host that offers `transferFile`.
 
 use super::api::{Body, Context, Outcome, Plugin, Role};
+use super::configure::{Phase, woven};
 use super::conventions::{BUILD_OPERATIONS, TERMINATION_OPERATIONS, is_lifecycle, states};
 use super::invoke::{Call, node_operation, own_operation};
 use super::steps::{Binding, Step};
 use crate::diagnostics::{Diagnostic, codes};
-use crate::model::{Interface, NodeId, Operation, TemplateRef, Topology};
+use crate::model::{Dialect, Interface, NodeId, Operation, TemplateRef, Topology};
 use crate::plan::{Activity, ActivityKind};
 
 /// The built-in lifecycle plugin.
@@ -82,7 +83,14 @@ impl Plugin for Lifecycle {
                 return Outcome::Declined(why);
             }
             // Nothing implements the way down: the instance is only marked
-            // deleted (the host's termination removes what runs on it).
+            // deleted (the host's termination removes what runs on it). In
+            // TOSCA YAML an unimplemented operation is a no-op (1.3 §5.8.1).
+            if matches!(cx.topology.dialect, Dialect::Yaml(_)) {
+                body.notes.push(format!(
+                    "{why}; they are no-ops, the instance is only marked deleted"
+                ));
+                return Outcome::Handled(body);
+            }
             body.warnings.push(
                 Diagnostic::warning(
                     codes::W_NO_IMPLEMENTATION,
@@ -110,13 +118,34 @@ impl Plugin for Lifecycle {
         if activity.kind == ActivityKind::Provision {
             upload_artifacts(cx.topology, n, &mut body);
         }
+        // Relationship Configure operations around `configure` (YAML).
+        let provision = activity.kind == ActivityKind::Provision;
+        let (mut pre, mut post) = if provision {
+            (
+                Some(woven(cx.topology, n, Phase::Pre, &mut body.notes)),
+                Some(woven(cx.topology, n, Phase::Post, &mut body.notes)),
+            )
+        } else {
+            (None, None)
+        };
         for (iface, op) in &ops {
+            if matches!(op.name.as_str(), "configure" | "start") {
+                body.steps.extend(pre.take().unwrap_or_default());
+            }
+            if op.name == "start" {
+                body.steps.extend(post.take().unwrap_or_default());
+            }
             let (before, after) = states(&op.name);
             body.steps.push(Step::SetState(activity.template, before));
             let step = own_operation(cx.topology, n, &iface.name, op, &mut body.notes);
             body.steps.push(step);
             body.steps.push(Step::SetState(activity.template, after));
+            if op.name == "configure" {
+                body.steps.extend(post.take().unwrap_or_default());
+            }
         }
+        body.steps.extend(pre.take().unwrap_or_default());
+        body.steps.extend(post.take().unwrap_or_default());
         if activity.kind == ActivityKind::Provision {
             for (iface, op) in operations(&lifecycle, &TERMINATION_OPERATIONS) {
                 if op.implementation.is_some() {

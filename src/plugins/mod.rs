@@ -12,9 +12,11 @@
 
 pub mod api;
 pub mod complete;
+pub mod configure;
 mod connects_to;
 pub mod conventions;
 pub mod declarative;
+mod delegate;
 mod existing;
 mod fallback;
 pub mod invoke;
@@ -24,6 +26,7 @@ pub mod params;
 pub mod registry;
 mod selection;
 pub mod steps;
+pub mod workflow;
 
 pub use complete::{ActivityBody, CompleteOptions, ConcretePlan, Decision, complete};
 pub use registry::Registry;

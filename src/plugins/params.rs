@@ -184,18 +184,19 @@ pub fn value_binding(topology: &Topology, template: TemplateRef, value: &Value) 
     match value {
         Value::Call { function, args } => match (function.as_str(), args.as_slice()) {
             ("get_input", [Value::Scalar(name)]) => Binding::Input(name.clone()),
-            ("get_property" | "get_attribute", [entity, rest @ ..]) if !rest.is_empty() => {
-                let prop = rest
-                    .last()
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string();
+            // `[entity, property, nested keys...]`: the YAML front end has
+            // already resolved requirement and capability hops.
+            ("get_property" | "get_attribute", [entity, prop, ..])
+            | ("get_operation_output", [entity, _, _, prop]) => {
+                let prop = prop.as_str().unwrap_or_default().to_string();
                 match entity_of(topology, template, entity.as_str().unwrap_or_default()) {
-                    Some(t) => Binding::Property(PropertyRef {
-                        template: t,
-                        name: prop,
-                    }),
-                    None => Binding::Literal(String::new()),
+                    Some(t) if topology.properties(t).contains_key(&prop) => {
+                        Binding::Property(PropertyRef {
+                            template: t,
+                            name: prop,
+                        })
+                    }
+                    _ => Binding::Literal(String::new()),
                 }
             }
             ("concat", parts) => Binding::Concat(

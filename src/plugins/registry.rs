@@ -25,6 +25,10 @@ impl Registry {
             Box::new(super::existing::Existing),
             Box::new(super::lifecycle::Lifecycle),
             Box::new(super::connects_to::ConnectsTo),
+            Box::new(super::configure::Configure),
+            Box::new(super::delegate::Delegate),
+            Box::new(super::delegate::NoOp),
+            Box::new(super::workflow::Workflow),
             Box::new(super::fallback::Fallback),
             Box::new(super::selection::Recursive),
         ];

@@ -2,7 +2,7 @@
 //! One plugin set serves every plan language because no step knows BPEL or
 //! BPMN; a backend only knows how to render each kind of step.
 
-use crate::model::{NodeId, RelId, TemplateRef};
+use crate::model::{Condition, NodeId, RelId, TemplateRef};
 
 /// A property of a template, as a plan variable.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -109,6 +109,28 @@ pub enum Step {
     },
     /// Pick an instance of a node by strategy and load its properties.
     SelectInstance(NodeId, Strategy),
+    /// Evaluate conditions (all must hold) on the current instance of a
+    /// template: `state` is its instance state, other names its property
+    /// variables. Imperative workflows: a step's `filter` skips the rest of
+    /// the activity on instances that fail it, a `precondition` fails the
+    /// plan.
+    Check {
+        /// The template whose current instance is checked.
+        template: TemplateRef,
+        /// The clauses; all must hold.
+        condition: Vec<Condition>,
+        /// What happens when they do not.
+        otherwise: Otherwise,
+    },
+}
+
+/// What a failed [`Step::Check`] does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Otherwise {
+    /// Skip the remaining steps of the activity for this instance.
+    Skip,
+    /// Fail the plan.
+    Fail,
 }
 
 impl Step {

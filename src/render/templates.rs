@@ -34,6 +34,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../templates/bpel/scope.bpel"),
     ),
     (
+        "bpel/steps/check.bpel",
+        include_str!("../../templates/bpel/steps/check.bpel"),
+    ),
+    (
         "bpel/steps/create-node-instance.bpel",
         include_str!("../../templates/bpel/steps/create-node-instance.bpel"),
     ),

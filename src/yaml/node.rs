@@ -126,9 +126,19 @@ pub fn parse(source: &Arc<SourceFile>, limits: LoadLimits) -> Result<Node, Diagn
                 ),
             )
         } else if info.contains("duplicate") {
+            // saphyr points at the second occurrence; name the key.
+            let key = text[at.min(text.len())..]
+                .lines()
+                .next()
+                .and_then(|l| l.split(':').next())
+                .map(|k| k.trim().trim_matches(['"', '\'']))
+                .filter(|k| !k.is_empty() && k.len() <= 80);
             (
                 codes::YAML_DUPLICATE,
-                format!("YAML mapping has a duplicate key: {info}"),
+                match key {
+                    Some(k) => format!("`{k}` appears twice in the same YAML map"),
+                    None => format!("YAML mapping has a duplicate key: {info}"),
+                },
             )
         } else {
             (
@@ -136,7 +146,13 @@ pub fn parse(source: &Arc<SourceFile>, limits: LoadLimits) -> Result<Node, Diagn
                 format!("YAML is not well-formed: {info}"),
             )
         };
-        return Err(Diagnostic::error(code, message).at(source.location(Span::new(at, at + 1))));
+        let mut d = Diagnostic::error(code, message).at(source.location(Span::new(at, at + 1)));
+        if info.contains("mapping values are not allowed") {
+            d = d.hint("a key on a line above may lack its `:`, or this line is indented too deep");
+        } else if info.contains("indentation") {
+            d = d.hint("YAML 1.2 needs the lines of a value indented deeper than its key");
+        }
+        return Err(d);
     }
     let docs = loader.into_documents();
     match docs.into_iter().next() {

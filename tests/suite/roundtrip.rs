@@ -152,3 +152,136 @@ fn a_killed_run_leaves_the_old_output_or_the_new_one_never_a_part() {
         "no run was interrupted; the test proves nothing"
     );
 }
+
+/// Compile a YAML input into all its plans and return the output bytes.
+fn planned_yaml(path: &std::path::Path) -> Vec<u8> {
+    let mut sources = SourceMap::new();
+    let options = toscanini::Options::default();
+    let loaded = toscanini::load(path, &options, &mut sources)
+        .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+    let (registry, _) = Registry::standard(&[], &mut sources).unwrap();
+    let kinds = toscanini::all_plans(&loaded.topology);
+    let (plans, _) = toscanini::derive(&loaded.topology, &kinds, &registry, &options).unwrap();
+    let templates = Templates::embedded().unwrap();
+    let rendered: Vec<_> = plans
+        .iter()
+        .map(|p| toscanini::render::bpel::render(p, &loaded.topology, &templates).unwrap())
+        .collect();
+    let (changes, _) = toscanini::writeback::changes(&loaded, &rendered).unwrap();
+    toscanini::csar::write::archive_bytes(&loaded.csar, &changes).unwrap()
+}
+
+/// What must not change when plans are written back: the templates, their
+/// relationships and kinds, and the build order.
+fn fingerprint(path: &std::path::Path) -> String {
+    let mut sources = SourceMap::new();
+    let options = toscanini::Options::default();
+    let loaded = toscanini::load(path, &options, &mut sources).unwrap();
+    let t = &loaded.topology;
+    let mut out = String::new();
+    for n in &t.nodes {
+        out.push_str(&format!("node {} {}\n", n.id, t.types.get(n.type_id).name));
+    }
+    for r in &t.relationships {
+        out.push_str(&format!(
+            "rel {} {} {} -> {}\n",
+            r.id,
+            r.kind,
+            t.node(r.source).id,
+            t.node(r.target).id
+        ));
+    }
+    for w in &t.workflows {
+        out.push_str(&format!("workflow {} {} steps\n", w.name, w.steps.len()));
+    }
+    let (registry, _) = Registry::standard(&[], &mut sources).unwrap();
+    let (plans, _) = toscanini::derive(t, &[PlanKind::Build], &registry, &options).unwrap();
+    for e in &plans[0].plan.edges {
+        out.push_str(&format!(
+            "edge {} -> {}\n",
+            plans[0].plan.activities[e.from].id, plans[0].plan.activities[e.to].id
+        ));
+    }
+    out
+}
+
+#[test]
+fn yaml_plans_become_workflows_and_the_text_stays_as_written() {
+    let corpus = crate::support::shared().join("corpus/yaml");
+    let dir = temp_dir("roundtrip-yaml");
+    let inputs = [
+        crate::support::repo().join("samples/attribute-mapping-yaml"),
+        corpus.join("tosca-parser/samples/tests/data/CSAR/csar_elk.csar"),
+        corpus.join("tosca-parser/samples/tests/data/CSAR/csar_wordpress.zip"),
+        corpus.join("tosca-parser/samples/tests/data/tosca_elk.yaml"),
+        corpus.join("puccini/examples/tour/workflows.yaml"),
+        corpus.join("puccini/examples/tour/namespaces.yaml"),
+        crate::support::repo().join("tests/spec-examples/7.3.4.1.yaml"),
+    ];
+    for input in inputs {
+        let name = input.file_name().unwrap().to_string_lossy().into_owned();
+        let first = planned_yaml(&input);
+        assert_eq!(
+            planned_yaml(&input),
+            first,
+            "{name}: output differs between runs"
+        );
+        let out = dir.join(format!("{name}.csar"));
+        std::fs::write(&out, &first).unwrap();
+        // A second run on the output replaces the plans: the same bytes.
+        assert_eq!(
+            planned_yaml(&out),
+            first,
+            "{name}: a second run changed the output"
+        );
+        // The output describes the same topology and order.
+        assert_eq!(
+            fingerprint(&out),
+            fingerprint(&input),
+            "{name}: topology changed"
+        );
+        let before = Csar::open(&input, &Limits::default()).unwrap();
+        let after = Csar::open(&out, &Limits::default()).unwrap();
+        let mut sources = SourceMap::new();
+        let entry = before.entry_definitions(&mut sources).unwrap();
+        let new_entry = after.entry_definitions(&mut sources).unwrap();
+        // Single files move under a common root; everything else keeps its name.
+        let prefix = new_entry.strip_suffix(&entry).unwrap_or_else(|| {
+            panic!("{name}: entry `{entry}` became `{new_entry}`");
+        });
+        for n in before.names() {
+            let moved = if n.starts_with("../") {
+                continue; // checked through the topology fingerprint
+            } else {
+                format!("{prefix}{n}")
+            };
+            let bytes = after
+                .get(&moved)
+                .unwrap_or_else(|| panic!("{name}: `{n}` lost"));
+            if n != entry {
+                assert_eq!(bytes, before.get(n).unwrap(), "{name}: `{n}` changed");
+            }
+        }
+        // The entry is the user's text plus the workflows, nothing else.
+        let original = String::from_utf8(before.get(&entry).unwrap().to_vec()).unwrap();
+        let written = String::from_utf8(after.get(&new_entry).unwrap().to_vec()).unwrap();
+        let stripped = toscanini::yaml::rewrite::remove_generated(&entry, &written).unwrap();
+        let mut lines: Vec<&str> = stripped.split_inclusive('\n').collect();
+        if stripped != original
+            && let Some(i) = lines.iter().position(|l| l.trim() == "workflows:")
+        {
+            lines.remove(i);
+        }
+        assert_eq!(
+            lines.concat(),
+            original,
+            "{name}: the service template text changed beyond the inserted workflows"
+        );
+        let plans: Vec<&str> = after.names().filter(|n| n.starts_with("plans/")).collect();
+        assert!(plans.len() >= 2, "{name}: {plans:?}");
+        assert!(
+            written.matches("toscanini_generated:").count() == plans.len(),
+            "{name}"
+        );
+    }
+}

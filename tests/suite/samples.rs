@@ -79,3 +79,54 @@ fn sample_plans() {
         assert!(name.ends_with(".tosca"));
     }
 }
+
+/// TOSCA YAML: the sample, and two examples of TOSCA 1.3 (a stack on one
+/// server; an imperative workflow with on_failure): the BPEL of every
+/// plan, its graph, and the service template with the plans written back.
+#[test]
+fn yaml_sample_plans() {
+    let templates = Templates::embedded().unwrap();
+    for (label, path) in [
+        ("attribute-mapping-yaml", "samples/attribute-mapping-yaml"),
+        ("spec-11.1.15.3", "tests/spec-examples/11.1.15.3.yaml"),
+        ("spec-7.3.7.1", "tests/spec-examples/7.3.7.1.yaml"),
+    ] {
+        let mut sources = SourceMap::new();
+        let options = toscanini::Options::default();
+        let loaded = toscanini::load(&repo().join(path), &options, &mut sources).unwrap();
+        let (registry, _) = Registry::standard(&[], &mut sources).unwrap();
+        let kinds = toscanini::all_plans(&loaded.topology);
+        let (plans, _) = toscanini::derive(&loaded.topology, &kinds, &registry, &options).unwrap();
+        let mut rendered = Vec::new();
+        for p in &plans {
+            let r = toscanini::render::bpel::render(p, &loaded.topology, &templates).unwrap();
+            let kind = p.plan.kind.slug().replace(':', "-");
+            for f in &r.files {
+                let keep = f.name.ends_with(".bpel")
+                    || (label == "attribute-mapping-yaml" && !f.name.starts_with("invoker."));
+                if keep {
+                    insta::assert_snapshot!(
+                        format!("yaml-{label}__{kind}__{}", f.name),
+                        String::from_utf8(f.data.clone()).unwrap()
+                    );
+                }
+            }
+            insta::assert_snapshot!(
+                format!("yaml-{label}__{kind}__graph.dot"),
+                toscanini::dot::plan_dot(p, &loaded.topology)
+            );
+            rendered.push(r);
+        }
+        let (changes, _) = toscanini::writeback::changes(&loaded, &rendered).unwrap();
+        let entry = changes
+            .put
+            .keys()
+            .find(|k| k.ends_with(".yaml"))
+            .unwrap()
+            .clone();
+        insta::assert_snapshot!(
+            format!("yaml-{label}__service-template"),
+            String::from_utf8(changes.put[&entry].clone()).unwrap()
+        );
+    }
+}

@@ -18,14 +18,14 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use self::names::Names;
-use self::xpath::{expr, literal, url_path};
+use self::xpath::{condition, expr, literal, reads_state, url_path};
 use super::templates::{Templates, indent, xml_escape};
 use super::{Language, PlanFile, PlanParameter, RenderedPlan, plan_name, plan_namespace};
 use crate::error::Result;
 use crate::model::{TemplateRef, Topology};
 use crate::plan::ids::Unique;
-use crate::plan::{PlanKind, ncname};
-use crate::plugins::steps::{Invocation, Step, Strategy};
+use crate::plan::{PlanKind, Reason, ncname};
+use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
 use crate::plugins::{ActivityBody, ConcretePlan};
 
 /// Optional input that overrides the management bus endpoint at run time.
@@ -114,7 +114,29 @@ pub fn render(
         inputs,
     };
 
-    let init = initial_values(&cx, plan);
+    let mut init = initial_values(&cx, plan);
+    // `on_failure` (imperative workflows): a flag per activity whose
+    // failure is routed; its links test it.
+    let mut variables = cx.names.declared.clone();
+    let mut routed = vec![false; plan.plan.activities.len()];
+    for e in &plan.plan.edges {
+        routed[e.from] |= e.reason == Reason::OnFailure;
+    }
+    for (i, a) in plan.plan.activities.iter().enumerate() {
+        if routed[i] {
+            let var = failure_var(&a.id);
+            variables.push(var.clone());
+            init.push(Copy {
+                var,
+                expr: "'false'".into(),
+            });
+        }
+    }
+    let skips = plan
+        .plan
+        .edges
+        .iter()
+        .any(|e| e.reason == Reason::OnFailure);
     let links: Vec<String> = plan
         .plan
         .edges
@@ -127,17 +149,38 @@ pub fn render(
         })
         .collect();
     // Links of each activity, found once (not by scanning every edge per
-    // activity, which made rendering quadratic).
+    // activity, which made rendering quadratic). The links out of an
+    // activity whose failure is routed (`on_failure`) test its flag.
+    let failures: Vec<Option<String>> = plan
+        .plan
+        .activities
+        .iter()
+        .zip(&routed)
+        .map(|(a, &r)| r.then(|| failure_var(&a.id)))
+        .collect();
     let mut targets = vec![Vec::new(); plan.plan.activities.len()];
-    let mut sources = vec![Vec::new(); plan.plan.activities.len()];
+    let mut sources: Vec<Vec<Source>> = (0..plan.plan.activities.len())
+        .map(|_| Vec::new())
+        .collect();
     for (e, name) in plan.plan.edges.iter().zip(&links) {
         targets[e.to].push(name.as_str());
-        sources[e.from].push(name.as_str());
+        let condition = failures[e.from].as_ref().map(|f| {
+            if e.reason == Reason::OnFailure {
+                format!("${f} = 'true'")
+            } else {
+                format!("${f} != 'true'")
+            }
+        });
+        sources[e.from].push(Source {
+            name: name.clone(),
+            condition,
+        });
     }
     let mut scopes = String::new();
-    for i in 0..plan.plan.activities.len() {
+    for (i, (targets, sources)) in targets.iter().zip(sources).enumerate() {
+        let failure = failures[i].clone();
         scopes.push_str(&indent(
-            &activity(&cx, plan, i, &targets[i], &sources[i])?,
+            &activity(&cx, plan, i, targets, sources, failure)?,
             6,
         ));
     }
@@ -177,6 +220,7 @@ pub fn render(
         namespace: &'a str,
         operation: &'a str,
         variables: &'a [String],
+        skips: bool,
         init: &'a [Copy],
         creates_service_instance: bool,
         start_state: Option<&'a str>,
@@ -193,7 +237,8 @@ pub fn render(
         name: &name,
         namespace: &namespace,
         operation: &operation,
-        variables: &cx.names.declared,
+        variables: &variables,
+        skips,
         init: &init,
         creates_service_instance: *kind == PlanKind::Build,
         start_state,
@@ -236,6 +281,15 @@ pub fn render(
         inputs: parameters,
         outputs: outputs.into_iter().map(|o| o.name).collect(),
     })
+}
+
+/// The variable that records that an activity failed (`on_failure`).
+fn failure_var(activity: &str) -> String {
+    let word: String = activity
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("failed_{word}")
 }
 
 /// Link names: `<from>_to_<to>` with only `[A-Za-z0-9_]`, so that `$link`
@@ -352,7 +406,8 @@ fn activity(
     plan: &ConcretePlan,
     i: usize,
     targets: &[&str],
-    sources: &[&str],
+    sources: Vec<Source>,
+    failure: Option<String>,
 ) -> Result<String> {
     let a = &plan.plan.activities[i];
     let body = &plan.bodies[i];
@@ -374,7 +429,8 @@ fn activity(
         name: &'a str,
         targets: &'a [&'a str],
         join: Option<String>,
-        sources: &'a [&'a str],
+        sources: Vec<Source>,
+        failure_var: Option<String>,
         per_instance: bool,
         error_url: Option<&'a str>,
         compensation: String,
@@ -387,12 +443,19 @@ fn activity(
             targets,
             join,
             sources,
+            failure_var: failure,
             per_instance: body.per_instance,
             error_url: (!body.per_instance).then(|| cx.names.url(a.template)),
             compensation: indent(&compensation, 6),
             body: indent(&steps, 4),
         },
     )
+}
+
+#[derive(Serialize)]
+struct Source {
+    name: String,
+    condition: Option<String>,
 }
 
 fn steps_opt(cx: &Ctx, steps: &[Step], prefix: &str, subject: TemplateRef) -> Result<String> {
@@ -413,6 +476,17 @@ fn steps(
     let mut out = String::new();
     for (k, step) in steps.iter().enumerate() {
         let name = format!("{prefix}_{tag}{}", k + 1);
+        // A filter: the rest runs only on instances that meet it.
+        if let Step::Check {
+            template,
+            condition: c,
+            otherwise: Otherwise::Skip,
+        } = step
+        {
+            let rest = self::steps(cx, &steps[k + 1..], &name, "s", subject)?;
+            out.push_str(&check(cx, *template, c, &name, Some(&rest))?);
+            break;
+        }
         out.push_str(&self::step(cx, step, &name, subject)?);
     }
     if out.is_empty() {
@@ -500,6 +574,15 @@ fn step(cx: &Ctx, step: &Step, name: &str, subject: TemplateRef) -> Result<Strin
             )
         }
         Step::Invoke(inv) => invoke(cx, inv, name, subject),
+        Step::Check {
+            template,
+            condition: c,
+            otherwise: Otherwise::Fail,
+        } => check(cx, *template, c, name, None),
+        Step::Check { template, .. } => {
+            // Only reached when the filter is the last step.
+            check(cx, *template, &[], name, Some(""))
+        }
         Step::SelectInstance(n, strategy) => {
             let r = TemplateRef::Node(*n);
             let load = indent(&load_properties(cx, r, &format!("{name}_load"))?, 4);
@@ -527,6 +610,30 @@ fn step(cx: &Ctx, step: &Step, name: &str, subject: TemplateRef) -> Result<Strin
             )
         }
     }
+}
+
+/// A condition on the current instance of `template`: with `rest`, the
+/// rest of the steps run only where it holds; without, the plan fails
+/// where it does not.
+fn check(
+    cx: &Ctx,
+    template: TemplateRef,
+    conditions: &[crate::model::Condition],
+    name: &str,
+    rest: Option<&str>,
+) -> Result<String> {
+    let expr = text(&condition(conditions, template, cx.topology, &cx.names));
+    cx.templates.render(
+        "bpel/steps/check.bpel",
+        &serde_json::json!({
+            "name": name,
+            "url": cx.names.url(template),
+            "reads_state": reads_state(conditions),
+            "condition": expr,
+            "skip": rest.is_some(),
+            "rest": indent(rest.unwrap_or(""), 6),
+        }),
+    )
 }
 
 fn is_xml_name(s: &str) -> bool {

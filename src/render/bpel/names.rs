@@ -145,7 +145,7 @@ fn step_templates(step: &Step, out: &mut Vec<TemplateRef>) {
         Step::CreateNodeInstance(n) | Step::StoreProperties(n) | Step::SelectInstance(n, _) => {
             out.push(TemplateRef::Node(*n))
         }
-        Step::SetState(t, _) => out.push(*t),
+        Step::SetState(t, _) | Step::Check { template: t, .. } => out.push(*t),
     }
 }
 

@@ -107,6 +107,34 @@ pub fn bpmn_plan_name(topology: &Topology, kind: &PlanKind) -> String {
     format!("{stem}bpmn{first}{}", chars.as_str())
 }
 
+/// Imperative-workflow features the BPMN backend does not render yet:
+/// filters and preconditions (`Step::Check`) and `on_failure` routing.
+/// Such a plan is refused rather than drawn without them.
+fn refuse_unsupported(plan: &ConcretePlan) -> Result<()> {
+    let check = plan
+        .bodies
+        .iter()
+        .flat_map(|b| b.steps.iter().chain(&b.compensation))
+        .any(|s| matches!(s, crate::plugins::steps::Step::Check { .. }));
+    let routed = plan
+        .plan
+        .edges
+        .iter()
+        .any(|e| e.reason == crate::plan::Reason::OnFailure);
+    if check || routed {
+        return Err(crate::error::Error::Usage(format!(
+            "the {} plan uses {} of an imperative workflow, which the BPMN backend does not render yet; generate it with --lang bpel",
+            plan.plan.kind.slug(),
+            if check {
+                "filters or preconditions"
+            } else {
+                "on_failure routing"
+            }
+        )));
+    }
+    Ok(())
+}
+
 /// Render a concrete plan as a BPMN process.
 pub fn render(
     plan: &ConcretePlan,
@@ -114,6 +142,7 @@ pub fn render(
     templates: &Templates,
 ) -> Result<RenderedPlan> {
     let kind = &plan.plan.kind;
+    refuse_unsupported(plan)?;
     let name = bpmn_plan_name(topology, kind);
     let namespace = plan_namespace(topology, kind);
     // Plan inputs become process variables of the same (NCName) name.

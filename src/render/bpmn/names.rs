@@ -138,6 +138,7 @@ fn step_templates(step: &Step, out: &mut Vec<TemplateRef>) {
             out.push(TemplateRef::Node(*from));
             out.push(TemplateRef::Node(*to));
         }
+        Step::Check { template, .. } => out.push(*template),
         Step::CreateRelationshipInstance(r) => out.push(TemplateRef::Relationship(*r)),
         Step::CreateNodeInstance(n) | Step::StoreProperties(n) | Step::SelectInstance(n, _) => {
             out.push(TemplateRef::Node(*n))

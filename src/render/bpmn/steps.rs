@@ -169,6 +169,8 @@ pub fn instances_path(cx: &Ctx, t: TemplateRef) -> String {
 pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: &str) {
     let t = cx.topology;
     match step {
+        // Refused by `render` before any step is drawn.
+        Step::Check { .. } => {}
         Step::CreateNodeInstance(n) => {
             let r = TemplateRef::Node(*n);
             let node = &t.node(*n).id;

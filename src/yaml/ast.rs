@@ -1,0 +1,533 @@
+//! Syntax of one TOSCA YAML file (Simple Profile 1.0–1.3, TOSCA 2.0), as
+//! the [`reader`](super::reader) finds it: names and references are still
+//! text as written, values are still YAML [`Node`]s (functions are read at
+//! lowering), and everything keeps its span for diagnostics and for
+//! editing the text when plans are written back.
+
+use std::sync::Arc;
+
+use super::node::Node;
+use super::version::Version;
+use crate::diagnostics::{SourceFile, Span};
+
+/// A text with the span it was written at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spanned {
+    /// The text.
+    pub text: String,
+    /// Where it is.
+    pub span: Span,
+}
+
+impl Spanned {
+    /// A spanned text.
+    pub fn new(text: impl Into<String>, span: Span) -> Spanned {
+        Spanned {
+            text: text.into(),
+            span,
+        }
+    }
+}
+
+/// One file: a service template (1.x) or TOSCA file (2.0).
+#[derive(Debug)]
+pub struct File {
+    /// The source (its name is the path in the CSAR).
+    pub source: Arc<SourceFile>,
+    /// The whole document.
+    pub root: Node,
+    /// `tosca_definitions_version`.
+    pub version: Version,
+    /// `namespace` (1.x).
+    pub namespace: Option<Spanned>,
+    /// `metadata` (and 1.x top-level `template_name` & co.), in order.
+    pub metadata: Vec<(String, String)>,
+    /// `imports`.
+    pub imports: Vec<Import>,
+    /// `repositories`: name and URL.
+    pub repositories: Vec<(Spanned, Option<String>)>,
+    /// Type definitions of every kind, in file order.
+    pub types: Vec<TypeDef>,
+    /// `topology_template` (1.x) / `service_template` (2.0).
+    pub topology: Option<Topology>,
+}
+
+impl File {
+    /// A metadata value.
+    pub fn metadata(&self, key: &str) -> Option<&str> {
+        self.metadata
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// An import.
+#[derive(Clone, Debug)]
+pub struct Import {
+    /// `file` (1.x), `url` (2.0) or the short form.
+    pub file: Option<Spanned>,
+    /// `profile` (2.0).
+    pub profile: Option<Spanned>,
+    /// `repository`.
+    pub repository: Option<Spanned>,
+    /// `namespace_prefix` (1.x) / `namespace` (2.0).
+    pub prefix: Option<Spanned>,
+    /// The whole entry.
+    pub span: Span,
+}
+
+/// What a type definition defines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TypeKind {
+    /// `node_types`.
+    Node,
+    /// `relationship_types`.
+    Relationship,
+    /// `capability_types`.
+    Capability,
+    /// `interface_types`.
+    Interface,
+    /// `artifact_types`.
+    Artifact,
+    /// `data_types`.
+    Data,
+    /// `group_types`.
+    Group,
+    /// `policy_types`.
+    Policy,
+}
+
+impl TypeKind {
+    /// The section key in a file.
+    pub fn section(self) -> &'static str {
+        match self {
+            TypeKind::Node => "node_types",
+            TypeKind::Relationship => "relationship_types",
+            TypeKind::Capability => "capability_types",
+            TypeKind::Interface => "interface_types",
+            TypeKind::Artifact => "artifact_types",
+            TypeKind::Data => "data_types",
+            TypeKind::Group => "group_types",
+            TypeKind::Policy => "policy_types",
+        }
+    }
+
+    /// Words for messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            TypeKind::Node => "node type",
+            TypeKind::Relationship => "relationship type",
+            TypeKind::Capability => "capability type",
+            TypeKind::Interface => "interface type",
+            TypeKind::Artifact => "artifact type",
+            TypeKind::Data => "data type",
+            TypeKind::Group => "group type",
+            TypeKind::Policy => "policy type",
+        }
+    }
+
+    /// Every kind, in section order.
+    pub const ALL: [TypeKind; 8] = [
+        TypeKind::Artifact,
+        TypeKind::Data,
+        TypeKind::Capability,
+        TypeKind::Interface,
+        TypeKind::Relationship,
+        TypeKind::Node,
+        TypeKind::Group,
+        TypeKind::Policy,
+    ];
+}
+
+/// A type definition of any kind (keys that a kind does not have stay empty).
+#[derive(Clone, Debug)]
+pub struct TypeDef {
+    /// Kind.
+    pub kind: TypeKind,
+    /// Name as written.
+    pub name: Spanned,
+    /// `derived_from`.
+    pub derived_from: Option<Spanned>,
+    /// `properties`.
+    pub properties: Vec<PropertyDef>,
+    /// `attributes`.
+    pub attributes: Vec<PropertyDef>,
+    /// `requirements` (node types).
+    pub requirements: Vec<RequirementDef>,
+    /// `capabilities` (node types): name and capability type.
+    pub capabilities: Vec<(Spanned, Option<Spanned>)>,
+    /// `interfaces`.
+    pub interfaces: Vec<Interface>,
+    /// `artifacts` (node types).
+    pub artifacts: Vec<ArtifactDef>,
+    /// Operations (interface types).
+    pub operations: Vec<Operation>,
+    /// Interface-level inputs (interface types).
+    pub inputs: Vec<Parameter>,
+    /// The whole definition.
+    pub span: Span,
+}
+
+/// A property, attribute or input definition.
+#[derive(Clone, Debug)]
+pub struct PropertyDef {
+    /// Name.
+    pub name: Spanned,
+    /// `type`.
+    pub type_name: Option<String>,
+    /// `required` (default true for properties and inputs).
+    pub required: bool,
+    /// `default`.
+    pub default: Option<Node>,
+    /// `value` (2.0 fixed value; 1.3 parameter value).
+    pub value: Option<Node>,
+    /// `description`.
+    pub description: Option<String>,
+}
+
+/// A requirement definition in a node type.
+#[derive(Clone, Debug)]
+pub struct RequirementDef {
+    /// Name.
+    pub name: Spanned,
+    /// `capability` (type or, 2.0, symbolic name).
+    pub capability: Option<Spanned>,
+    /// `node` (node type).
+    pub node: Option<Spanned>,
+    /// `relationship` (type).
+    pub relationship: Option<Spanned>,
+    /// Interfaces given with the relationship.
+    pub relationship_interfaces: Vec<Interface>,
+    /// Lower bound of `occurrences` (`count_range` in 2.0); `None` if not given.
+    pub min: Option<u64>,
+    /// The whole definition.
+    pub span: Span,
+}
+
+/// An interface definition (types) or assignment (templates).
+#[derive(Clone, Debug)]
+pub struct Interface {
+    /// The key: a name, or (examples do it) an interface type name.
+    pub name: Spanned,
+    /// `type`.
+    pub type_name: Option<Spanned>,
+    /// Interface-level `inputs`.
+    pub inputs: Vec<Parameter>,
+    /// Operations (from `operations:` or, in the old form, directly).
+    pub operations: Vec<Operation>,
+    /// The whole entry.
+    pub span: Span,
+}
+
+/// An operation definition or assignment.
+#[derive(Clone, Debug)]
+pub struct Operation {
+    /// Name.
+    pub name: Spanned,
+    /// `implementation` (or the short form).
+    pub implementation: Option<Implementation>,
+    /// `inputs`.
+    pub inputs: Vec<Parameter>,
+    /// `outputs`: name and attribute mapping.
+    pub outputs: Vec<(Spanned, Node)>,
+    /// The whole entry.
+    pub span: Span,
+}
+
+/// An operation input: a definition (with `type`, `default`, `value`) or an
+/// assignment (a bare value).
+#[derive(Clone, Debug)]
+pub struct Parameter {
+    /// Name.
+    pub name: Spanned,
+    /// The assigned value, or a definition's `value`.
+    pub value: Option<Node>,
+    /// A definition's `default`.
+    pub default: Option<Node>,
+    /// A definition's `required`.
+    pub required: bool,
+    /// Whether this is a definition (a map with `type`/`default`/...).
+    pub definition: bool,
+}
+
+/// An operation implementation.
+#[derive(Clone, Debug)]
+pub struct Implementation {
+    /// `primary` (or the short form).
+    pub primary: Option<ArtifactRef>,
+    /// `dependencies`.
+    pub dependencies: Vec<ArtifactRef>,
+    /// The whole entry.
+    pub span: Span,
+}
+
+/// An artifact named by an implementation: the name of an artifact of the
+/// template or type, a file path, or an inline definition.
+#[derive(Clone, Debug)]
+pub enum ArtifactRef {
+    /// A name or a path.
+    Name(Spanned),
+    /// An inline artifact definition.
+    Inline(ArtifactDef),
+}
+
+/// An artifact definition.
+#[derive(Clone, Debug)]
+pub struct ArtifactDef {
+    /// Name (the map key; the file for inline definitions).
+    pub name: Spanned,
+    /// `type`.
+    pub type_name: Option<Spanned>,
+    /// `file`.
+    pub file: Option<Spanned>,
+    /// `repository`.
+    pub repository: Option<Spanned>,
+    /// The whole entry.
+    pub span: Span,
+}
+
+/// A topology template (1.x) / service template (2.0).
+#[derive(Clone, Debug, Default)]
+pub struct Topology {
+    /// `inputs`.
+    pub inputs: Vec<PropertyDef>,
+    /// `node_templates`.
+    pub node_templates: Vec<NodeTemplate>,
+    /// `relationship_templates`.
+    pub relationship_templates: Vec<RelationshipTemplate>,
+    /// `outputs`: name and value.
+    pub outputs: Vec<(Spanned, Option<Node>)>,
+    /// `groups`.
+    pub groups: Vec<Group>,
+    /// `policies`.
+    pub policies: Vec<Policy>,
+    /// `substitution_mappings`.
+    pub substitution: Option<Substitution>,
+    /// `workflows`.
+    pub workflows: Vec<Workflow>,
+    /// The `topology_template` key and its value.
+    pub key_span: Span,
+    /// Span of the value.
+    pub span: Span,
+}
+
+/// A node template.
+#[derive(Clone, Debug)]
+pub struct NodeTemplate {
+    /// Name.
+    pub name: Spanned,
+    /// `type`.
+    pub type_name: Option<Spanned>,
+    /// `directives`.
+    pub directives: Vec<Spanned>,
+    /// `properties`.
+    pub properties: Vec<(Spanned, Node)>,
+    /// `attributes`.
+    pub attributes: Vec<(Spanned, Node)>,
+    /// `requirements`, in order.
+    pub requirements: Vec<RequirementAssignment>,
+    /// `capabilities`: name, property and attribute assignments.
+    pub capabilities: Vec<CapabilityAssignment>,
+    /// `interfaces`.
+    pub interfaces: Vec<Interface>,
+    /// `artifacts`.
+    pub artifacts: Vec<ArtifactDef>,
+    /// `copy`.
+    pub copy: Option<Spanned>,
+    /// The whole entry.
+    pub span: Span,
+}
+
+/// A capability assignment.
+#[derive(Clone, Debug)]
+pub struct CapabilityAssignment {
+    /// Name.
+    pub name: Spanned,
+    /// `properties`.
+    pub properties: Vec<(Spanned, Node)>,
+    /// `attributes`.
+    pub attributes: Vec<(Spanned, Node)>,
+}
+
+/// A requirement assignment.
+#[derive(Clone, Debug)]
+pub struct RequirementAssignment {
+    /// Name.
+    pub name: Spanned,
+    /// `node` (template or type name).
+    pub node: Option<Spanned>,
+    /// `capability`.
+    pub capability: Option<Spanned>,
+    /// `relationship`.
+    pub relationship: Option<RelationshipAssignment>,
+    /// Whether a `node_filter` is given.
+    pub node_filter: bool,
+    /// The whole entry.
+    pub span: Span,
+}
+
+/// The `relationship` of a requirement assignment.
+#[derive(Clone, Debug)]
+pub enum RelationshipAssignment {
+    /// A relationship template or type name.
+    Name(Spanned),
+    /// An inline relationship: `type`, `properties`, `interfaces`.
+    Inline {
+        /// `type`.
+        type_name: Option<Spanned>,
+        /// `properties`.
+        properties: Vec<(Spanned, Node)>,
+        /// `interfaces`.
+        interfaces: Vec<Interface>,
+        /// The whole value.
+        span: Span,
+    },
+}
+
+/// A relationship template.
+#[derive(Clone, Debug)]
+pub struct RelationshipTemplate {
+    /// Name.
+    pub name: Spanned,
+    /// `type`.
+    pub type_name: Option<Spanned>,
+    /// `properties`.
+    pub properties: Vec<(Spanned, Node)>,
+    /// `interfaces`.
+    pub interfaces: Vec<Interface>,
+    /// The whole entry.
+    pub span: Span,
+}
+
+/// A group.
+#[derive(Clone, Debug)]
+pub struct Group {
+    /// Name.
+    pub name: Spanned,
+    /// `type`.
+    pub type_name: Option<Spanned>,
+    /// `members`.
+    pub members: Vec<Spanned>,
+    /// `properties`.
+    pub properties: Vec<(Spanned, Node)>,
+    /// The whole entry.
+    pub span: Span,
+}
+
+/// A policy.
+#[derive(Clone, Debug)]
+pub struct Policy {
+    /// Name.
+    pub name: Spanned,
+    /// `type`.
+    pub type_name: Option<Spanned>,
+    /// `targets`.
+    pub targets: Vec<Spanned>,
+    /// `properties`.
+    pub properties: Vec<(Spanned, Node)>,
+    /// `triggers`, as written.
+    pub triggers: Option<Node>,
+    /// The whole entry.
+    pub span: Span,
+}
+
+/// `substitution_mappings`.
+#[derive(Clone, Debug)]
+pub struct Substitution {
+    /// `node_type`.
+    pub node_type: Option<Spanned>,
+    /// `requirements`: exported name and `[node, requirement]`.
+    pub requirements: Vec<(Spanned, Vec<Spanned>)>,
+    /// `capabilities`: exported name and `[node, capability]`.
+    pub capabilities: Vec<(Spanned, Vec<Spanned>)>,
+    /// `properties`: name and mapping as written.
+    pub properties: Vec<(Spanned, Node)>,
+    /// `interfaces`: operation and workflow name.
+    pub interfaces: Vec<(Spanned, Spanned)>,
+    /// The whole value.
+    pub span: Span,
+}
+
+/// An imperative workflow definition.
+#[derive(Clone, Debug)]
+pub struct Workflow {
+    /// Name.
+    pub name: Spanned,
+    /// `description`.
+    pub description: Option<String>,
+    /// `metadata`.
+    pub metadata: Vec<(String, String)>,
+    /// `inputs`.
+    pub inputs: Vec<PropertyDef>,
+    /// `preconditions` (2.0: `precondition`).
+    pub preconditions: Vec<Precondition>,
+    /// `steps`.
+    pub steps: Vec<WorkflowStep>,
+    /// `implementation` (an external workflow).
+    pub implementation: Option<Implementation>,
+    /// The whole entry (key and value).
+    pub span: Span,
+}
+
+/// A workflow precondition.
+#[derive(Clone, Debug)]
+pub struct Precondition {
+    /// `target`.
+    pub target: Option<Spanned>,
+    /// `target_relationship`.
+    pub target_relationship: Option<Spanned>,
+    /// `condition`, as written.
+    pub condition: Option<Node>,
+    /// The whole entry.
+    pub span: Span,
+}
+
+/// A workflow step.
+#[derive(Clone, Debug)]
+pub struct WorkflowStep {
+    /// Name.
+    pub name: Spanned,
+    /// `target`.
+    pub target: Option<Spanned>,
+    /// `target_relationship`.
+    pub target_relationship: Option<Spanned>,
+    /// `operation_host`.
+    pub operation_host: Option<Spanned>,
+    /// `filter`, as written.
+    pub filter: Option<Node>,
+    /// `activities`.
+    pub activities: Vec<WorkflowActivity>,
+    /// `on_success`.
+    pub on_success: Vec<Spanned>,
+    /// `on_failure`.
+    pub on_failure: Vec<Spanned>,
+    /// The whole entry.
+    pub span: Span,
+}
+
+/// What a workflow activity does.
+#[derive(Clone, Debug)]
+pub enum ActivityKind {
+    /// `delegate: workflow`.
+    Delegate,
+    /// `set_state: state`.
+    SetState,
+    /// `call_operation: interface.operation`.
+    CallOperation,
+    /// `inline: workflow`.
+    Inline,
+}
+
+/// A workflow activity.
+#[derive(Clone, Debug)]
+pub struct WorkflowActivity {
+    /// Which activity.
+    pub kind: ActivityKind,
+    /// Its argument: workflow, state or `interface.operation`.
+    pub argument: Spanned,
+    /// `inputs` of the extended notation.
+    pub inputs: Vec<(Spanned, Node)>,
+    /// The whole entry.
+    pub span: Span,
+}

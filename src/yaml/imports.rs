@@ -1,0 +1,642 @@
+//! Loading a TOSCA YAML service template and every file it imports.
+//!
+//! In: the CSAR and the entry definitions. Out: the parsed files and the
+//! *units* to compile — a file together with the namespace scope it was
+//! imported under (`namespace_prefix` in 1.x, `namespace` in 2.0; scopes
+//! nest, so `mongodb:database:Database` names a type of a file that
+//! `mongodb` imports as `database`).
+//!
+//! Relative imports resolve against the importing file. A single `.yaml`
+//! given on the command line may import files outside its directory; they
+//! are read on demand. Nothing is ever fetched: a URL or a repository
+//! import is an error that names it (E0306). The Simple Profile types are
+//! built in (see [`super::normative`]): 1.x files get them implicitly, 2.0
+//! files through a Simple Profile `profile` import or the `tosca:` prefix.
+//! As tosca-parser does, a relative import that is not found beside the
+//! importing file is looked up in the directories above it (a warning).
+
+use std::collections::HashMap;
+use std::path::{Component, Path};
+
+use super::ast::File;
+use super::node::{self, LoadLimits};
+use super::reader;
+use super::version::{Detected, Version, detect};
+use crate::csar::{Csar, Origin};
+use crate::diagnostics::{Diagnostic, Diagnostics, Location, SourceMap, Span, codes};
+
+/// A file to compile under a namespace scope.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unit {
+    /// Index into [`Loaded::files`].
+    pub file: usize,
+    /// Namespace prefixes, outermost first (empty: the global scope).
+    pub scope: Vec<String>,
+}
+
+/// The files of a service template.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    /// Parsed files; the entry is first.
+    pub files: Vec<File>,
+    /// Files with their scopes, in load order (the entry first).
+    pub units: Vec<Unit>,
+}
+
+/// Whether a 2.0 `profile` import names the Simple Profile (built in).
+pub fn is_simple_profile(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n.contains("simple") && (n.contains("oasis") || n.starts_with("tosca"))
+}
+
+/// Import names that stand for the normative types themselves.
+fn is_normative_alias(name: &str) -> bool {
+    matches!(detect(name), Detected::Supported(_))
+}
+
+/// Load `entry` and its imports.
+pub fn load(
+    csar: &mut Csar,
+    entry: &str,
+    max_depth: usize,
+    sources: &mut SourceMap,
+) -> (Loaded, Diagnostics) {
+    let mut l = Loader {
+        csar,
+        sources,
+        diags: Diagnostics::new(),
+        loaded: Loaded::default(),
+        by_path: HashMap::new(),
+        limits: LoadLimits {
+            max_depth,
+            ..LoadLimits::default()
+        },
+    };
+    let root = l.root();
+    let Some(first) = l.file(entry, None, None) else {
+        return (l.loaded, l.diags);
+    };
+    let mut queue = vec![(first, Vec::<String>::new())];
+    let mut seen: Vec<(usize, Vec<String>)> = Vec::new();
+    while let Some((file, scope)) = queue.pop() {
+        if seen.contains(&(file, scope.clone())) {
+            continue;
+        }
+        seen.push((file, scope.clone()));
+        l.loaded.units.push(Unit {
+            file,
+            scope: scope.clone(),
+        });
+        let imports = l.loaded.files[file].imports.clone();
+        let from = l.loaded.files[file].source.name().to_string();
+        let mut children = Vec::new();
+        for imp in &imports {
+            let source = l.loaded.files[file].source.clone();
+            let at = |span: Span| source.location(span);
+            if let Some(p) = &imp.prefix
+                && p.text == "tosca"
+            {
+                l.diags.push(
+                    Diagnostic::error(
+                        codes::YAML_IMPORT,
+                        "the namespace prefix `tosca` is reserved for the TOSCA types",
+                    )
+                    .at(at(p.span))
+                    .hint("choose another prefix"),
+                );
+                continue;
+            }
+            if let Some(profile) = &imp.profile {
+                if !is_simple_profile(&profile.text) {
+                    l.diags.push(
+                        Diagnostic::error(
+                            codes::YAML_IMPORT,
+                            format!("the profile `{}` is not available", profile.text),
+                        )
+                        .at(at(profile.span))
+                        .hint("toscanini has the TOSCA Simple Profile built in and never downloads profiles; import the profile's files by relative path"),
+                    );
+                }
+                continue;
+            }
+            let Some(target) = &imp.file else {
+                l.diags.push(
+                    Diagnostic::error(codes::YAML_MISSING_KEY, "the import names no file")
+                        .at(at(imp.span))
+                        .hint("an import needs `file` (1.x) or `url` (2.0)"),
+                );
+                continue;
+            };
+            if let Some(repo) = &imp.repository {
+                let url = l.loaded.files[file]
+                    .repositories
+                    .iter()
+                    .find(|(n, _)| n.text == repo.text)
+                    .and_then(|(_, u)| u.clone());
+                l.diags.push(
+                    Diagnostic::error(
+                        codes::YAML_IMPORT,
+                        format!(
+                            "`{}` is imported from the repository `{}`{}, and toscanini never uses the network",
+                            target.text,
+                            repo.text,
+                            url.map(|u| format!(" ({u})")).unwrap_or_default()
+                        ),
+                    )
+                    .at(at(repo.span))
+                    .hint("copy the file into the CSAR and import it by a relative path"),
+                );
+                continue;
+            }
+            if target.text.contains("://") {
+                l.diags.push(
+                    Diagnostic::error(
+                        codes::YAML_IMPORT,
+                        format!(
+                            "`{}` is a URL, and toscanini never uses the network",
+                            target.text
+                        ),
+                    )
+                    .at(at(target.span))
+                    .hint("copy the file into the CSAR and import it by a relative path"),
+                );
+                continue;
+            }
+            if is_normative_alias(&target.text) {
+                continue; // the normative types are built in
+            }
+            let Some(path) = l.find(&root, &from, &target.text, target.span, &source) else {
+                continue;
+            };
+            let version = l.loaded.files[file].version;
+            let Some(child) = l.file(&path, Some(at(target.span)), Some(version)) else {
+                continue;
+            };
+            // 2.0 namespaces nest (`mongodb:database:Database`); a 1.x
+            // prefix only qualifies the types of the file it imports.
+            let mut child_scope = if version.is_v2() {
+                scope.clone()
+            } else {
+                Vec::new()
+            };
+            if let Some(p) = &imp.prefix {
+                child_scope.push(p.text.clone());
+            }
+            children.push((child, child_scope));
+        }
+        // Depth-first in file order: the queue pops from the back.
+        for c in children.into_iter().rev() {
+            queue.push(c);
+        }
+    }
+    (l.loaded, l.diags)
+}
+
+struct Loader<'a> {
+    csar: &'a mut Csar,
+    sources: &'a mut SourceMap,
+    diags: Diagnostics,
+    loaded: Loaded,
+    by_path: HashMap<String, Option<usize>>,
+    limits: LoadLimits,
+}
+
+/// Where the CSAR root is, as path segments, for resolving `..` lexically;
+/// empty (and no escaping) for archives and directories.
+struct Root {
+    segments: Vec<String>,
+    may_escape: bool,
+}
+
+impl Loader<'_> {
+    fn root(&self) -> Root {
+        if !matches!(self.csar.origin, Origin::File) {
+            return Root {
+                segments: Vec::new(),
+                may_escape: false,
+            };
+        }
+        let dir = self.csar.path.parent().unwrap_or(Path::new("."));
+        let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let mut segments: Vec<String> = Vec::new();
+        for c in abs.components() {
+            match c {
+                Component::Normal(s) => segments.push(s.to_string_lossy().into_owned()),
+                Component::ParentDir => {
+                    segments.pop();
+                }
+                _ => {}
+            }
+        }
+        Root {
+            segments,
+            may_escape: true,
+        }
+    }
+
+    /// The CSAR name of `reference` as imported from `from`, or a
+    /// diagnostic. Looks beside `from`, then (with a warning) in the
+    /// directories above it.
+    fn find(
+        &mut self,
+        root: &Root,
+        from: &str,
+        reference: &str,
+        span: Span,
+        source: &crate::diagnostics::SourceFile,
+    ) -> Option<String> {
+        let reference = reference.replace('\\', "/");
+        if reference.starts_with('/') {
+            self.diags.push(
+                Diagnostic::error(
+                    codes::YAML_IMPORT,
+                    format!("`{reference}` is an absolute path; imports are relative to the importing file"),
+                )
+                .at(source.location(span)),
+            );
+            return None;
+        }
+        let mut dir = absolute(root, from);
+        dir.pop();
+        let first = relative(root, &dir, &reference);
+        match &first {
+            Some(name) if self.csar.load_on_demand(name).is_some() => return Some(name.clone()),
+            None => {
+                self.diags.push(
+                    Diagnostic::error(
+                        codes::YAML_IMPORT,
+                        format!("the import `{reference}` leaves the CSAR"),
+                    )
+                    .at(source.location(span))
+                    .hint("imports must name files inside the archive"),
+                );
+                return None;
+            }
+            _ => {}
+        }
+        // tosca-parser also resolves against the directories above.
+        let mut up = dir.clone();
+        let floor = root
+            .segments
+            .len()
+            .saturating_sub(if root.may_escape { 3 } else { 0 });
+        while up.len() > floor {
+            up.pop();
+            if let Some(name) = relative(root, &up, &reference)
+                && self.csar.load_on_demand(&name).is_some()
+            {
+                self.diags.push(
+                    Diagnostic::warning(
+                        codes::W_YAML_LENIENT,
+                        format!(
+                            "`{reference}` is not beside `{from}`; using `{name}` found in a directory above"
+                        ),
+                    )
+                    .at(source.location(span))
+                    .hint("imports are relative to the importing file; write the path from there"),
+                );
+                return Some(name);
+            }
+        }
+        // The same, once the CSAR was cut below the directory the path
+        // starts from (a single file written back as a CSAR).
+        let segments: Vec<&str> = reference
+            .split('/')
+            .filter(|s| !s.is_empty() && *s != ".")
+            .collect();
+        for skip in 1..segments.len() {
+            let name = segments[skip..].join("/");
+            if !name.starts_with("..") && self.csar.load_on_demand(&name).is_some() {
+                self.diags.push(
+                    Diagnostic::warning(
+                        codes::W_YAML_LENIENT,
+                        format!("`{reference}` is not beside `{from}`; using `{name}` found at the root of the CSAR"),
+                    )
+                    .at(source.location(span))
+                    .hint("imports are relative to the importing file; write the path from there"),
+                );
+                return Some(name);
+            }
+        }
+        self.diags.push(
+            Diagnostic::error(
+                codes::YAML_IMPORT,
+                format!(
+                    "the imported file `{}` is not in the CSAR",
+                    first.unwrap_or_default()
+                ),
+            )
+            .at(source.location(span))
+            .hint(format!(
+                "the import `{reference}` is resolved relative to `{from}`"
+            )),
+        );
+        None
+    }
+
+    /// Parse a file once; `None` if it cannot be read (diagnosed).
+    fn file(
+        &mut self,
+        name: &str,
+        imported_at: Option<Location>,
+        importer: Option<Version>,
+    ) -> Option<usize> {
+        if let Some(known) = self.by_path.get(name) {
+            return *known;
+        }
+        let result = self.parse(name, imported_at, importer);
+        self.by_path.insert(name.to_string(), result);
+        result
+    }
+
+    fn parse(
+        &mut self,
+        name: &str,
+        imported_at: Option<Location>,
+        importer: Option<Version>,
+    ) -> Option<usize> {
+        let source = match self.csar.source(name) {
+            Ok(s) => self.sources.add(s),
+            Err(d) => {
+                self.diags.push(d.at_opt(imported_at));
+                return None;
+            }
+        };
+        let root = match node::parse(&source, self.limits) {
+            Ok(n) => n,
+            Err(d) => {
+                self.diags.push(d);
+                return None;
+            }
+        };
+        let version_node = root.get("tosca_definitions_version");
+        // Imported type files without a version occur (even in the 1.3
+        // text's own examples): read them with the importer's grammar.
+        if version_node.is_none()
+            && root.as_map().is_some()
+            && let Some(v) = importer
+        {
+            self.diags.push(
+                Diagnostic::warning(
+                    codes::W_YAML_LENIENT,
+                    format!("`{name}` has no `tosca_definitions_version`; read as `{v}`, like the file that imports it"),
+                )
+                .at(source.location(Span::new(0, 0)))
+                .hint("every TOSCA file should start with its tosca_definitions_version"),
+            );
+            let file = reader::read(&source, root, v, &mut self.diags);
+            self.loaded.files.push(file);
+            return Some(self.loaded.files.len() - 1);
+        }
+        let Some(vnode) = version_node else {
+            let unfurl = root
+                .get("apiVersion")
+                .and_then(|v| v.as_str())
+                .is_some_and(|v| v.contains("unfurl"));
+            let d = if unfurl {
+                Diagnostic::error(
+                    codes::YAML_DIALECT,
+                    format!("`{name}` is an unfurl ensemble, not a TOSCA service template"),
+                )
+                .at(source.location(root.get("apiVersion").map(|n| n.span).unwrap_or_default()))
+                .hint("toscanini reads TOSCA YAML (tosca_simple_yaml_1_0 … 1_3, tosca_2_0); compile the service template the ensemble wraps, if it is plain TOSCA")
+            } else if root.as_map().is_none() {
+                Diagnostic::error(
+                    codes::YAML_WRONG_KIND,
+                    format!(
+                        "`{name}` is not a TOSCA file: its document is {}",
+                        root.kind_name()
+                    ),
+                )
+                .at(source.location(Span::new(root.span.start, root.span.start + 1)))
+            } else {
+                Diagnostic::error(
+                    codes::YAML_MISSING_KEY,
+                    format!("`{name}` has no `tosca_definitions_version`"),
+                )
+                .at(source.location(Span::new(0, 1)))
+                .hint("a TOSCA file starts with `tosca_definitions_version: tosca_simple_yaml_1_3` (or tosca_2_0)")
+            };
+            self.diags.push(d);
+            return None;
+        };
+        let text = vnode.as_str().unwrap_or_default();
+        let version = match detect(text) {
+            Detected::Supported(v) => v,
+            Detected::Lenient(v, why) => {
+                self.diags.push(
+                    Diagnostic::warning(codes::W_YAML_LENIENT, why)
+                        .at(source.location(vnode.span))
+                        .hint(format!("write `{v}`")),
+                );
+                v
+            }
+            Detected::Unsupported(why) => {
+                self.diags.push(
+                    Diagnostic::error(codes::YAML_DIALECT, why)
+                        .at(source.location(vnode.span))
+                        .hint("the README lists the dialects toscanini reads"),
+                );
+                return None;
+            }
+            Detected::Unknown => {
+                self.diags.push(
+                    Diagnostic::error(
+                        codes::YAML_VERSION,
+                        format!("`{text}` is not a TOSCA version toscanini knows"),
+                    )
+                    .at(source.location(vnode.span))
+                    .hint(format!(
+                        "supported: {}, {}, {}, {}, {}",
+                        Version::V1_0,
+                        Version::V1_1,
+                        Version::V1_2,
+                        Version::V1_3,
+                        Version::V2_0
+                    )),
+                );
+                return None;
+            }
+        };
+        let file = reader::read(&source, root, version, &mut self.diags);
+        self.loaded.files.push(file);
+        Some(self.loaded.files.len() - 1)
+    }
+}
+
+/// The absolute segments of a CSAR name (which may start with `../` for
+/// a single-file input).
+fn absolute(root: &Root, name: &str) -> Vec<String> {
+    let mut out = root.segments.clone();
+    for seg in name.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                out.pop();
+            }
+            s => out.push(s.to_string()),
+        }
+    }
+    out
+}
+
+/// `reference` joined to the absolute directory `dir`, as a CSAR name;
+/// `None` if it leaves the CSAR and may not.
+fn relative(root: &Root, dir: &[String], reference: &str) -> Option<String> {
+    let mut abs = dir.to_vec();
+    for seg in reference.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                abs.pop()?;
+            }
+            s => abs.push(s.to_string()),
+        }
+    }
+    let common = root
+        .segments
+        .iter()
+        .zip(&abs)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let ups = root.segments.len() - common;
+    if ups > 0 && !root.may_escape {
+        return None;
+    }
+    let mut parts: Vec<String> = vec!["..".to_string(); ups];
+    parts.extend(abs[common..].iter().cloned());
+    if parts.is_empty() {
+        return None;
+    }
+    Some(parts.join("/"))
+}
+
+/// Check the CSAR metadata a YAML CSAR carries (1.3 §6.2–§6.3, 2.0 §6):
+/// the versions in TOSCA.meta, `Other-Definitions` (usable only as
+/// substitution templates, so not compiled), and, without TOSCA.meta, the
+/// entry's `template_name` and `template_version` metadata.
+pub fn check_meta(csar: &Csar, loaded: &Loaded, sources: &mut SourceMap) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    if matches!(csar.origin, Origin::File) {
+        return diags;
+    }
+    let (meta, _) = csar.meta(sources);
+    let file = sources.get(crate::csar::META_PATH).cloned();
+    let Some(meta) = meta else {
+        let Some(entry) = loaded.files.first() else {
+            return diags;
+        };
+        let missing: Vec<&str> = ["template_name", "template_version"]
+            .into_iter()
+            .filter(|k| entry.metadata(k).is_none())
+            .collect();
+        if !missing.is_empty() {
+            diags.push(
+                Diagnostic::warning(
+                    codes::W_META_VERSION,
+                    format!(
+                        "the CSAR has no TOSCA-Metadata/TOSCA.meta, and its entry `{}` has no {} metadata",
+                        entry.source.name(),
+                        missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(" and ")
+                    ),
+                )
+                .at(Location::file(entry.source.name()))
+                .hint("a CSAR without TOSCA.meta names itself by the entry's metadata (TOSCA 1.3 §6.3)"),
+            );
+        }
+        return diags;
+    };
+    let at = |span: Span| file.as_ref().map(|f| f.location(span));
+    let v2 = loaded.files.first().is_some_and(|f| f.version.is_v2());
+    match meta
+        .get("TOSCA-Meta-File-Version")
+        .or(meta.get("TOSCA-Meta-Version"))
+    {
+        Some(e) if !matches!(e.value.as_str(), "1.0" | "1.1") => diags.push(
+            Diagnostic::warning(
+                codes::W_META_VERSION,
+                format!("TOSCA-Meta-File-Version `{}` is not 1.0 or 1.1", e.value),
+            )
+            .at_opt(at(e.span)),
+        ),
+        None if !v2 => diags.push(
+            Diagnostic::warning(
+                codes::W_META_VERSION,
+                "TOSCA.meta has no TOSCA-Meta-File-Version",
+            )
+            .at_opt(file.as_ref().map(|f| f.location(Span::new(0, 0))))
+            .hint("block 0 starts with `TOSCA-Meta-File-Version: 1.1`"),
+        ),
+        _ => {}
+    }
+    match meta.get("CSAR-Version") {
+        Some(e) if !matches!(e.value.as_str(), "1.0" | "1.1" | "2.0") => diags.push(
+            Diagnostic::warning(
+                codes::W_META_VERSION,
+                format!("CSAR-Version `{}` is not 1.1 (TOSCA 1.3) or 2.0", e.value),
+            )
+            .at_opt(at(e.span)),
+        ),
+        None => diags.push(
+            Diagnostic::warning(codes::W_META_VERSION, "TOSCA.meta has no CSAR-Version")
+                .at_opt(file.as_ref().map(|f| f.location(Span::new(0, 0)))),
+        ),
+        _ => {}
+    }
+    if let Some(e) = meta.get("Other-Definitions") {
+        for other in meta.other_definitions() {
+            let known = crate::csar::path::normalize(&other)
+                .ok()
+                .is_some_and(|n| csar.contains(&n));
+            if !known {
+                diags.push(
+                    Diagnostic::warning(
+                        codes::W_META_VERSION,
+                        format!("Other-Definitions names `{other}`, which is not in the CSAR"),
+                    )
+                    .at_opt(at(e.span)),
+                );
+            }
+        }
+    }
+    diags
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_lexically_inside_and_outside_the_root() {
+        let inside = Root {
+            segments: vec![],
+            may_escape: false,
+        };
+        assert_eq!(
+            relative(&inside, &["a".into()], "../b/c.yaml").as_deref(),
+            Some("b/c.yaml")
+        );
+        assert_eq!(relative(&inside, &[], "../c.yaml"), None);
+        let file = Root {
+            segments: vec!["x".into(), "data".into()],
+            may_escape: true,
+        };
+        let dir = absolute(&file, "custom/t.yaml");
+        assert_eq!(dir, ["x", "data", "custom", "t.yaml"]);
+        assert_eq!(
+            relative(&file, &["x".into()], "data/custom/e.yaml").as_deref(),
+            Some("custom/e.yaml")
+        );
+        assert_eq!(
+            relative(&file, &["x".into(), "data".into()], "../other/e.yaml").as_deref(),
+            Some("../other/e.yaml")
+        );
+    }
+
+    #[test]
+    fn knows_the_simple_profile() {
+        assert!(is_simple_profile("org.oasis-open.simple:2.0"));
+        assert!(is_simple_profile("org.oasis-open.tosca.simple:2.0"));
+        assert!(!is_simple_profile("io.kubernetes:1.30"));
+    }
+}

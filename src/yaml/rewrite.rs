@@ -1,0 +1,374 @@
+//! Writing plans into a TOSCA YAML service template by editing its text:
+//! each plan becomes a workflow implemented by the plan archive (1.3
+//! §7.3.8 lets a workflow's `implementation` be an artifact in another
+//! workflow language). Nothing else changes: the user's layout, comments
+//! and quoting stay as written. Workflows an earlier run added (marked by
+//! the metadata key `toscanini_generated`) are removed first, so running
+//! again replaces them; the result is the same bytes every time.
+//!
+//! In: the service template text and the workflows to add. Out: the new
+//! text, or a diagnostic when the text is laid out in a way this edit does
+//! not handle (flow-style `topology_template` or `workflows`).
+
+use std::sync::Arc;
+
+use super::node::{Kind, LoadLimits, Node, parse};
+use crate::diagnostics::{Diagnostic, SourceFile, Span, codes};
+
+/// The metadata key that marks generated workflows (its value is the plan's slug).
+pub const MARKER: &str = "toscanini_generated";
+
+/// A workflow to add.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanWorkflow {
+    /// Preferred workflow name (`deploy`, `undeploy`, ...).
+    pub name: String,
+    /// The plan's slug, stored as the marker value (`build`, `workflow:x`).
+    pub slug: String,
+    /// One line saying what the plan is.
+    pub description: String,
+    /// The plan archive, relative to the service template file.
+    pub file: String,
+}
+
+/// What an earlier run left in the text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Previous {
+    /// Names of generated workflows.
+    pub names: Vec<String>,
+    /// The `file` of their implementations.
+    pub files: Vec<String>,
+}
+
+fn parse_text(name: &str, text: &str) -> Result<(Arc<SourceFile>, Node), Diagnostic> {
+    let source = Arc::new(SourceFile::new(name, text));
+    let root = parse(&source, LoadLimits::default())?;
+    Ok((source, root))
+}
+
+/// The topology section (`topology_template` or `service_template`).
+fn topology(root: &Node) -> Option<(&Node, &Node)> {
+    root.as_map()?
+        .iter()
+        .find(|(k, _)| matches!(k.as_str(), Some("topology_template" | "service_template")))
+        .map(|(k, v)| (k, v))
+}
+
+fn workflows(topo: &Node) -> Option<(&Node, &Node)> {
+    topo.as_map()?
+        .iter()
+        .find(|(k, _)| k.as_str() == Some("workflows"))
+        .map(|(k, v)| (k, v))
+}
+
+fn is_generated(v: &Node) -> bool {
+    v.get("metadata").and_then(|m| m.get(MARKER)).is_some()
+}
+
+/// The generated workflows and plan files in `text`.
+pub fn previous(name: &str, text: &str) -> Previous {
+    let mut out = Previous::default();
+    let Ok((_, root)) = parse_text(name, text) else {
+        return out;
+    };
+    let Some((_, topo)) = topology(&root) else {
+        return out;
+    };
+    let Some((_, wf)) = workflows(topo) else {
+        return out;
+    };
+    for (k, v) in wf.as_map().unwrap_or(&[]) {
+        if is_generated(v) {
+            out.names.push(k.as_str().unwrap_or_default().to_string());
+            if let Some(f) = v
+                .get("implementation")
+                .and_then(|i| i.get("primary").or(Some(i)))
+                .and_then(|p| p.get("file"))
+                .and_then(Node::as_str)
+            {
+                out.files.push(f.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The end of the last line any part of `node` is written on.
+fn end_of_block(text: &str, node: &Node) -> usize {
+    let mut end = last_token_end(node);
+    // Through the end of that line.
+    match text[end..].find('\n') {
+        Some(i) => end += i + 1,
+        None => end = text.len(),
+    }
+    end
+}
+
+fn last_token_end(node: &Node) -> usize {
+    match &node.kind {
+        Kind::Seq(items) => items
+            .iter()
+            .map(last_token_end)
+            .max()
+            .unwrap_or(node.span.start),
+        Kind::Map(entries) => entries
+            .iter()
+            .map(|(k, v)| last_token_end(k).max(last_token_end(v)))
+            .max()
+            .unwrap_or(node.span.start),
+        _ => node.span.end.max(node.span.start),
+    }
+}
+
+fn line_start(text: &str, offset: usize) -> usize {
+    text[..offset].rfind('\n').map(|i| i + 1).unwrap_or(0)
+}
+
+fn column(text: &str, offset: usize) -> usize {
+    offset - line_start(text, offset)
+}
+
+fn is_flow(text: &str, node: &Node) -> bool {
+    matches!(node.kind, Kind::Map(_) | Kind::Seq(_))
+        && text[node.span.start..].trim_start().starts_with(['{', '['])
+}
+
+fn layout_error(name: &str, source: &SourceFile, span: Span, what: &str) -> Diagnostic {
+    Diagnostic::error(
+        codes::OUTPUT_YAML_LAYOUT,
+        format!("the plans cannot be written into `{name}`: {what}"),
+    )
+    .at(source.location(span))
+    .hint("write this section in block style (one key per line), then run again")
+}
+
+/// Remove generated workflows, then add `plans` (names made unique against
+/// the user's workflows). Returns the new text and the names used.
+pub fn rewrite(
+    name: &str,
+    text: &str,
+    plans: &[PlanWorkflow],
+) -> Result<(String, Vec<String>), Diagnostic> {
+    let text = remove_generated(name, text)?;
+    let (source, root) = parse_text(name, &text)?;
+    let Some((tkey, topo)) = topology(&root) else {
+        return Err(Diagnostic::error(
+            codes::NO_SERVICE_TEMPLATE,
+            format!("`{name}` has no topology_template to put the plans into"),
+        ));
+    };
+    if is_flow(&text, topo) {
+        return Err(layout_error(
+            name,
+            &source,
+            topo.span,
+            "its topology is written in flow style",
+        ));
+    }
+    let taken: Vec<String> = workflows(topo)
+        .and_then(|(_, w)| w.as_map())
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|(k, _)| k.as_str().map(str::to_string))
+        .collect();
+    let mut names = Vec::new();
+    for p in plans {
+        let mut candidate = p.name.clone();
+        let mut n = 1;
+        while taken.contains(&candidate) || names.contains(&candidate) {
+            candidate = if n == 1 {
+                format!("{}_plan", p.name)
+            } else {
+                format!("{}_plan_{n}", p.name)
+            };
+            n += 1;
+        }
+        names.push(candidate);
+    }
+    // Indentation: the topology's keys, and one step further.
+    let child_col = topo
+        .as_map()
+        .and_then(|m| m.first())
+        .map(|(k, _)| column(&text, k.span.start))
+        .unwrap_or(column(&text, tkey.span.start) + 2);
+    let step = child_col
+        .saturating_sub(column(&text, tkey.span.start))
+        .max(2);
+    let (insert_at, entry_col, mut head) = match workflows(topo) {
+        Some((wkey, wval)) if matches!(wval.kind, Kind::Map(_)) => {
+            if is_flow(&text, wval) {
+                return Err(layout_error(
+                    name,
+                    &source,
+                    wval.span,
+                    "its `workflows` are written in flow style",
+                ));
+            }
+            let col = wval
+                .as_map()
+                .and_then(|m| m.first())
+                .map(|(k, _)| column(&text, k.span.start))
+                .unwrap_or(column(&text, wkey.span.start) + step);
+            (end_of_block(&text, wval), col, String::new())
+        }
+        Some((wkey, wval)) if wval.is_null() => {
+            // `workflows:` with nothing (or only comments) under it.
+            let end = end_of_block(&text, wkey);
+            (end, column(&text, wkey.span.start) + step, String::new())
+        }
+        Some((_, wval)) => {
+            return Err(layout_error(
+                name,
+                &source,
+                wval.span,
+                "its `workflows` is not a map",
+            ));
+        }
+        None => {
+            let end = end_of_block(&text, topo);
+            (
+                end,
+                child_col + step,
+                format!("{}workflows:\n", " ".repeat(child_col)),
+            )
+        }
+    };
+    let pad = |n: usize| " ".repeat(entry_col + n * step);
+    for (p, wname) in plans.iter().zip(&names) {
+        head.push_str(&format!("{}{}:\n", pad(0), yaml_key(wname)));
+        head.push_str(&format!("{}description: {}\n", pad(1), p.description));
+        head.push_str(&format!("{}metadata:\n", pad(1)));
+        head.push_str(&format!("{}{MARKER}: {}\n", pad(2), quoted(&p.slug)));
+        head.push_str(&format!("{}implementation:\n", pad(1)));
+        head.push_str(&format!("{}primary:\n", pad(2)));
+        head.push_str(&format!("{}type: tosca.artifacts.Implementation\n", pad(3)));
+        head.push_str(&format!("{}file: {}\n", pad(3), quoted(&p.file)));
+    }
+    let mut out = String::with_capacity(text.len() + head.len() + 1);
+    out.push_str(&text[..insert_at]);
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&head);
+    out.push_str(&text[insert_at..]);
+    Ok((out, names))
+}
+
+/// The text without the workflows an earlier run added.
+pub fn remove_generated(name: &str, text: &str) -> Result<String, Diagnostic> {
+    let (source, root) = parse_text(name, text)?;
+    let Some((_, topo)) = topology(&root) else {
+        return Ok(text.to_string());
+    };
+    let Some((_, wf)) = workflows(topo) else {
+        return Ok(text.to_string());
+    };
+    let entries = wf.as_map().unwrap_or(&[]);
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
+    for (i, (k, v)) in entries.iter().enumerate() {
+        if !is_generated(v) {
+            continue;
+        }
+        if is_flow(text, wf) {
+            return Err(layout_error(
+                name,
+                &source,
+                wf.span,
+                "its `workflows` are written in flow style",
+            ));
+        }
+        let start = line_start(text, k.span.start);
+        // Up to the next entry's line, or the end of this one's block.
+        let end = match entries.get(i + 1) {
+            Some((next, _)) => line_start(text, next.span.start),
+            None => end_of_block(text, v),
+        };
+        cuts.push((start, end));
+    }
+    let mut out = text.to_string();
+    for (start, end) in cuts.into_iter().rev() {
+        out.replace_range(start..end, "");
+    }
+    Ok(out)
+}
+
+/// A workflow name as a plain key, or quoted when it needs to be.
+fn yaml_key(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    {
+        s.to_string()
+    } else {
+        quoted(s)
+    }
+}
+
+/// A scalar in double quotes (plan paths and slugs may contain `:`).
+fn quoted(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(name: &str, slug: &str) -> PlanWorkflow {
+        PlanWorkflow {
+            name: name.into(),
+            slug: slug.into(),
+            description: "a plan".into(),
+            file: format!("plans/{slug}.zip"),
+        }
+    }
+
+    const ST: &str = "tosca_definitions_version: tosca_simple_yaml_1_3\n# keep me\ntopology_template:\n  node_templates:\n    a:   {type: Compute}   # odd spacing stays\n\n# trailing comment\n";
+
+    #[test]
+    fn adds_workflows_and_keeps_the_rest() {
+        let (out, names) = rewrite("t.yaml", ST, &[plan("deploy", "build")]).unwrap();
+        assert_eq!(names, ["deploy"]);
+        assert!(out.starts_with("tosca_definitions_version: tosca_simple_yaml_1_3\n# keep me\ntopology_template:\n  node_templates:\n    a:   {type: Compute}   # odd spacing stays\n  workflows:\n    deploy:\n"));
+        assert!(out.ends_with("        file: \"plans/build.zip\"\n\n# trailing comment\n"));
+    }
+
+    #[test]
+    fn a_second_run_replaces() {
+        let (once, _) = rewrite(
+            "t.yaml",
+            ST,
+            &[plan("deploy", "build"), plan("undeploy", "termination")],
+        )
+        .unwrap();
+        let (twice, _) = rewrite(
+            "t.yaml",
+            &once,
+            &[plan("deploy", "build"), plan("undeploy", "termination")],
+        )
+        .unwrap();
+        assert_eq!(once, twice);
+        assert_eq!(
+            previous("t.yaml", &once).files,
+            ["plans/build.zip", "plans/termination.zip"]
+        );
+        let (fewer, _) = rewrite("t.yaml", &once, &[plan("deploy", "build")]).unwrap();
+        assert!(!fewer.contains("undeploy"));
+    }
+
+    #[test]
+    fn user_workflows_keep_their_names() {
+        let st = "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  workflows:\n    deploy:\n      steps: {}\n";
+        let (out, names) = rewrite("t.yaml", st, &[plan("deploy", "build")]).unwrap();
+        assert_eq!(names, ["deploy_plan"]);
+        assert!(out.contains("    deploy:\n      steps: {}\n    deploy_plan:\n"));
+    }
+}
