@@ -24,13 +24,28 @@ pub struct Changes {
     pub remove: BTreeSet<String>,
 }
 
-/// Fixed options for every entry we write: deflate, 1980-01-01, 0644, so
-/// that output bytes do not depend on the clock or the umask.
-fn options() -> SimpleFileOptions {
-    SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated)
+/// Fixed options for every entry we write: 1980-01-01, 0644, so that
+/// output bytes do not depend on the clock or the umask. Data that is a
+/// zip archive already (plan archives) is stored: deflating it again costs
+/// time and saves nothing. Everything else is deflated at level 2: on plan
+/// text it runs about as fast as level 1 and more than twice as fast as
+/// the default level 6, for output a third larger than level 6 and a
+/// quarter smaller than level 1 (measured on synthetic plans).
+fn options(data: &[u8]) -> SimpleFileOptions {
+    let method = if data.starts_with(b"PK\x03\x04") {
+        zip::CompressionMethod::Stored
+    } else {
+        zip::CompressionMethod::Deflated
+    };
+    let options = SimpleFileOptions::default()
+        .compression_method(method)
         .last_modified_time(zip::DateTime::default())
-        .unix_permissions(0o644)
+        .unix_permissions(0o644);
+    if method == zip::CompressionMethod::Deflated {
+        options.compression_level(Some(2))
+    } else {
+        options
+    }
 }
 
 /// Write `csar` with `changes` applied to `out`, atomically.
@@ -91,7 +106,7 @@ fn copy_zip<W: Write + Seek>(
 }
 
 fn put<W: Write + Seek>(writer: &mut zip::ZipWriter<W>, name: &str, data: &[u8]) -> Result<()> {
-    writer.start_file(name, options()).map_err(zip_error)?;
+    writer.start_file(name, options(data)).map_err(zip_error)?;
     writer
         .write_all(data)
         .map_err(|e| Error::Internal(format!("writing zip entry `{name}`: {e}")))

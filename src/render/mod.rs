@@ -8,6 +8,7 @@
 
 pub mod bpel;
 pub mod bpmn;
+pub mod fragment;
 pub mod templates;
 
 use crate::csar::path::percent_encode;

@@ -30,50 +30,6 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../templates/bpel/process.bpel"),
     ),
     (
-        "bpel/scope.bpel",
-        include_str!("../../templates/bpel/scope.bpel"),
-    ),
-    (
-        "bpel/steps/check.bpel",
-        include_str!("../../templates/bpel/steps/check.bpel"),
-    ),
-    (
-        "bpel/steps/create-node-instance.bpel",
-        include_str!("../../templates/bpel/steps/create-node-instance.bpel"),
-    ),
-    (
-        "bpel/steps/create-relationship-instance.bpel",
-        include_str!("../../templates/bpel/steps/create-relationship-instance.bpel"),
-    ),
-    (
-        "bpel/steps/each-instance.bpel",
-        include_str!("../../templates/bpel/steps/each-instance.bpel"),
-    ),
-    (
-        "bpel/steps/follow-relationship.bpel",
-        include_str!("../../templates/bpel/steps/follow-relationship.bpel"),
-    ),
-    (
-        "bpel/steps/invoke.bpel",
-        include_str!("../../templates/bpel/steps/invoke.bpel"),
-    ),
-    (
-        "bpel/steps/load-properties.bpel",
-        include_str!("../../templates/bpel/steps/load-properties.bpel"),
-    ),
-    (
-        "bpel/steps/select-instance.bpel",
-        include_str!("../../templates/bpel/steps/select-instance.bpel"),
-    ),
-    (
-        "bpel/steps/set-state.bpel",
-        include_str!("../../templates/bpel/steps/set-state.bpel"),
-    ),
-    (
-        "bpel/steps/store-properties.bpel",
-        include_str!("../../templates/bpel/steps/store-properties.bpel"),
-    ),
-    (
         "bpmn/http-task.bpmn",
         include_str!("../../templates/bpmn/http-task.bpmn"),
     ),
@@ -172,9 +128,17 @@ mod tests {
             })
             .collect();
         on_disk.sort();
-        let mut embedded: Vec<String> = EMBEDDED.iter().map(|(n, _)| n.to_string()).collect();
+        let mut embedded: Vec<String> = EMBEDDED
+            .iter()
+            .chain(crate::render::bpel::FRAGMENTS)
+            .map(|(n, _)| n.to_string())
+            .collect();
         embedded.sort();
-        assert_eq!(on_disk, embedded, "templates/ and EMBEDDED differ");
+        assert_eq!(
+            on_disk, embedded,
+            "templates/ and EMBEDDED or the fragment lists differ"
+        );
         Templates::embedded().unwrap();
+        crate::render::fragment::Fragments::parse(crate::render::bpel::FRAGMENTS).unwrap();
     }
 }

@@ -14,12 +14,14 @@ mod names;
 mod xpath;
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use serde::Serialize;
 
 use self::names::Names;
 use self::xpath::{condition, expr, literal, reads_state, url_path};
-use super::templates::{Templates, indent, xml_escape};
+use super::fragment::Fragments;
+use super::templates::{Templates, xml_escape};
 use super::{Language, PlanFile, PlanParameter, RenderedPlan, plan_name, plan_namespace};
 use crate::error::Result;
 use crate::model::{TemplateRef, Topology};
@@ -27,6 +29,9 @@ use crate::plan::ids::Unique;
 use crate::plan::{PlanKind, Reason, ncname};
 use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
 use crate::plugins::{ActivityBody, ConcretePlan};
+
+/// Where the skeleton's `{{ scopes }}` goes; replaced by the activities.
+const SCOPES_MARKER: &str = "<!--toscanini:activities-->";
 
 /// Optional input that overrides the management bus endpoint at run time.
 pub const BUS_URL_INPUT: &str = "ManagementBusInvokerURL";
@@ -51,7 +56,6 @@ pub fn operation(kind: &PlanKind) -> String {
 struct Ctx<'a> {
     topology: &'a Topology,
     names: Names,
-    templates: &'a Templates,
     inputs: HashMap<String, String>,
 }
 
@@ -110,7 +114,6 @@ pub fn render(
     let cx = Ctx {
         topology,
         names: Names::new(topology, plan),
-        templates,
         inputs,
     };
 
@@ -176,17 +179,24 @@ pub fn render(
             condition,
         });
     }
-    let mut scopes = String::new();
-    for (i, (targets, sources)) in targets.iter().zip(sources).enumerate() {
-        let failure = failures[i].clone();
-        scopes.push_str(&indent(
-            &activity(&cx, plan, i, targets, sources, failure)?,
-            6,
-        ));
+    // The activities are written straight into the process text, between
+    // the halves of the skeleton (rendered around a marker).
+    let mut w = W {
+        out: String::new(),
+        fr: fragments()?,
+    };
+    for (i, (targets, sources)) in targets.iter().zip(&sources).enumerate() {
+        let links = Links {
+            targets,
+            sources,
+            failure: failures[i].as_deref(),
+        };
+        activity(&cx, &mut w, 6, plan, i, links)?;
     }
     if plan.plan.activities.is_empty() {
-        scopes.push_str("      <bpel:empty name=\"nothingToDo\"/>\n");
+        w.put("empty", 6, &[("name", "nothingToDo")])?;
     }
+    let scopes = SCOPES_MARKER;
     let mut outputs = vec![Output {
         name: "CorrelationID".into(),
         expr: "$correlationID".into(),
@@ -244,11 +254,21 @@ pub fn render(
         start_state,
         end_state,
         links: &links,
-        scopes: &scopes,
+        scopes,
         outputs: &outputs,
         inputs: parameters.iter().map(|p| p.name.as_str()).collect(),
     };
-    let bpel = templates.render("bpel/process.bpel", &process)?;
+    let skeleton = templates.render("bpel/process.bpel", &process)?;
+    let Some((head, tail)) = skeleton.split_once(SCOPES_MARKER) else {
+        return Err(crate::error::Error::Internal(
+            "bpel/process.bpel has no place for the activities".into(),
+        ));
+    };
+    let mut bpel = String::with_capacity(head.len() + w.out.len() + tail.len());
+    bpel.push_str(head);
+    bpel.push_str(&w.out);
+    bpel.push_str(tail);
+    drop(w);
     let wsdl = templates.render("bpel/plan.wsdl", &process)?;
     let deploy = templates.render("bpel/deploy.xml", &process)?;
     let files = vec![
@@ -400,80 +420,156 @@ fn initial_values(cx: &Ctx, plan: &ConcretePlan) -> Vec<Copy> {
     init
 }
 
+/// The BPEL fragments (templates/bpel/fragments), parsed once.
+fn fragments() -> Result<&'static Fragments> {
+    static PARSED: OnceLock<std::result::Result<Fragments, String>> = OnceLock::new();
+    PARSED
+        .get_or_init(|| Fragments::parse(FRAGMENTS).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| crate::error::Error::Internal(e.clone()))
+}
+
+/// The fragment files of this backend, embedded at build time.
+pub const FRAGMENTS: &[(&str, &str)] = &[
+    (
+        "bpel/fragments/check.bpel",
+        include_str!("../../../templates/bpel/fragments/check.bpel"),
+    ),
+    (
+        "bpel/fragments/each-instance.bpel",
+        include_str!("../../../templates/bpel/fragments/each-instance.bpel"),
+    ),
+    (
+        "bpel/fragments/instances.bpel",
+        include_str!("../../../templates/bpel/fragments/instances.bpel"),
+    ),
+    (
+        "bpel/fragments/invoke.bpel",
+        include_str!("../../../templates/bpel/fragments/invoke.bpel"),
+    ),
+    (
+        "bpel/fragments/scope.bpel",
+        include_str!("../../../templates/bpel/fragments/scope.bpel"),
+    ),
+    (
+        "bpel/fragments/select-instance.bpel",
+        include_str!("../../../templates/bpel/fragments/select-instance.bpel"),
+    ),
+];
+
+/// Output of the process body: fragments written at an indentation.
+struct W<'a> {
+    out: String,
+    fr: &'a Fragments,
+}
+
+impl W<'_> {
+    fn put(&mut self, section: &str, indent: usize, values: &[(&str, &str)]) -> Result<()> {
+        self.fr.write(&mut self.out, section, indent, values)
+    }
+}
+
 /// One activity as a `<scope>` with its links.
 fn activity(
     cx: &Ctx,
+    w: &mut W,
+    ind: usize,
     plan: &ConcretePlan,
     i: usize,
-    targets: &[&str],
-    sources: Vec<Source>,
-    failure: Option<String>,
-) -> Result<String> {
+    links: Links,
+) -> Result<()> {
+    let Links {
+        targets,
+        sources,
+        failure,
+    } = links;
     let a = &plan.plan.activities[i];
     let body = &plan.bodies[i];
-    let join = (targets.len() > 1).then(|| {
-        targets
-            .iter()
-            .map(|t| format!("${t}"))
-            .collect::<Vec<_>>()
-            .join(" and ")
-    });
-    let steps = if body.per_instance {
-        each_instance(cx, a.template, &a.id, body)?
-    } else {
-        steps(cx, &body.steps, &a.id, "s", a.template)?
-    };
-    let compensation = steps_opt(cx, &body.compensation, &a.id, a.template)?;
-    #[derive(Serialize)]
-    struct Scope<'a> {
-        name: &'a str,
-        targets: &'a [&'a str],
-        join: Option<String>,
-        sources: Vec<Source>,
-        failure_var: Option<String>,
-        per_instance: bool,
-        error_url: Option<&'a str>,
-        compensation: String,
-        body: String,
+    let name = a.id.as_str();
+    w.put("scope", ind, &[("name", name)])?;
+    if !targets.is_empty() {
+        w.put("targets", ind, &[])?;
+        if targets.len() > 1 {
+            let join = targets
+                .iter()
+                .map(|t| format!("${t}"))
+                .collect::<Vec<_>>()
+                .join(" and ");
+            w.put("join", ind, &[("join", &join)])?;
+        }
+        for t in targets {
+            w.put("target", ind, &[("link", t)])?;
+        }
+        w.put("targets-end", ind, &[])?;
     }
-    cx.templates.render(
-        "bpel/scope.bpel",
-        &Scope {
-            name: &a.id,
-            targets,
-            join,
-            sources,
-            failure_var: failure,
-            per_instance: body.per_instance,
-            error_url: (!body.per_instance).then(|| cx.names.url(a.template)),
-            compensation: indent(&compensation, 6),
-            body: indent(&steps, 4),
-        },
-    )
+    if !sources.is_empty() {
+        w.put("sources", ind, &[])?;
+        for s in sources {
+            match &s.condition {
+                Some(c) => w.put("source-when", ind, &[("link", &s.name), ("condition", c)])?,
+                None => w.put("source", ind, &[("link", &s.name)])?,
+            }
+        }
+        w.put("sources-end", ind, &[])?;
+    }
+    w.put("variables", ind, &[])?;
+    if body.per_instance {
+        w.put("variable-instance-list", ind, &[])?;
+    }
+    w.put("variables-end", ind, &[])?;
+    w.put("faults", ind, &[("name", name)])?;
+    if !body.per_instance {
+        let url = cx.names.url(a.template);
+        w.put("mark-error", ind, &[("name", name), ("url", url)])?;
+    }
+    w.put("faults-end", ind, &[("name", name)])?;
+    if !body.compensation.is_empty() {
+        w.put("undo", ind, &[("name", name)])?;
+        steps(cx, w, ind + 6, &body.compensation, name, "c", a.template)?;
+        w.put("undo-end", ind, &[])?;
+    }
+    let (open, close, inner) = match failure {
+        Some(_) => ("try", "try-end", ind + 6),
+        None => ("steps", "steps-end", ind + 4),
+    };
+    w.put(
+        open,
+        ind,
+        &[("name", name), ("flag", failure.unwrap_or(""))],
+    )?;
+    if body.per_instance {
+        each_instance(cx, w, inner, a.template, name, body)?;
+    } else {
+        steps(cx, w, inner, &body.steps, name, "s", a.template)?;
+    }
+    w.put(close, ind, &[])?;
+    w.put("scope-end", ind, &[])
 }
 
-#[derive(Serialize)]
 struct Source {
     name: String,
     condition: Option<String>,
 }
 
-fn steps_opt(cx: &Ctx, steps: &[Step], prefix: &str, subject: TemplateRef) -> Result<String> {
-    if steps.is_empty() {
-        return Ok(String::new());
-    }
-    self::steps(cx, steps, prefix, "c", subject)
+/// The links of one activity, and its failure flag if its failure is routed.
+struct Links<'a> {
+    targets: &'a [&'a str],
+    sources: &'a [Source],
+    failure: Option<&'a str>,
 }
 
-/// Render steps in order; names are `<prefix>_<tag><n>`.
+/// Steps in order; names are `<prefix>_<tag><n>`. Nothing to do is an
+/// `<empty>` (a sequence may not be empty).
 fn steps(
     cx: &Ctx,
+    w: &mut W,
+    ind: usize,
     steps: &[Step],
     prefix: &str,
     tag: &str,
     subject: TemplateRef,
-) -> Result<String> {
-    let mut out = String::new();
+) -> Result<()> {
+    let before = w.out.len();
     for (k, step) in steps.iter().enumerate() {
         let name = format!("{prefix}_{tag}{}", k + 1);
         // A filter: the rest runs only on instances that meet it.
@@ -483,69 +579,82 @@ fn steps(
             otherwise: Otherwise::Skip,
         } = step
         {
-            let rest = self::steps(cx, &steps[k + 1..], &name, "s", subject)?;
-            out.push_str(&check(cx, *template, c, &name, Some(&rest))?);
+            check(
+                cx,
+                w,
+                ind,
+                *template,
+                c,
+                &name,
+                Some(&steps[k + 1..]),
+                subject,
+            )?;
             break;
         }
-        out.push_str(&self::step(cx, step, &name, subject)?);
+        self::step(cx, w, ind, step, &name, subject)?;
     }
-    if out.is_empty() {
-        out.push_str(&format!("<bpel:empty name=\"{prefix}_{tag}0\"/>\n"));
+    if w.out.len() == before {
+        let name = format!("{prefix}_{tag}0");
+        w.put("empty", ind, &[("name", &name)])?;
     }
-    Ok(out)
+    Ok(())
 }
 
-#[derive(Serialize)]
-struct Prop<'a> {
-    name: &'a str,
-    var: &'a str,
-}
-
-fn step(cx: &Ctx, step: &Step, name: &str, subject: TemplateRef) -> Result<String> {
+fn step(
+    cx: &Ctx,
+    w: &mut W,
+    ind: usize,
+    step: &Step,
+    name: &str,
+    subject: TemplateRef,
+) -> Result<()> {
     let t = cx.topology;
-    let tpl = cx.templates;
     match step {
         Step::CreateNodeInstance(n) => {
             let r = TemplateRef::Node(*n);
-            tpl.render(
-                "bpel/steps/create-node-instance.bpel",
-                &serde_json::json!({
-                    "name": name,
-                    "path": xml_escape(&url_path(&t.node(*n).id)),
-                    "url": cx.names.url(r),
-                    "id": cx.names.id(r),
-                }),
+            let path = xml_escape(&url_path(&t.node(*n).id));
+            w.put(
+                "create-node-instance",
+                ind,
+                &[
+                    ("name", name),
+                    ("path", &path),
+                    ("url", cx.names.url(r)),
+                    ("id", cx.names.id(r)),
+                ],
             )
         }
         Step::CreateRelationshipInstance(rel) => {
             let r = TemplateRef::Relationship(*rel);
             let rt = t.relationship(*rel);
-            tpl.render(
-                "bpel/steps/create-relationship-instance.bpel",
-                &serde_json::json!({
-                    "name": name,
-                    "path": xml_escape(&url_path(&rt.id)),
-                    "url": cx.names.url(r),
-                    "id": cx.names.id(r),
-                    "source_id": cx.names.id(TemplateRef::Node(rt.source)),
-                    "target_id": cx.names.id(TemplateRef::Node(rt.target)),
-                }),
+            let path = xml_escape(&url_path(&rt.id));
+            w.put(
+                "create-relationship-instance",
+                ind,
+                &[
+                    ("name", name),
+                    ("path", &path),
+                    ("url", cx.names.url(r)),
+                    ("id", cx.names.id(r)),
+                    ("source_id", cx.names.id(TemplateRef::Node(rt.source))),
+                    ("target_id", cx.names.id(TemplateRef::Node(rt.target))),
+                ],
             )
         }
-        Step::SetState(r, state) => tpl.render(
-            "bpel/steps/set-state.bpel",
-            &serde_json::json!({ "name": name, "state": state, "url": cx.names.url(*r) }),
+        Step::SetState(r, state) => w.put(
+            "set-state",
+            ind,
+            &[("name", name), ("state", state), ("url", cx.names.url(*r))],
         ),
         Step::StoreProperties(n) => {
             let r = TemplateRef::Node(*n);
-            let props: Vec<Prop> = cx
+            let props: Vec<(&str, &str)> = cx
                 .names
                 .props_of(t, r)
-                .map(|(p, v)| Prop { name: p, var: v })
-                .filter(|p| is_xml_name(p.name))
+                .filter(|(p, _)| is_xml_name(p))
                 .collect();
             if props.is_empty() {
-                return Ok(String::new());
+                return Ok(());
             }
             let (ns, root) = t.node(*n).properties_element.clone().unwrap_or_default();
             let root = if root.is_empty() {
@@ -553,61 +662,96 @@ fn step(cx: &Ctx, step: &Step, name: &str, subject: TemplateRef) -> Result<Strin
             } else {
                 root
             };
-            tpl.render(
-                "bpel/steps/store-properties.bpel",
-                &serde_json::json!({ "name": name, "ns": ns, "root": root, "props": props, "url": cx.names.url(r) }),
-            )
+            let (xmlns, prefix, literal) = if ns.is_empty() {
+                let inner: String = props.iter().map(|(p, _)| format!("<{p}/>")).collect();
+                (
+                    String::new(),
+                    "",
+                    format!("<{root} xmlns=\"\">{inner}</{root}>"),
+                )
+            } else {
+                let inner: String = props.iter().map(|(p, _)| format!("<p:{p}/>")).collect();
+                (
+                    format!(" xmlns:p=\"{}\"", xml_escape(&ns)),
+                    "p:",
+                    format!("<p:{root}>{inner}</p:{root}>"),
+                )
+            };
+            w.put(
+                "store-properties",
+                ind,
+                &[("name", name), ("xmlns", &xmlns), ("literal", &literal)],
+            )?;
+            for (p, v) in &props {
+                w.put(
+                    "store-property",
+                    ind,
+                    &[("var", v), ("prefix", prefix), ("property", p)],
+                )?;
+            }
+            w.put("store-properties-end", ind, &[("url", cx.names.url(r))])
         }
         Step::FollowRelationship { rel, from, to } => {
-            let load = load_properties(cx, TemplateRef::Node(*to), &format!("{name}_load"))?;
-            tpl.render(
-                "bpel/steps/follow-relationship.bpel",
-                &serde_json::json!({
-                    "name": name,
-                    "path": xml_escape(&url_path(&t.relationship(*rel).id)),
-                    "from_id": cx.names.id(TemplateRef::Node(*from)),
-                    "to_id": cx.names.id(TemplateRef::Node(*to)),
-                    "to_url": cx.names.url(TemplateRef::Node(*to)),
-                    "to_path": xml_escape(&url_path(&t.node(*to).id)),
-                    "load": load,
-                }),
-            )
+            let path = xml_escape(&url_path(&t.relationship(*rel).id));
+            let to_path = xml_escape(&url_path(&t.node(*to).id));
+            let to_ref = TemplateRef::Node(*to);
+            w.put(
+                "follow-relationship",
+                ind,
+                &[
+                    ("name", name),
+                    ("path", &path),
+                    ("from_id", cx.names.id(TemplateRef::Node(*from))),
+                    ("to_id", cx.names.id(to_ref)),
+                    ("to_url", cx.names.url(to_ref)),
+                    ("to_path", &to_path),
+                ],
+            )?;
+            load_properties(cx, w, ind, to_ref, &format!("{name}_load"))
         }
-        Step::Invoke(inv) => invoke(cx, inv, name, subject),
+        Step::Invoke(inv) => invoke(cx, w, ind, inv, name, subject),
         Step::Check {
             template,
             condition: c,
             otherwise: Otherwise::Fail,
-        } => check(cx, *template, c, name, None),
-        Step::Check { template, .. } => {
-            // Only reached when the filter is the last step.
-            check(cx, *template, &[], name, Some(""))
-        }
+        } => check(cx, w, ind, *template, c, name, None, subject),
+        // Only reached when the filter is the last step: nothing follows.
+        Step::Check { template, .. } => check(cx, w, ind, *template, &[], name, Some(&[]), subject),
         Step::SelectInstance(n, strategy) => {
             let r = TemplateRef::Node(*n);
-            let load = indent(&load_properties(cx, r, &format!("{name}_load"))?, 4);
-            let (kind, input, property) = match strategy {
-                Strategy::FirstInstance => ("FirstInstance", String::new(), String::new()),
-                Strategy::UserProvided(i) => ("UserProvided", cx.input(i), String::new()),
-                Strategy::WorkloadBased(p) => (
-                    "WorkloadBased",
-                    String::new(),
-                    xml_escape(&p.replace('\'', "")),
-                ),
-            };
-            tpl.render(
-                "bpel/steps/select-instance.bpel",
-                &serde_json::json!({
-                    "name": name,
-                    "strategy": kind,
-                    "input": input,
-                    "property": property,
-                    "path": xml_escape(&url_path(&t.node(*n).id)),
-                    "id": cx.names.id(r),
-                    "url": cx.names.url(r),
-                    "load": load,
-                }),
-            )
+            let path = xml_escape(&url_path(&t.node(*n).id));
+            w.put("select", ind, &[("name", name)])?;
+            match strategy {
+                Strategy::UserProvided(i) => {
+                    let input = cx.input(i);
+                    w.put("select-given", ind, &[("name", name), ("input", &input)])?;
+                }
+                Strategy::FirstInstance => {
+                    w.put("select-list", ind, &[("path", &path)])?;
+                    w.put("select-first", ind, &[("name", name)])?;
+                }
+                Strategy::WorkloadBased(p) => {
+                    let property = xml_escape(&p.replace('\'', ""));
+                    w.put("select-list", ind, &[("path", &path)])?;
+                    w.put(
+                        "select-lowest",
+                        ind,
+                        &[("name", name), ("path", &path), ("property", &property)],
+                    )?;
+                }
+            }
+            w.put(
+                "select-chosen",
+                ind,
+                &[
+                    ("name", name),
+                    ("path", &path),
+                    ("id", cx.names.id(r)),
+                    ("url", cx.names.url(r)),
+                ],
+            )?;
+            load_properties(cx, w, ind + 4, r, &format!("{name}_load"))?;
+            w.put("select-end", ind, &[])
         }
     }
 }
@@ -615,51 +759,67 @@ fn step(cx: &Ctx, step: &Step, name: &str, subject: TemplateRef) -> Result<Strin
 /// A condition on the current instance of `template`: with `rest`, the
 /// rest of the steps run only where it holds; without, the plan fails
 /// where it does not.
+#[allow(clippy::too_many_arguments)]
 fn check(
     cx: &Ctx,
+    w: &mut W,
+    ind: usize,
     template: TemplateRef,
     conditions: &[crate::model::Condition],
     name: &str,
-    rest: Option<&str>,
-) -> Result<String> {
+    rest: Option<&[Step]>,
+    subject: TemplateRef,
+) -> Result<()> {
     let expr = text(&condition(conditions, template, cx.topology, &cx.names));
-    cx.templates.render(
-        "bpel/steps/check.bpel",
-        &serde_json::json!({
-            "name": name,
-            "url": cx.names.url(template),
-            "reads_state": reads_state(conditions),
-            "condition": expr,
-            "skip": rest.is_some(),
-            "rest": indent(rest.unwrap_or(""), 6),
-        }),
-    )
+    let url = cx.names.url(template);
+    w.put("check", ind, &[("name", name)])?;
+    if reads_state(conditions) {
+        w.put("check-read-state", ind, &[("name", name), ("url", url)])?;
+    }
+    match rest {
+        Some(rest) => {
+            w.put("check-filter", ind, &[("name", name), ("condition", &expr)])?;
+            steps(cx, w, ind + 6, rest, name, "s", subject)?;
+            w.put("check-filter-end", ind, &[])?;
+        }
+        None => w.put(
+            "check-precondition",
+            ind,
+            &[("name", name), ("condition", &expr)],
+        )?,
+    }
+    w.put("check-end", ind, &[])
 }
 
 fn is_xml_name(s: &str) -> bool {
     !s.is_empty() && ncname(s) == s
 }
 
-fn load_properties(cx: &Ctx, r: TemplateRef, name: &str) -> Result<String> {
-    let props: Vec<Prop> = cx
-        .names
-        .props_of(cx.topology, r)
-        .map(|(p, v)| Prop { name: p, var: v })
-        .collect();
-    if props.is_empty() {
-        return Ok(String::new());
+fn load_properties(cx: &Ctx, w: &mut W, ind: usize, r: TemplateRef, name: &str) -> Result<()> {
+    let mut props = cx.names.props_of(cx.topology, r).peekable();
+    if props.peek().is_none() {
+        return Ok(());
     }
-    let props: Vec<serde_json::Value> = props
-        .iter()
-        .map(|p| serde_json::json!({ "name": xml_escape(&p.name.replace('\'', "")), "var": p.var }))
-        .collect();
-    cx.templates.render(
-        "bpel/steps/load-properties.bpel",
-        &serde_json::json!({ "name": name, "url": cx.names.url(r), "props": props }),
-    )
+    w.put(
+        "load-properties",
+        ind,
+        &[("url", cx.names.url(r)), ("name", name)],
+    )?;
+    for (p, v) in props {
+        let property = xml_escape(&p.replace('\'', ""));
+        w.put("load-property", ind, &[("property", &property), ("var", v)])?;
+    }
+    w.put("load-properties-end", ind, &[])
 }
 
-fn invoke(cx: &Ctx, inv: &Invocation, name: &str, subject: TemplateRef) -> Result<String> {
+fn invoke(
+    cx: &Ctx,
+    w: &mut W,
+    ind: usize,
+    inv: &Invocation,
+    name: &str,
+    subject: TemplateRef,
+) -> Result<()> {
     let t = cx.topology;
     let (kind, template, node_instance) = match inv.target {
         TemplateRef::Node(n) => (
@@ -673,44 +833,72 @@ fn invoke(cx: &Ctx, inv: &Invocation, name: &str, subject: TemplateRef) -> Resul
             None,
         ),
     };
-    let params: Vec<serde_json::Value> = inv
-        .inputs
-        .iter()
-        .map(|(n, b)| serde_json::json!({ "name": n, "expr": cx.expr(b) }))
-        .collect();
-    let outputs: Vec<serde_json::Value> = inv
-        .outputs
-        .iter()
-        .map(|(o, p)| {
-            let param = format!(
-                "$invokeResponse.invokeResponse//*[local-name()='Param'][*[local-name()='key'] = {}]",
-                literal(o)
-            );
-            serde_json::json!({ "param": text(&param), "var": cx.names.prop(t, p) })
-        })
-        .collect();
+    let mut params = String::new();
+    if !inv.inputs.is_empty() {
+        params.push_str("<invs:Params>");
+        for (n, _) in &inv.inputs {
+            params.push_str("<invs:Param><invs:key>");
+            params.push_str(&xml_escape(n));
+            params.push_str("</invs:key><invs:value/></invs:Param>");
+        }
+        params.push_str("</invs:Params>");
+    }
     let message_id = text(&format!(
         "concat($correlationID, ':', {}, ':', ${})",
         literal(name),
         cx.names.id(subject)
     ));
     let st = &t.service_template;
-    cx.templates.render(
-        "bpel/steps/invoke.bpel",
-        &serde_json::json!({
-            "name": name,
-            "st_namespace": st.namespace,
-            "st_id": st.id,
-            "template_kind": kind,
-            "template": template,
-            "node_instance": node_instance,
-            "interface": inv.interface,
-            "operation": inv.operation,
-            "params": params,
-            "message_id": message_id,
-            "outputs": outputs,
-        }),
-    )
+    w.put(
+        "invoke",
+        ind,
+        &[
+            ("name", name),
+            (
+                "node_instance_element",
+                if node_instance.is_some() {
+                    "<invs:NodeInstanceID/>"
+                } else {
+                    ""
+                },
+            ),
+            ("st_namespace", &xml_escape(&st.namespace)),
+            ("st_id", &xml_escape(&st.id)),
+            ("template_kind", kind),
+            ("template", &xml_escape(template)),
+            ("interface", &xml_escape(&inv.interface)),
+            ("operation", &xml_escape(&inv.operation)),
+            ("params", &params),
+        ],
+    )?;
+    if let Some(url) = node_instance {
+        w.put("invoke-node-instance", ind, &[("url", url)])?;
+    }
+    w.put("invoke-reply", ind, &[("message_id", &message_id)])?;
+    for (k, (_, b)) in inv.inputs.iter().enumerate() {
+        let expr = cx.expr(b);
+        let index = (k + 1).to_string();
+        w.put("invoke-param", ind, &[("expr", &expr), ("index", &index)])?;
+    }
+    w.put("invoke-call", ind, &[("name", name)])?;
+    for (k, (o, p)) in inv.outputs.iter().enumerate() {
+        let param = text(&format!(
+            "$invokeResponse.invokeResponse//*[local-name()='Param'][*[local-name()='key'] = {}]",
+            literal(o)
+        ));
+        let index = (k + 1).to_string();
+        w.put(
+            "invoke-output",
+            ind,
+            &[
+                ("name", name),
+                ("index", &index),
+                ("param", &param),
+                ("var", cx.names.prop(t, p)),
+            ],
+        )?;
+    }
+    w.put("invoke-end", ind, &[])
 }
 
 /// A termination activity: the steps once per live instance, with the
@@ -718,10 +906,12 @@ fn invoke(cx: &Ctx, inv: &Invocation, name: &str, subject: TemplateRef) -> Resul
 /// each iteration, so parallel branches never share them.
 fn each_instance(
     cx: &Ctx,
+    w: &mut W,
+    ind: usize,
     subject: TemplateRef,
     prefix: &str,
     body: &ActivityBody,
-) -> Result<String> {
+) -> Result<()> {
     let t = cx.topology;
     let (collection, element, path) = match subject {
         TemplateRef::Node(n) => (
@@ -735,32 +925,34 @@ fn each_instance(
             url_path(&t.relationship(r).id),
         ),
     };
-    let mut locals: Vec<String> = Vec::new();
-    let add = |r: TemplateRef, locals: &mut Vec<String>| {
-        locals.push(cx.names.url(r).to_string());
-        locals.push(cx.names.id(r).to_string());
-        locals.extend(cx.names.props_of(t, r).map(|(_, v)| v.to_string()));
-    };
-    add(subject, &mut locals);
-    for s in &body.steps {
-        if let Step::FollowRelationship { to, .. } = s {
-            add(TemplateRef::Node(*to), &mut locals);
-        }
+    let path = xml_escape(&path);
+    let mut locals: Vec<&str> = Vec::new();
+    let followed = body.steps.iter().filter_map(|s| match s {
+        Step::FollowRelationship { to, .. } => Some(TemplateRef::Node(*to)),
+        _ => None,
+    });
+    for r in std::iter::once(subject).chain(followed) {
+        locals.push(cx.names.url(r));
+        locals.push(cx.names.id(r));
+        locals.extend(cx.names.props_of(t, r).map(|(_, v)| v));
     }
     locals.dedup();
-    let mut inner = load_properties(cx, subject, &format!("{prefix}_load"))?;
-    inner.push_str(&steps(cx, &body.steps, prefix, "s", subject)?);
-    cx.templates.render(
-        "bpel/steps/each-instance.bpel",
-        &serde_json::json!({
-            "name": prefix,
-            "collection": collection,
-            "element": element,
-            "path": xml_escape(&path),
-            "locals": locals,
-            "id": cx.names.id(subject),
-            "url": cx.names.url(subject),
-            "body": indent(&inner, 6),
-        }),
-    )
+    let url = cx.names.url(subject);
+    let id = cx.names.id(subject);
+    let values = [
+        ("name", prefix),
+        ("collection", collection),
+        ("element", element),
+        ("path", path.as_str()),
+        ("url", url),
+        ("id", id),
+    ];
+    w.put("each-instance", ind, &values)?;
+    for v in locals {
+        w.put("each-instance-local", ind, &[("var", v)])?;
+    }
+    w.put("each-instance-body", ind, &values)?;
+    load_properties(cx, w, ind + 6, subject, &format!("{prefix}_load"))?;
+    steps(cx, w, ind + 6, &body.steps, prefix, "s", subject)?;
+    w.put("each-instance-end", ind, &[])
 }

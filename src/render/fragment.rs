@@ -1,0 +1,221 @@
+//! Fragments: pieces of a plan with `{{ name }}` holes and nothing else,
+//! parsed once and written straight into the output, indented.
+//!
+//! The plan skeletons (process, WSDL, deployment descriptor) are tera
+//! templates. The pieces written once per step are fragments instead: a
+//! plan of a 100k-node topology writes millions of them, and rendering
+//! each through tera (a context serialised per call, a fresh string per
+//! result, re-indented at every level) took most of the time. Loops and
+//! conditions live in the backend, which picks the sections to write.
+//!
+//! A fragment file holds sections, each starting with a line `{# name #}`;
+//! the text of a section is written as it is, each line prefixed with the
+//! caller's indentation, each hole replaced by the caller's value (already
+//! escaped for where it goes).
+
+use std::collections::HashMap;
+
+use crate::error::{Error, Result};
+
+/// One parsed section.
+#[derive(Debug)]
+pub struct Fragment {
+    pieces: Vec<Piece>,
+}
+
+#[derive(Debug)]
+enum Piece {
+    Text(&'static str),
+    /// A line break; the next line gets the caller's indentation.
+    Newline,
+    Hole(&'static str),
+}
+
+/// Spaces for indentation, sliced (no allocation per line).
+const SPACES: &str = "                                                                                                                                ";
+
+impl Fragment {
+    fn parse(text: &'static str) -> std::result::Result<Fragment, String> {
+        let mut pieces = Vec::new();
+        let mut rest = text;
+        while !rest.is_empty() {
+            let next_hole = rest.find("{{");
+            let next_line = rest.find('\n');
+            match (next_hole, next_line) {
+                (Some(h), l) if l.is_none_or(|l| h < l) => {
+                    if h > 0 {
+                        pieces.push(Piece::Text(&rest[..h]));
+                    }
+                    let Some(end) = rest[h..].find("}}") else {
+                        return Err("`{{` without `}}`".into());
+                    };
+                    let name = rest[h + 2..h + end].trim();
+                    if name.is_empty()
+                        || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                    {
+                        return Err(format!("hole `{name}` is not a plain name"));
+                    }
+                    pieces.push(Piece::Hole(name));
+                    rest = &rest[h + end + 2..];
+                }
+                (_, Some(l)) => {
+                    if l > 0 {
+                        pieces.push(Piece::Text(&rest[..l]));
+                    }
+                    pieces.push(Piece::Newline);
+                    rest = &rest[l + 1..];
+                }
+                (_, None) => {
+                    pieces.push(Piece::Text(rest));
+                    rest = "";
+                }
+            }
+        }
+        Ok(Fragment { pieces })
+    }
+
+    /// The names of the holes, in order of appearance.
+    pub fn holes(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.pieces.iter().filter_map(|p| match p {
+            Piece::Hole(h) => Some(*h),
+            _ => None,
+        })
+    }
+
+    /// Write the fragment into `out`, every line indented by `indent`
+    /// spaces, every hole replaced by its value in `values`.
+    pub fn write(&self, out: &mut String, indent: usize, values: &[(&str, &str)]) -> Result<()> {
+        let pad = &SPACES[..indent.min(SPACES.len())];
+        let mut line_start = true;
+        for piece in &self.pieces {
+            match piece {
+                Piece::Newline => {
+                    out.push('\n');
+                    line_start = true;
+                    continue;
+                }
+                Piece::Text(t) => {
+                    if line_start {
+                        out.push_str(pad);
+                    }
+                    out.push_str(t);
+                }
+                Piece::Hole(h) => {
+                    if line_start {
+                        out.push_str(pad);
+                    }
+                    match values.iter().find(|(n, _)| n == h) {
+                        Some((_, v)) => out.push_str(v),
+                        None => {
+                            return Err(Error::Internal(format!(
+                                "fragment hole `{h}` has no value"
+                            )));
+                        }
+                    }
+                }
+            }
+            line_start = false;
+        }
+        Ok(())
+    }
+}
+
+/// The sections of fragment files, by name.
+#[derive(Debug, Default)]
+pub struct Fragments {
+    sections: HashMap<&'static str, Fragment>,
+}
+
+impl Fragments {
+    /// Parse fragment files; section names must be unique across them.
+    pub fn parse(files: &[(&'static str, &'static str)]) -> Result<Fragments> {
+        let mut sections = HashMap::new();
+        for (file, text) in files {
+            let mut name: Option<&'static str> = None;
+            let mut start = 0;
+            let mut offset = 0;
+            let mut add = |name: Option<&'static str>, body: &'static str| -> Result<()> {
+                let Some(name) = name else {
+                    return if body.trim().is_empty() {
+                        Ok(())
+                    } else {
+                        Err(Error::Internal(format!(
+                            "{file}: text before the first `{{# section #}}`"
+                        )))
+                    };
+                };
+                let fragment = Fragment::parse(body)
+                    .map_err(|e| Error::Internal(format!("{file}: section `{name}`: {e}")))?;
+                if sections.insert(name, fragment).is_some() {
+                    return Err(Error::Internal(format!("{file}: section `{name}` twice")));
+                }
+                Ok(())
+            };
+            for line in text.split_inclusive('\n') {
+                let trimmed = line.trim_end();
+                if let Some(n) = trimmed
+                    .strip_prefix("{# ")
+                    .and_then(|r| r.strip_suffix(" #}"))
+                {
+                    add(name, &text[start..offset])?;
+                    name = Some(n.trim());
+                    start = offset + line.len();
+                }
+                offset += line.len();
+            }
+            add(name, &text[start..])?;
+        }
+        Ok(Fragments { sections })
+    }
+
+    /// A section by name.
+    pub fn get(&self, name: &str) -> Result<&Fragment> {
+        self.sections
+            .get(name)
+            .ok_or_else(|| Error::Internal(format!("no fragment section `{name}`")))
+    }
+
+    /// Write section `name` (see [`Fragment::write`]).
+    pub fn write(
+        &self,
+        out: &mut String,
+        name: &str,
+        indent: usize,
+        values: &[(&str, &str)],
+    ) -> Result<()> {
+        self.get(name)?.write(out, indent, values)
+    }
+
+    /// Every section with its name.
+    pub fn sections(&self) -> impl Iterator<Item = (&'static str, &Fragment)> {
+        self.sections.iter().map(|(n, f)| (*n, f))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sections_are_indented_and_filled() {
+        let f = Fragments::parse(&[(
+            "t",
+            "{# a #}\n<x name=\"{{ name }}\">\n  <y/>\n</x>\n{# b #}\n{{ v }}!\n",
+        )])
+        .unwrap();
+        let mut out = String::new();
+        f.write(&mut out, "a", 2, &[("name", "n")]).unwrap();
+        f.write(&mut out, "b", 0, &[("v", "w")]).unwrap();
+        assert_eq!(out, "  <x name=\"n\">\n    <y/>\n  </x>\nw!\n");
+        let mut out = String::new();
+        assert!(f.write(&mut out, "a", 0, &[]).is_err());
+        assert!(f.write(&mut out, "c", 0, &[]).is_err());
+    }
+
+    #[test]
+    fn malformed_files_are_refused() {
+        assert!(Fragments::parse(&[("t", "text first\n{# a #}\nx\n")]).is_err());
+        assert!(Fragments::parse(&[("t", "{# a #}\n{{ open\n")]).is_err());
+        assert!(Fragments::parse(&[("t", "{# a #}\nx\n{# a #}\ny\n")]).is_err());
+    }
+}
