@@ -70,8 +70,9 @@ pub struct Loaded {
     pub entry: String,
     /// The topology.
     pub topology: Topology,
-    /// The entry Definitions document (TOSCA 1.0), for writing plans back.
-    pub xml_entry: Option<xml::ast::Definitions>,
+    /// The text of the entry Definitions document (TOSCA 1.0), for writing
+    /// plans back.
+    pub xml_entry: Option<std::sync::Arc<diagnostics::SourceFile>>,
     /// Warnings found on the way.
     pub warnings: Diagnostics,
 }
@@ -110,7 +111,9 @@ pub fn load_csar(csar: Csar, options: &Options, sources: &mut SourceMap) -> Resu
     diags.extend(d);
     match topology {
         Some(topology) if !diags.has_errors() => {
-            let entry_doc = docs.swap_remove(0);
+            // Write-back needs the entry document's text only; its syntax
+            // tree (a copy of the whole topology) is dropped here.
+            let entry_doc = docs.swap_remove(0).source;
             Ok(Loaded {
                 csar,
                 entry,

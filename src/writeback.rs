@@ -77,12 +77,11 @@ pub fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Changes, Diag
     if let crate::model::Dialect::Yaml(_) = loaded.topology.dialect {
         return yaml::changes(loaded, plans);
     }
-    let Some(entry_doc) = &loaded.xml_entry else {
+    let Some(source) = &loaded.xml_entry else {
         return Err(Error::Internal(
             "writing plans back is implemented for TOSCA 1.0 XML and YAML CSARs only".into(),
         ));
     };
-    let source = &entry_doc.source;
     let st_id = &loaded.topology.service_template.id;
     let mut changes = Changes::default();
     let mut entries = Vec::new();
@@ -105,13 +104,14 @@ pub fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Changes, Diag
             boundary: boundary(&plan.kind).filter(|b| bound.insert(b.clone())),
             marker: plan.kind.slug(),
         });
-        changes.put.insert(path, plan.archive()?);
+        put_plan(&mut changes, path, plan)?;
     }
     // Archives of plans an earlier run added and this run does not replace.
     for reference in previous(source, st_id).references {
         let decoded = percent_decode(&reference);
         if let Some(old) = resolve(&loaded.entry, &decoded)
             && !changes.put.contains_key(&old)
+            && !changes.spooled.contains_key(&old)
             && loaded.csar.contains(&old)
         {
             changes.remove.insert(old);
@@ -120,6 +120,20 @@ pub fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Changes, Diag
     let (text, diags) = rewrite(source, st_id, &entries).map_err(|d| Error::Input(d.into()))?;
     changes.put.insert(loaded.entry.clone(), text.into_bytes());
     Ok((changes, diags))
+}
+
+/// Put a plan's archive into the changes: its spool file as it is, or
+/// its bytes.
+pub fn put_plan(changes: &mut Changes, path: String, plan: &RenderedPlan) -> Result<()> {
+    match &plan.packed {
+        Some(crate::render::output::Packed::Spooled(spool)) => {
+            changes.spooled.insert(path, spool.clone());
+        }
+        _ => {
+            changes.put.insert(path, plan.archive()?);
+        }
+    }
+    Ok(())
 }
 
 /// Write the CSAR with the plans to `out`. The input is only overwritten

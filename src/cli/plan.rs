@@ -6,27 +6,26 @@ use crate::error::Result;
 use crate::render::templates::Templates;
 
 pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
-    let (loaded, registry, options) = session.load(&a.compile)?;
+    let (loaded, registry, mut options) = session.load(&a.compile)?;
+    options.complete.brief = !a.explain;
     let kinds = plan_kinds(&a.plans, &loaded.topology)?;
     let (plans, warnings) = crate::derive(&loaded.topology, &kinds, &registry, &options)?;
     session.print(&warnings);
     let templates = Templates::embedded()?;
-    let mut rendered = Vec::new();
-    for lang in a.lang.languages() {
-        for p in &plans {
-            rendered.push(crate::render::render(
-                lang,
-                p,
-                &loaded.topology,
-                &templates,
-            )?);
-        }
-    }
+    let jobs: Vec<_> = a
+        .lang
+        .languages()
+        .into_iter()
+        .flat_map(|lang| plans.iter().map(move |p| (lang, p)))
+        .collect();
     let out = match (&a.output, a.in_place) {
         (Some(o), _) => o.clone(),
         (None, true) => a.compile.input.clone(),
         (None, false) => crate::writeback::default_output(&a.compile.input),
     };
+    // Plan archives are spooled beside the output: memory stays flat
+    // however big the plans are.
+    let rendered = crate::render::pack_all(&jobs, &loaded.topology, &templates, Some(&out))?;
     let warnings = crate::writeback::write(&loaded, &rendered, &out, a.in_place)?;
     session.print(&warnings);
     if a.explain {

@@ -72,6 +72,8 @@ impl Session {
                     },
                 },
                 allow_unhandled: a.allow_unhandled,
+                // Only `plan --explain` prints the decision log.
+                brief: true,
             },
         }
     }

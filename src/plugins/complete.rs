@@ -22,6 +22,12 @@ pub struct CompleteOptions {
     pub plugins: PluginOptions,
     /// Turn "no plugin handles this template" into a warning.
     pub allow_unhandled: bool,
+    /// Record only which plugin handled each activity, not why the others
+    /// declined nor the plugins' notes (the decision log is for
+    /// `--explain`; building it for every activity of a big topology costs
+    /// time and memory). Reasons are still gathered for an activity nobody
+    /// handles, for its error.
+    pub brief: bool,
 }
 
 /// The steps of one activity.
@@ -93,34 +99,21 @@ pub fn complete(
             declined: Vec::new(),
             notes: Vec::new(),
         };
-        let mut handled: Option<Body> = None;
-        let selecting = matches!(
-            activity.kind,
-            ActivityKind::StrategicSelection { .. } | ActivityKind::RecursiveSelection
-        );
-        for plugin in registry.plugins() {
-            // Selection plugins select; operation plugins are asked about
-            // the calls in a body (below); all others provision and terminate.
-            if selecting != (plugin.role() == Role::Selection) || plugin.role() == Role::Operation {
-                continue;
-            }
-            match plugin.handle(&cx, activity) {
-                Outcome::Handled(body) => {
-                    decision.plugin = Some(plugin.id().to_string());
-                    handled = Some(body);
-                    break;
-                }
-                Outcome::Declined(why) => decision.declined.push((plugin.id().to_string(), why)),
-                Outcome::NotApplicable => {}
-            }
+        let record = !options.brief;
+        let mut handled = ask(&cx, registry, activity, &mut decision, record);
+        if handled.is_none() && !record {
+            // Nobody handles it: ask again, keeping every reason for the error.
+            handled = ask(&cx, registry, activity, &mut decision, true);
         }
         let body = match handled {
             Some(mut body) => {
-                super::operations::carry_out(&cx, registry, &mut body);
+                super::operations::carry_out(&cx, registry, &mut body, record);
                 for w in body.warnings.drain(..) {
                     diags.push(w);
                 }
-                decision.notes.append(&mut body.notes);
+                if record {
+                    decision.notes.append(&mut body.notes);
+                }
                 body
             }
             None => {
@@ -171,6 +164,39 @@ pub fn complete(
         }),
         diags,
     )
+}
+
+/// Offer `activity` to the plugins in registry order; the first that
+/// handles it gives the body. Declines are recorded when `record`.
+fn ask(
+    cx: &Context,
+    registry: &Registry,
+    activity: &Activity,
+    decision: &mut Decision,
+    record: bool,
+) -> Option<Body> {
+    let selecting = matches!(
+        activity.kind,
+        ActivityKind::StrategicSelection { .. } | ActivityKind::RecursiveSelection
+    );
+    for plugin in registry.plugins() {
+        // Selection plugins select; operation plugins are asked about the
+        // calls in a body (later); all others provision and terminate.
+        if selecting != (plugin.role() == Role::Selection) || plugin.role() == Role::Operation {
+            continue;
+        }
+        match plugin.handle(cx, activity) {
+            Outcome::Handled(body) => {
+                decision.plugin = Some(plugin.id().to_string());
+                return Some(body);
+            }
+            Outcome::Declined(why) if record => {
+                decision.declined.push((plugin.id().to_string(), why))
+            }
+            Outcome::Declined(_) | Outcome::NotApplicable => {}
+        }
+    }
+    None
 }
 
 fn unhandled(

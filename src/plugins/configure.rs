@@ -173,13 +173,13 @@ pub(crate) fn invoke_relationship(
             })
         })
         .collect();
-    Step::Invoke(Invocation {
+    Step::Invoke(Box::new(Invocation {
         target: TemplateRef::Relationship(rel),
         interface: interface.to_string(),
         operation: op.name.clone(),
         inputs,
         outputs,
-    })
+    }))
 }
 
 /// The built-in plugin for the activities of YAML relationships.

@@ -127,13 +127,13 @@ fn connect(
             .into_iter()
             .map(|x| format!("connectTo on `{}`: {x}", t.node(n).id)),
     );
-    Step::Invoke(Invocation {
+    Step::Invoke(Box::new(Invocation {
         target: TemplateRef::Node(n),
         interface: iface.name.clone(),
         operation: op.name.clone(),
         inputs: bound.inputs,
         outputs: Vec::new(),
-    })
+    }))
 }
 
 /// The `connectTo` operation that node `n` runs for this connection, if any.

@@ -73,13 +73,13 @@ pub fn node_operation(topology: &Topology, call: Call, notes: &mut Vec<String>) 
             ));
         }
     }
-    Step::Invoke(Invocation {
+    Step::Invoke(Box::new(Invocation {
         target: TemplateRef::Node(call.target),
         interface: call.interface.to_string(),
         operation: operation.name.clone(),
         inputs: bound.inputs,
         outputs: out,
-    })
+    }))
 }
 
 /// A node's own operation, inputs matched by name.

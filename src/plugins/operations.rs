@@ -11,9 +11,10 @@ use super::steps::Step;
 
 /// Offer every invocation in `body` (steps and compensation) to the
 /// operation plugins.
-pub fn carry_out(cx: &Context, registry: &Registry, body: &mut Body) {
+/// Notes are made when `record` (the decision log).
+pub fn carry_out(cx: &Context, registry: &Registry, body: &mut Body, record: bool) {
     let steps = std::mem::take(&mut body.steps);
-    body.steps = expand(cx, registry, steps, body, true);
+    body.steps = expand(cx, registry, steps, body, record);
     let compensation = std::mem::take(&mut body.compensation);
     body.compensation = expand(cx, registry, compensation, body, false);
 }
@@ -36,16 +37,21 @@ fn expand(
             if plugin.role() != Role::Operation {
                 continue;
             }
-            let what = format!(
-                "`{}` of `{}`",
-                invocation.operation,
-                cx.topology.template_id(invocation.target)
-            );
+            let what = || {
+                format!(
+                    "`{}` of `{}`",
+                    invocation.operation,
+                    cx.topology.template_id(invocation.target)
+                )
+            };
             match plugin.run_operation(cx, invocation) {
                 Outcome::Handled(mut b) => {
                     if record {
-                        body.notes
-                            .push(format!("{what} is carried out by plugin `{}`", plugin.id()));
+                        body.notes.push(format!(
+                            "{} is carried out by plugin `{}`",
+                            what(),
+                            plugin.id()
+                        ));
                         body.notes.append(&mut b.notes);
                     }
                     body.warnings.append(&mut b.warnings);
@@ -54,8 +60,9 @@ fn expand(
                     break;
                 }
                 Outcome::Declined(why) if record => body.notes.push(format!(
-                    "operation plugin `{}` does not carry out {what}: {why}",
-                    plugin.id()
+                    "operation plugin `{}` does not carry out {}: {why}",
+                    plugin.id(),
+                    what()
                 )),
                 Outcome::Declined(_) | Outcome::NotApplicable => {}
             }

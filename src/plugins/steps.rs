@@ -94,7 +94,7 @@ pub enum Step {
     /// Set the state of the current instance of a template.
     SetState(TemplateRef, &'static str),
     /// Call an operation.
-    Invoke(Invocation),
+    Invoke(Box<Invocation>),
     /// Write the node's property variables to its current instance.
     StoreProperties(NodeId),
     /// Make the instance of `to` that is related through `rel` to the

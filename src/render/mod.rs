@@ -9,6 +9,7 @@
 pub mod bpel;
 pub mod bpmn;
 pub mod fragment;
+pub mod output;
 pub mod templates;
 
 use crate::csar::path::percent_encode;
@@ -42,7 +43,7 @@ impl Language {
     }
 }
 
-/// Render a concrete plan in a language.
+/// Render a concrete plan in a language, keeping its files.
 pub fn render(
     language: Language,
     plan: &crate::plugins::ConcretePlan,
@@ -53,6 +54,88 @@ pub fn render(
         Language::Bpel => bpel::render(plan, topology, templates),
         Language::Bpmn => bpmn::render(plan, topology, templates),
     }
+}
+
+/// Render a concrete plan straight into its archive (what write-back
+/// stores), in memory or, with `spool` (the output file), in a spool file
+/// beside it; the files are not kept.
+pub fn pack(
+    language: Language,
+    plan: &crate::plugins::ConcretePlan,
+    topology: &Topology,
+    templates: &templates::Templates,
+    spool: Option<&std::path::Path>,
+) -> crate::error::Result<RenderedPlan> {
+    let out = match spool {
+        Some(near) => output::PlanOutput::spooled(near, "plan")?,
+        None => output::PlanOutput::archive(),
+    };
+    match language {
+        Language::Bpel => bpel::render_into(plan, topology, templates, out),
+        Language::Bpmn => {
+            let mut r = bpmn::render(plan, topology, templates)?;
+            let mut out = out;
+            for f in &r.files {
+                out.file(&f.name, &f.data)?;
+            }
+            r.files.clear();
+            r.packed = match out.finish()? {
+                output::Written::Packed(p) => Some(p),
+                output::Written::Files(_) => None,
+            };
+            Ok(r)
+        }
+    }
+}
+
+/// Pack every (language, plan) pair, in that order, on as many threads as
+/// the machine has cores: plans are independent, and packing them is most
+/// of the work of `plan`.
+pub fn pack_all(
+    jobs: &[(Language, &crate::plugins::ConcretePlan)],
+    topology: &Topology,
+    templates: &templates::Templates,
+    spool: Option<&std::path::Path>,
+) -> crate::error::Result<Vec<RenderedPlan>> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(jobs.len())
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<crate::error::Result<RenderedPlan>>>> =
+        Mutex::new((0..jobs.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(language, plan)) = jobs.get(i) else {
+                        break;
+                    };
+                    let r = pack(language, plan, topology, templates, spool);
+                    if let Ok(mut all) = results.lock() {
+                        all[i] = Some(r);
+                    }
+                }
+            });
+        }
+    });
+    let results = results
+        .into_inner()
+        .map_err(|_| crate::error::Error::Internal("a rendering thread panicked".into()))?;
+    results
+        .into_iter()
+        .map(|r| {
+            r.unwrap_or_else(|| {
+                Err(crate::error::Error::Internal(
+                    "a plan was not rendered".into(),
+                ))
+            })
+        })
+        .collect()
 }
 
 /// One file of a rendered plan.
@@ -82,8 +165,11 @@ pub struct RenderedPlan {
     pub kind: PlanKind,
     /// Its language.
     pub language: Language,
-    /// Its files, in archive order.
+    /// Its files, in archive order (empty when rendered straight into
+    /// the archive, see [`pack`]).
     pub files: Vec<PlanFile>,
+    /// The archive, when rendered straight into it.
+    pub packed: Option<output::Packed>,
     /// Inputs of the plan's interface.
     pub inputs: Vec<PlanParameter>,
     /// Outputs of the plan's interface.
@@ -93,6 +179,11 @@ pub struct RenderedPlan {
 impl RenderedPlan {
     /// The plan as one archive (what ODE deploys and the CSAR stores).
     pub fn archive(&self) -> crate::error::Result<Vec<u8>> {
+        match &self.packed {
+            Some(output::Packed::Bytes(bytes)) => return Ok(bytes.clone()),
+            Some(output::Packed::Spooled(spool)) => return spool.read(),
+            None => {}
+        }
         crate::csar::write::zip_files(
             self.files
                 .iter()

@@ -68,12 +68,13 @@ pub fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Changes, Diag
             ),
             file: relative_to(&entry, &path),
         });
-        changes.put.insert(path, plan.archive()?);
+        super::put_plan(&mut changes, path, plan)?;
     }
     // Archives an earlier run added that this run does not replace.
     for file in previous(&loaded.entry, &text).files {
         if let Some(old) = crate::csar::path::resolve(&entry, &file)
             && !changes.put.contains_key(&old)
+            && !changes.spooled.contains_key(&old)
             && loaded.csar.contains(&old)
         {
             changes.remove.insert(old);

@@ -191,7 +191,7 @@ fn run(s: &Scope, steps: &[StepSpec]) -> Outcome {
                     return Outcome::Declined("`invoke: operation` outside an operation".into());
                 };
                 match conditions(s, when) {
-                    Ok(()) => body.steps.push(Step::Invoke(invocation.clone())),
+                    Ok(()) => body.steps.push(Step::Invoke(Box::new(invocation.clone()))),
                     Err(why) => body.notes.push(format!(
                         "skipped the management-bus call of `{}`: {why}",
                         invocation.operation
@@ -374,13 +374,13 @@ fn invoke(
             );
             let mut inputs = explicit;
             inputs.extend(bound.inputs);
-            Ok(Some(Step::Invoke(Invocation {
+            Ok(Some(Step::Invoke(Box::new(Invocation {
                 target,
                 interface: iface.name.clone(),
                 operation: operation.name.clone(),
                 inputs,
                 outputs,
-            })))
+            }))))
         }
         (TemplateRef::Relationship(_), TemplateRef::Node(_)) => {
             Err("a node plugin cannot run a relationship's operation".into())

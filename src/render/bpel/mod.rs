@@ -18,11 +18,12 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
-use self::names::Names;
+use self::names::{FIXED, Names};
 use self::xpath::{condition, expr, literal, reads_state, url_path};
 use super::fragment::Fragments;
+use super::output::{CHUNK, PlanOutput, Written};
 use super::templates::{Templates, xml_escape};
-use super::{Language, PlanFile, PlanParameter, RenderedPlan, plan_name, plan_namespace};
+use super::{Language, PlanParameter, RenderedPlan, plan_name, plan_namespace};
 use crate::error::Result;
 use crate::model::{TemplateRef, Topology};
 use crate::plan::ids::Unique;
@@ -30,8 +31,14 @@ use crate::plan::{PlanKind, Reason, ncname};
 use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
 use crate::plugins::{ActivityBody, ConcretePlan};
 
-/// Where the skeleton's `{{ scopes }}` goes; replaced by the activities.
-const SCOPES_MARKER: &str = "<!--toscanini:activities-->";
+/// Where the lists of the skeleton go: variables, their initial values,
+/// links, activities (in this order in the text).
+const MARKERS: [&str; 4] = [
+    "<!--toscanini:variables-->",
+    "<!--toscanini:init-->",
+    "<!--toscanini:links-->",
+    "<!--toscanini:activities-->",
+];
 
 /// Optional input that overrides the management bus endpoint at run time.
 pub const BUS_URL_INPUT: &str = "ManagementBusInvokerURL";
@@ -73,12 +80,6 @@ impl Ctx<'_> {
 }
 
 #[derive(Serialize)]
-struct Copy {
-    var: String,
-    expr: String,
-}
-
-#[derive(Serialize)]
 struct Output {
     name: String,
     expr: String,
@@ -89,6 +90,17 @@ pub fn render(
     plan: &ConcretePlan,
     topology: &Topology,
     templates: &Templates,
+) -> Result<RenderedPlan> {
+    render_into(plan, topology, templates, PlanOutput::files())
+}
+
+/// Render a concrete plan into `output` (its files kept, or packed into
+/// the archive as they are written).
+pub fn render_into(
+    plan: &ConcretePlan,
+    topology: &Topology,
+    templates: &Templates,
+    mut output: PlanOutput,
 ) -> Result<RenderedPlan> {
     let kind = &plan.plan.kind;
     let name = plan_name(topology, kind);
@@ -117,43 +129,12 @@ pub fn render(
         inputs,
     };
 
-    let mut init = initial_values(&cx, plan);
     // `on_failure` (imperative workflows): a flag per activity whose
     // failure is routed; its links test it.
-    let mut variables = cx.names.declared.clone();
     let mut routed = vec![false; plan.plan.activities.len()];
     for e in &plan.plan.edges {
         routed[e.from] |= e.reason == Reason::OnFailure;
     }
-    for (i, a) in plan.plan.activities.iter().enumerate() {
-        if routed[i] {
-            let var = failure_var(&a.id);
-            variables.push(var.clone());
-            init.push(Copy {
-                var,
-                expr: "'false'".into(),
-            });
-        }
-    }
-    let skips = plan
-        .plan
-        .edges
-        .iter()
-        .any(|e| e.reason == Reason::OnFailure);
-    let links: Vec<String> = plan
-        .plan
-        .edges
-        .iter()
-        .map(|e| {
-            link_name(
-                &plan.plan.activities[e.from].id,
-                &plan.plan.activities[e.to].id,
-            )
-        })
-        .collect();
-    // Links of each activity, found once (not by scanning every edge per
-    // activity, which made rendering quadratic). The links out of an
-    // activity whose failure is routed (`on_failure`) test its flag.
     let failures: Vec<Option<String>> = plan
         .plan
         .activities
@@ -161,42 +142,8 @@ pub fn render(
         .zip(&routed)
         .map(|(a, &r)| r.then(|| failure_var(&a.id)))
         .collect();
-    let mut targets = vec![Vec::new(); plan.plan.activities.len()];
-    let mut sources: Vec<Vec<Source>> = (0..plan.plan.activities.len())
-        .map(|_| Vec::new())
-        .collect();
-    for (e, name) in plan.plan.edges.iter().zip(&links) {
-        targets[e.to].push(name.as_str());
-        let condition = failures[e.from].as_ref().map(|f| {
-            if e.reason == Reason::OnFailure {
-                format!("${f} = 'true'")
-            } else {
-                format!("${f} != 'true'")
-            }
-        });
-        sources[e.from].push(Source {
-            name: name.clone(),
-            condition,
-        });
-    }
-    // The activities are written straight into the process text, between
-    // the halves of the skeleton (rendered around a marker).
-    let mut w = W {
-        out: String::new(),
-        fr: fragments()?,
-    };
-    for (i, (targets, sources)) in targets.iter().zip(&sources).enumerate() {
-        let links = Links {
-            targets,
-            sources,
-            failure: failures[i].as_deref(),
-        };
-        activity(&cx, &mut w, 6, plan, i, links)?;
-    }
-    if plan.plan.activities.is_empty() {
-        w.put("empty", 6, &[("name", "nothingToDo")])?;
-    }
-    let scopes = SCOPES_MARKER;
+    let skips = routed.iter().any(|&r| r);
+    let edges = Adjacency::new(plan);
     let mut outputs = vec![Output {
         name: "CorrelationID".into(),
         expr: "$correlationID".into(),
@@ -229,13 +176,13 @@ pub fn render(
         name: &'a str,
         namespace: &'a str,
         operation: &'a str,
-        variables: &'a [String],
+        variables: &'a str,
         skips: bool,
-        init: &'a [Copy],
+        init: &'a str,
         creates_service_instance: bool,
         start_state: Option<&'a str>,
         end_state: Option<&'a str>,
-        links: &'a [String],
+        links: &'a str,
         scopes: &'a str,
         outputs: &'a [Output],
         inputs: Vec<&'a str>,
@@ -247,57 +194,91 @@ pub fn render(
         name: &name,
         namespace: &namespace,
         operation: &operation,
-        variables: &variables,
+        variables: MARKERS[0],
         skips,
-        init: &init,
+        init: MARKERS[1],
         creates_service_instance: *kind == PlanKind::Build,
         start_state,
         end_state,
-        links: &links,
-        scopes,
+        links: MARKERS[2],
+        scopes: MARKERS[3],
         outputs: &outputs,
         inputs: parameters.iter().map(|p| p.name.as_str()).collect(),
     };
+    // The skeleton is rendered around markers; the lists that grow with
+    // the topology (variables, their initial values, links, activities)
+    // are written between its parts, handed on to the output in chunks.
     let skeleton = templates.render("bpel/process.bpel", &process)?;
-    let Some((head, tail)) = skeleton.split_once(SCOPES_MARKER) else {
-        return Err(crate::error::Error::Internal(
-            "bpel/process.bpel has no place for the activities".into(),
-        ));
+    let mut parts = Vec::with_capacity(MARKERS.len() + 1);
+    let mut rest = skeleton.as_str();
+    for marker in MARKERS {
+        let Some((before, after)) = rest.split_once(marker) else {
+            return Err(crate::error::Error::Internal(format!(
+                "bpel/process.bpel lacks the place of {marker}"
+            )));
+        };
+        parts.push(before);
+        rest = after;
+    }
+    parts.push(rest);
+    output.start(&format!("{name}.bpel"))?;
+    let mut w = W {
+        out: String::with_capacity(CHUNK + CHUNK / 4),
+        fr: fragments()?,
     };
-    let mut bpel = String::with_capacity(head.len() + w.out.len() + tail.len());
-    bpel.push_str(head);
-    bpel.push_str(&w.out);
-    bpel.push_str(tail);
+    w.out.push_str(parts[0]);
+    for v in FIXED
+        .iter()
+        .copied()
+        .chain(cx.names.variables())
+        .chain(failures.iter().flatten().map(String::as_str))
+    {
+        w.put("variable", 4, &[("name", v)])?;
+        w.flush_if_full(&mut output)?;
+    }
+    w.out.push_str(parts[1]);
+    initial_values(&cx, plan, &failures, &mut w, &mut output)?;
+    w.out.push_str(parts[2]);
+    if !plan.plan.edges.is_empty() {
+        w.put("links", 6, &[])?;
+        for e in &plan.plan.edges {
+            let link = edges.link_name(plan, e);
+            w.put("link", 6, &[("name", &link)])?;
+            w.flush_if_full(&mut output)?;
+        }
+        w.put("links-end", 6, &[])?;
+    }
+    w.out.push_str(parts[3]);
+    for i in 0..plan.plan.activities.len() {
+        activity(&cx, &mut w, 6, plan, i, &edges, &failures)?;
+        w.flush_if_full(&mut output)?;
+    }
+    if plan.plan.activities.is_empty() {
+        w.put("empty", 6, &[("name", "nothingToDo")])?;
+    }
+    w.out.push_str(parts[4]);
+    output.write(&w.out)?;
+    output.end()?;
     drop(w);
     let wsdl = templates.render("bpel/plan.wsdl", &process)?;
     let deploy = templates.render("bpel/deploy.xml", &process)?;
-    let files = vec![
-        PlanFile {
-            name: format!("{name}.bpel"),
-            data: bpel.into_bytes(),
-        },
-        PlanFile {
-            name: format!("{name}.wsdl"),
-            data: wsdl.into_bytes(),
-        },
-        PlanFile {
-            name: "deploy.xml".into(),
-            data: deploy.into_bytes(),
-        },
-        PlanFile {
-            name: "invoker.wsdl".into(),
-            data: Templates::raw("bpel/invoker.wsdl").as_bytes().to_vec(),
-        },
-        PlanFile {
-            name: "invoker.xsd".into(),
-            data: Templates::raw("bpel/invoker.xsd").as_bytes().to_vec(),
-        },
-    ];
+    output.file(&format!("{name}.wsdl"), wsdl.as_bytes())?;
+    output.file("deploy.xml", deploy.as_bytes())?;
+    output.file(
+        "invoker.wsdl",
+        Templates::raw("bpel/invoker.wsdl").as_bytes(),
+    )?;
+    output.file("invoker.xsd", Templates::raw("bpel/invoker.xsd").as_bytes())?;
+    let (files, packed) = match output.finish()? {
+        Written::Files(files) => (files, None),
+        Written::Packed(packed) => (Vec::new(), Some(packed)),
+    };
     Ok(RenderedPlan {
         name,
         kind: kind.clone(),
         language: Language::Bpel,
         files,
+        packed,
         inputs: parameters,
         outputs: outputs.into_iter().map(|o| o.name).collect(),
     })
@@ -323,46 +304,54 @@ fn link_name(from: &str, to: &str) -> String {
     format!("{}_to_{}", word(from), word(to))
 }
 
-/// Initial values of the fixed and property variables. Properties of new
-/// instances start with their modelled value or plan input; plans that work
-/// on existing instances load them from the instance data instead.
-fn initial_values(cx: &Ctx, plan: &ConcretePlan) -> Vec<Copy> {
+/// Initial values of the fixed and property variables, and the failure
+/// flags of `on_failure` routing. Properties of new instances start with
+/// their modelled value or plan input; plans that work on existing
+/// instances load them from the instance data instead.
+fn initial_values(
+    cx: &Ctx,
+    plan: &ConcretePlan,
+    failures: &[Option<String>],
+    w: &mut W,
+    output: &mut PlanOutput,
+) -> Result<()> {
     let input = |n: &str| format!("string($input.payload/tns:{})", cx.input(n));
-    let mut init = vec![
-        Copy {
-            var: "correlationID".into(),
-            expr: input(crate::plugins::complete::CORRELATION_ID),
-        },
-        Copy {
-            var: "instanceDataAPIUrl".into(),
-            expr: input(crate::plugins::complete::INSTANCE_DATA_API_URL),
-        },
-        Copy {
-            var: "csarEntrypoint".into(),
-            expr: input(crate::plugins::complete::CSAR_ENTRYPOINT),
-        },
-        // The container serves the CSAR at `…/csars/<CsarID>`: the bus
-        // needs that id with every call.
-        Copy {
-            var: "csarID".into(),
-            expr: format!(
-                "replace(replace({}, '/+$', ''), '^.*/', '')",
-                input(crate::plugins::complete::CSAR_ENTRYPOINT)
-            ),
-        },
-        Copy {
-            var: "serviceTemplateURL".into(),
-            expr: "''".into(),
-        },
-        Copy {
-            var: "serviceInstanceURL".into(),
-            expr: "''".into(),
-        },
-        Copy {
-            var: "serviceInstanceID".into(),
-            expr: "''".into(),
-        },
-    ];
+    let mut init = |w: &mut W, var: &str, expr: &str| -> Result<()> {
+        w.put("init", 6, &[("var", var), ("expr", expr)])?;
+        w.flush_if_full(output)
+    };
+    init(
+        w,
+        "correlationID",
+        &input(crate::plugins::complete::CORRELATION_ID),
+    )?;
+    init(
+        w,
+        "instanceDataAPIUrl",
+        &input(crate::plugins::complete::INSTANCE_DATA_API_URL),
+    )?;
+    init(
+        w,
+        "csarEntrypoint",
+        &input(crate::plugins::complete::CSAR_ENTRYPOINT),
+    )?;
+    // The container serves the CSAR at `…/csars/<CsarID>`: the bus needs
+    // that id with every call.
+    init(
+        w,
+        "csarID",
+        &format!(
+            "replace(replace({}, '/+$', ''), '^.*/', '')",
+            input(crate::plugins::complete::CSAR_ENTRYPOINT)
+        ),
+    )?;
+    for var in [
+        "serviceTemplateURL",
+        "serviceInstanceURL",
+        "serviceInstanceID",
+    ] {
+        init(w, var, "''")?;
+    }
     // Templates the plan provisions start from their modelled values; the
     // others (existing instances) are read from the instance data.
     let fresh: std::collections::HashSet<TemplateRef> = plan
@@ -374,32 +363,29 @@ fn initial_values(cx: &Ctx, plan: &ConcretePlan) -> Vec<Copy> {
         .collect();
     let topology = cx.topology;
     let mut seen = std::collections::HashSet::new();
-    let mut templates: Vec<TemplateRef> = plan.plan.activities.iter().map(|a| a.template).collect();
-    templates.extend(
-        plan.bodies
-            .iter()
-            .flat_map(|b| b.steps.iter())
-            .filter_map(|s| s.invocation())
-            .map(|i| i.target),
-    );
-    for t in templates {
+    let targets = plan
+        .bodies
+        .iter()
+        .flat_map(|b| b.steps.iter())
+        .filter_map(|s| s.invocation())
+        .map(|i| i.target);
+    for t in plan
+        .plan
+        .activities
+        .iter()
+        .map(|a| a.template)
+        .chain(targets)
+    {
         if !seen.insert(t) {
             continue;
         }
-        init.push(Copy {
-            var: cx.names.url(t).to_string(),
-            expr: "''".into(),
-        });
-        init.push(Copy {
-            var: cx.names.id(t).to_string(),
-            expr: "''".into(),
-        });
-        for ((prop, var), value) in cx
+        init(w, cx.names.url(t), "''")?;
+        init(w, cx.names.id(t), "''")?;
+        for ((_, var), value) in cx
             .names
             .props_of(topology, t)
             .zip(topology.properties(t).values())
         {
-            let _ = prop;
             let e = if fresh.contains(&t) {
                 match (value.as_input(), value.literal()) {
                     (Some(i), _) => input(i),
@@ -411,13 +397,13 @@ fn initial_values(cx: &Ctx, plan: &ConcretePlan) -> Vec<Copy> {
             } else {
                 "''".into()
             };
-            init.push(Copy {
-                var: var.to_string(),
-                expr: e,
-            });
+            init(w, var, &e)?;
         }
     }
-    init
+    for flag in failures.iter().flatten() {
+        init(w, flag, "'false'")?;
+    }
+    Ok(())
 }
 
 /// The BPEL fragments (templates/bpel/fragments), parsed once.
@@ -467,6 +453,67 @@ impl W<'_> {
     fn put(&mut self, section: &str, indent: usize, values: &[(&str, &str)]) -> Result<()> {
         self.fr.write(&mut self.out, section, indent, values)
     }
+
+    /// Hand the text on once a chunk has collected.
+    fn flush_if_full(&mut self, output: &mut PlanOutput) -> Result<()> {
+        if self.out.len() >= CHUNK {
+            output.write(&self.out)?;
+            self.out.clear();
+        }
+        Ok(())
+    }
+}
+
+/// The edges into and out of every activity (indexes into the plan's
+/// edges, grouped by activity), built once: scanning every edge per
+/// activity made rendering quadratic.
+struct Adjacency {
+    into: Vec<usize>,
+    into_start: Vec<usize>,
+    out_of: Vec<usize>,
+    out_start: Vec<usize>,
+}
+
+impl Adjacency {
+    fn new(plan: &ConcretePlan) -> Adjacency {
+        let n = plan.plan.activities.len();
+        let group = |key: &dyn Fn(&crate::plan::Edge) -> usize| {
+            let mut order: Vec<usize> = (0..plan.plan.edges.len()).collect();
+            // Stable: edges keep their plan order within an activity.
+            order.sort_by_key(|&e| key(&plan.plan.edges[e]));
+            let mut start = vec![0; n + 1];
+            for &e in &order {
+                start[key(&plan.plan.edges[e]) + 1] += 1;
+            }
+            for i in 0..n {
+                start[i + 1] += start[i];
+            }
+            (order, start)
+        };
+        let (into, into_start) = group(&|e| e.to);
+        let (out_of, out_start) = group(&|e| e.from);
+        Adjacency {
+            into,
+            into_start,
+            out_of,
+            out_start,
+        }
+    }
+
+    fn into(&self, i: usize) -> &[usize] {
+        &self.into[self.into_start[i]..self.into_start[i + 1]]
+    }
+
+    fn out_of(&self, i: usize) -> &[usize] {
+        &self.out_of[self.out_start[i]..self.out_start[i + 1]]
+    }
+
+    fn link_name(&self, plan: &ConcretePlan, e: &crate::plan::Edge) -> String {
+        link_name(
+            &plan.plan.activities[e.from].id,
+            &plan.plan.activities[e.to].id,
+        )
+    }
 }
 
 /// One activity as a `<scope>` with its links.
@@ -476,17 +523,19 @@ fn activity(
     ind: usize,
     plan: &ConcretePlan,
     i: usize,
-    links: Links,
+    edges: &Adjacency,
+    failures: &[Option<String>],
 ) -> Result<()> {
-    let Links {
-        targets,
-        sources,
-        failure,
-    } = links;
+    let failure = failures[i].as_deref();
     let a = &plan.plan.activities[i];
     let body = &plan.bodies[i];
     let name = a.id.as_str();
     w.put("scope", ind, &[("name", name)])?;
+    let targets: Vec<String> = edges
+        .into(i)
+        .iter()
+        .map(|&e| edges.link_name(plan, &plan.plan.edges[e]))
+        .collect();
     if !targets.is_empty() {
         w.put("targets", ind, &[])?;
         if targets.len() > 1 {
@@ -497,17 +546,33 @@ fn activity(
                 .join(" and ");
             w.put("join", ind, &[("join", &join)])?;
         }
-        for t in targets {
+        for t in &targets {
             w.put("target", ind, &[("link", t)])?;
         }
         w.put("targets-end", ind, &[])?;
     }
+    let sources = edges.out_of(i);
     if !sources.is_empty() {
         w.put("sources", ind, &[])?;
-        for s in sources {
-            match &s.condition {
-                Some(c) => w.put("source-when", ind, &[("link", &s.name), ("condition", c)])?,
-                None => w.put("source", ind, &[("link", &s.name)])?,
+        for &e in sources {
+            let e = &plan.plan.edges[e];
+            let link = edges.link_name(plan, e);
+            // The links out of an activity whose failure is routed test
+            // its flag.
+            match failure {
+                Some(f) => {
+                    let condition = if e.reason == Reason::OnFailure {
+                        format!("${f} = 'true'")
+                    } else {
+                        format!("${f} != 'true'")
+                    };
+                    w.put(
+                        "source-when",
+                        ind,
+                        &[("link", &link), ("condition", &condition)],
+                    )?
+                }
+                None => w.put("source", ind, &[("link", &link)])?,
             }
         }
         w.put("sources-end", ind, &[])?;
@@ -544,18 +609,6 @@ fn activity(
     }
     w.put(close, ind, &[])?;
     w.put("scope-end", ind, &[])
-}
-
-struct Source {
-    name: String,
-    condition: Option<String>,
-}
-
-/// The links of one activity, and its failure flag if its failure is routed.
-struct Links<'a> {
-    targets: &'a [&'a str],
-    sources: &'a [Source],
-    failure: Option<&'a str>,
 }
 
 /// Steps in order; names are `<prefix>_<tag><n>`. Nothing to do is an

@@ -23,11 +23,16 @@ pub const FIXED: [&str; 7] = [
 
 /// The variable names of one plan.
 pub struct Names {
-    props: HashMap<TemplateRef, Vec<String>>,
-    url: HashMap<TemplateRef, String>,
-    id: HashMap<TemplateRef, String>,
-    /// Every string variable, in declaration order.
-    pub declared: Vec<String>,
+    vars: HashMap<TemplateRef, Vars>,
+    /// Templates in the order their variables are declared.
+    order: Vec<TemplateRef>,
+}
+
+/// The variables of one template.
+struct Vars {
+    url: String,
+    id: String,
+    props: Vec<String>,
 }
 
 fn word(s: &str) -> String {
@@ -40,10 +45,8 @@ impl Names {
     /// Allocate names for every template the plan touches.
     pub fn new(topology: &Topology, plan: &ConcretePlan) -> Names {
         let mut n = Names {
-            props: HashMap::new(),
-            url: HashMap::new(),
-            id: HashMap::new(),
-            declared: FIXED.iter().map(|s| s.to_string()).collect(),
+            vars: HashMap::new(),
+            order: Vec::new(),
         };
         let mut unique = Unique::new();
         for f in FIXED {
@@ -66,23 +69,30 @@ impl Names {
     }
 
     fn add(&mut self, topology: &Topology, t: TemplateRef, unique: &mut Unique) {
-        if self.url.contains_key(&t) {
+        if self.vars.contains_key(&t) {
             return;
         }
         let base = word(topology.template_id(t));
         let url = unique.name(format!("inst_{base}_url"));
         let id = unique.name(format!("inst_{base}_id"));
-        self.declared.push(url.clone());
-        self.declared.push(id.clone());
-        self.url.insert(t, url);
-        self.id.insert(t, id);
         let props: Vec<String> = topology
             .properties(t)
             .keys()
             .map(|p| unique.name(format!("prop_{base}_{}", word(p))))
             .collect();
-        self.declared.extend(props.iter().cloned());
-        self.props.insert(t, props);
+        self.vars.insert(t, Vars { url, id, props });
+        self.order.push(t);
+    }
+
+    /// Every template variable, in declaration order (the fixed ones,
+    /// [`FIXED`], are not included).
+    pub fn variables(&self) -> impl Iterator<Item = &str> {
+        self.order.iter().flat_map(|t| {
+            let v = &self.vars[t];
+            [v.url.as_str(), v.id.as_str()]
+                .into_iter()
+                .chain(v.props.iter().map(String::as_str))
+        })
     }
 
     /// The variable of a property. Properties a step names that the
@@ -98,7 +108,7 @@ impl Names {
                     topology.template_id(p.template)
                 )
             });
-        &self.props[&p.template][i]
+        &self.vars[&p.template].props[i]
     }
 
     /// All property variables of a template, with the property names.
@@ -111,17 +121,17 @@ impl Names {
             .properties(t)
             .keys()
             .map(String::as_str)
-            .zip(self.props[&t].iter().map(String::as_str))
+            .zip(self.vars[&t].props.iter().map(String::as_str))
     }
 
     /// The instance URL variable.
     pub fn url(&self, t: TemplateRef) -> &str {
-        &self.url[&t]
+        &self.vars[&t].url
     }
 
     /// The instance id variable.
     pub fn id(&self, t: TemplateRef) -> &str {
-        &self.id[&t]
+        &self.vars[&t].id
     }
 }
 

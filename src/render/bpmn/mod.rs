@@ -306,6 +306,7 @@ pub fn render(
             name: format!("{name}.bpmn"),
             data: bpmn.into_bytes(),
         }],
+        packed: None,
         inputs: parameters,
         outputs,
     })
