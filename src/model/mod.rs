@@ -232,6 +232,54 @@ pub struct RelationshipTemplate {
     pub origin: Option<Location>,
 }
 
+/// A map from templates to values, stored densely by index: lookups are
+/// an index, not a hash (plans look templates up millions of times).
+#[derive(Clone, Debug)]
+pub struct TemplateMap<T> {
+    nodes: Vec<Option<T>>,
+    relationships: Vec<Option<T>>,
+}
+
+impl<T> TemplateMap<T> {
+    /// An empty map for the templates of `topology`.
+    pub fn new(topology: &Topology) -> TemplateMap<T> {
+        TemplateMap {
+            nodes: std::iter::repeat_with(|| None)
+                .take(topology.nodes.len())
+                .collect(),
+            relationships: std::iter::repeat_with(|| None)
+                .take(topology.relationships.len())
+                .collect(),
+        }
+    }
+
+    fn slot(&self, t: TemplateRef) -> Option<&Option<T>> {
+        match t {
+            TemplateRef::Node(n) => self.nodes.get(n.0 as usize),
+            TemplateRef::Relationship(r) => self.relationships.get(r.0 as usize),
+        }
+    }
+
+    /// The value of `t`.
+    pub fn get(&self, t: TemplateRef) -> Option<&T> {
+        self.slot(t).and_then(Option::as_ref)
+    }
+
+    /// Whether `t` has a value.
+    pub fn contains(&self, t: TemplateRef) -> bool {
+        self.get(t).is_some()
+    }
+
+    /// Set the value of `t`; the previous one is returned.
+    pub fn insert(&mut self, t: TemplateRef, value: T) -> Option<T> {
+        let slot = match t {
+            TemplateRef::Node(n) => self.nodes.get_mut(n.0 as usize),
+            TemplateRef::Relationship(r) => self.relationships.get_mut(r.0 as usize),
+        };
+        slot.and_then(|s| s.replace(value))
+    }
+}
+
 /// A plan input or a topology input.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InputDef {

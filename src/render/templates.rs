@@ -92,8 +92,12 @@ pub fn indent(text: &str, n: usize) -> String {
 }
 
 /// Escape text for XML content and attributes.
-pub fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
+pub fn xml_escape(s: &str) -> std::borrow::Cow<'_, str> {
+    // Most names and values need no escaping: no copy then.
+    if !s.contains(['&', '<', '>', '"', '\'']) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -104,7 +108,7 @@ pub fn xml_escape(s: &str) -> String {
             _ => out.push(c),
         }
     }
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 #[cfg(test)]

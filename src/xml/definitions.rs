@@ -22,7 +22,7 @@ pub fn read(source: Arc<SourceFile>, max_depth: usize) -> (Option<Definitions>, 
     };
     let root = doc.root();
     let in_tosca = root.ns.as_deref() == Some(TOSCA);
-    if in_tosca && root.local == "ServiceTemplate" {
+    if in_tosca && &*root.local == "ServiceTemplate" {
         diags.push(
             Diagnostic::error(
                 codes::XML_CSD02,
@@ -33,7 +33,7 @@ pub fn read(source: Arc<SourceFile>, max_depth: usize) -> (Option<Definitions>, 
         );
         return (None, diags);
     }
-    if !in_tosca || root.local != "Definitions" {
+    if !in_tosca || &*root.local != "Definitions" {
         let ns = root.ns.as_deref().unwrap_or("no namespace");
         diags.push(
             Diagnostic::error(
@@ -195,7 +195,7 @@ impl Reader<'_> {
             if e.ns.as_deref() != Some(TOSCA) {
                 continue; // extension content is allowed anywhere
             }
-            match e.local.as_str() {
+            match e.local.as_ref() {
                 "Import" => {
                     let import_type = self.optional(c, "importType").unwrap_or_default();
                     defs.imports.push(Import {
@@ -432,14 +432,14 @@ impl Reader<'_> {
         let wrapper = *self.doc.get(props).children.first()?;
         let w = self.doc.get(wrapper);
         let mut doc = PropertiesDoc {
-            ns: w.ns.clone(),
-            local: w.local.clone(),
+            ns: w.ns.as_deref().map(str::to_string),
+            local: w.local.to_string(),
             values: Vec::new(),
         };
         for &c in &w.children {
             let e = self.doc.get(c);
             doc.values.push(PropertyValue {
-                name: e.local.clone(),
+                name: e.local.to_string(),
                 value: self.doc.deep_text(c).trim().to_string(),
                 span: e.span,
             });
@@ -510,7 +510,7 @@ impl Reader<'_> {
                     if e.ns.as_deref() != Some(TOSCA) {
                         continue;
                     }
-                    match e.local.as_str() {
+                    match e.local.as_ref() {
                         "NodeTemplate" => {
                             if let Some(n) = self.node_template(c) {
                                 st.node_templates.push(n);
@@ -545,7 +545,7 @@ impl Reader<'_> {
                     .get(p)
                     .attrs
                     .iter()
-                    .find(|a| a.ns.as_deref() == Some(TOSCANINI) && a.local == "generated")
+                    .find(|a| a.ns.as_deref() == Some(TOSCANINI) && &*a.local == "generated")
                     .map(|a| a.value.clone());
                 st.plans.push(Plan {
                     id: self.optional(p, "id").unwrap_or_default(),

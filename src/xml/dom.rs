@@ -25,9 +25,9 @@ const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
 #[derive(Clone, Debug)]
 pub struct Attr {
     /// Namespace of a prefixed attribute; unprefixed attributes have none.
-    pub ns: Option<String>,
+    pub ns: Option<Arc<str>>,
     /// Local name.
-    pub local: String,
+    pub local: Arc<str>,
     /// Value with references resolved and whitespace normalised.
     pub value: String,
     /// Span of `name="value"` in the source.
@@ -38,9 +38,9 @@ pub struct Attr {
 #[derive(Clone, Debug)]
 pub struct Element {
     /// Namespace of the element name.
-    pub ns: Option<String>,
+    pub ns: Option<Arc<str>>,
     /// Local name.
-    pub local: String,
+    pub local: Arc<str>,
     /// Attributes in document order (namespace declarations excluded).
     pub attrs: Vec<Attr>,
     /// Child elements in document order.
@@ -85,6 +85,7 @@ impl Document {
             elements: Vec::new(),
             stack: Vec::new(),
             ns_stack: Vec::new(),
+            interned: Default::default(),
             max_depth,
         }
         .run()
@@ -114,7 +115,7 @@ impl Document {
             .copied()
             .filter(move |&c| {
                 let e = &self.elements[c];
-                e.local == local && e.ns.as_deref() == Some(ns)
+                &*e.local == local && e.ns.as_deref() == Some(ns)
             })
     }
 
@@ -133,7 +134,7 @@ impl Document {
         self.elements[id]
             .attrs
             .iter()
-            .find(|a| a.ns.is_none() && a.local == local)
+            .find(|a| a.ns.is_none() && &*a.local == local)
     }
 
     /// The namespace bound to `prefix` (`None` = default) at element `id`.
@@ -196,7 +197,7 @@ impl Document {
         self.elements[id]
             .attrs
             .iter()
-            .find(|a| a.ns.as_deref() == Some(ns) && a.local == local)
+            .find(|a| a.ns.as_deref() == Some(ns) && &*a.local == local)
             .map(|a| a.value.as_str())
     }
 
@@ -222,6 +223,7 @@ struct Parser {
     stack: Vec<ElemId>,
     ns_stack: Vec<usize>,
     max_depth: usize,
+    interned: std::collections::HashMap<String, Arc<str>>,
 }
 
 impl Parser {
@@ -376,9 +378,10 @@ impl Parser {
         }
         let parent = self.stack.last().copied();
         let id = self.elements.len();
+        let local = self.intern(local);
         self.elements.push(Element {
             ns: None,
-            local: local.to_string(),
+            local,
             attrs: Vec::new(),
             children: Vec::new(),
             parent,
@@ -402,7 +405,8 @@ impl Parser {
                 tag.start,
             ));
         }
-        let tag_text = &self.source.text()[tag.start..tag.end];
+        let source = self.source.clone();
+        let tag_text = &source.text()[tag.start..tag.end];
         let mut attrs = Vec::with_capacity(raw_attrs.len());
         for (key, value) in raw_attrs {
             let (aprefix, alocal) = split_name(&key);
@@ -421,9 +425,10 @@ impl Parser {
                 tag.start + offset,
                 tag.start + offset + key.len() + value.len() + 3,
             );
+            let alocal = self.intern(alocal);
             attrs.push(Attr {
                 ns: ans,
-                local: alocal.to_string(),
+                local: alocal,
                 value,
                 span,
             });
@@ -434,20 +439,39 @@ impl Parser {
         Ok(id)
     }
 
-    fn lookup(&self, prefix: Option<&str>) -> Option<String> {
-        if prefix == Some("xml") {
-            return Some(XML_NS.to_string());
+    /// One shared copy of each name and namespace: a document of a big
+    /// topology repeats a few dozen of them millions of times.
+    fn intern(&mut self, s: &str) -> Arc<str> {
+        if let Some(a) = self.interned.get(s) {
+            return a.clone();
         }
+        let a: Arc<str> = Arc::from(s);
+        self.interned.insert(s.to_string(), a.clone());
+        a
+    }
+
+    fn lookup(&mut self, prefix: Option<&str>) -> Option<Arc<str>> {
+        if prefix == Some("xml") {
+            return Some(self.intern(XML_NS));
+        }
+        let mut found: Option<&str> = None;
         for &id in self.ns_stack.iter().rev() {
             if let Some((_, uri)) = self.elements[id]
                 .ns_decls
                 .iter()
                 .find(|(p, _)| p.as_deref() == prefix)
             {
-                return (!uri.is_empty()).then(|| uri.clone());
+                found = Some(uri);
+                break;
             }
         }
-        None
+        let uri = found.filter(|u| !u.is_empty())?;
+        if let Some(a) = self.interned.get(uri) {
+            return Some(a.clone());
+        }
+        let a: Arc<str> = Arc::from(uri);
+        self.interned.insert(uri.to_string(), a.clone());
+        Some(a)
     }
 }
 
@@ -491,7 +515,7 @@ mod tests {
         assert_eq!(d.get(c).text, "t&u");
         let q = d.resolve_qname(c, d.attr(c, "type").unwrap()).unwrap();
         assert_eq!(
-            (q.ns.as_str(), q.local.as_str(), q.unprefixed),
+            (q.ns.as_str(), q.local.as_ref(), q.unprefixed),
             ("urn:b", "T", false)
         );
         let q = d.resolve_qname(c, "Y").unwrap();

@@ -92,7 +92,7 @@ pub fn rewrite(
         if let Some(e) = doc.elements.iter().position(|e| {
             e.attrs
                 .iter()
-                .any(|a| a.ns.is_none() && a.local == "id" && a.value == p.id)
+                .any(|a| a.ns.is_none() && &*a.local == "id" && a.value == p.id)
         }) {
             return Err(Diagnostic::error(
                 codes::PLAN_ID_TAKEN,
@@ -262,7 +262,7 @@ pub fn rewrite(
 }
 
 fn esc(s: &str) -> String {
-    crate::render::templates::xml_escape(s)
+    crate::render::templates::xml_escape(s).into_owned()
 }
 
 fn plan_element(p: &PlanEntry, prefix: &str) -> String {

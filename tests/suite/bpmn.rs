@@ -154,7 +154,7 @@ fn check(what: &str, plan: &ConcretePlan, text: &str) {
                 continue;
             };
             let id = id.to_string();
-            match el.local.as_str() {
+            match el.local.as_ref() {
                 "sequenceFlow" => flows.push((
                     id.clone(),
                     doc.attr(c, "sourceRef").unwrap().into(),
@@ -166,8 +166,8 @@ fn check(what: &str, plan: &ConcretePlan, text: &str) {
                 _ => {}
             }
             parent.insert(id.clone(), sub.clone());
-            kind.insert(id.clone(), el.local.clone());
-            let next = if el.local == "subProcess" {
+            kind.insert(id.clone(), el.local.to_string());
+            let next = if &*el.local == "subProcess" {
                 Some(id)
             } else {
                 sub.clone()

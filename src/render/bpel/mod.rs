@@ -293,6 +293,11 @@ fn failure_var(activity: &str) -> String {
     format!("failed_{word}")
 }
 
+/// An id as a URL path segment, escaped for XML.
+fn path_text(id: &str) -> String {
+    xml_escape(&url_path(id)).into_owned()
+}
+
 /// Link names: `<from>_to_<to>` with only `[A-Za-z0-9_]`, so that `$link`
 /// in a join condition cannot be read as `$variable.part` or a subtraction.
 fn link_name(from: &str, to: &str) -> String {
@@ -354,15 +359,14 @@ fn initial_values(
     }
     // Templates the plan provisions start from their modelled values; the
     // others (existing instances) are read from the instance data.
-    let fresh: std::collections::HashSet<TemplateRef> = plan
-        .plan
-        .activities
-        .iter()
-        .filter(|a| a.kind == crate::plan::ActivityKind::Provision)
-        .map(|a| a.template)
-        .collect();
     let topology = cx.topology;
-    let mut seen = std::collections::HashSet::new();
+    let mut fresh = crate::model::TemplateMap::new(topology);
+    for a in &plan.plan.activities {
+        if a.kind == crate::plan::ActivityKind::Provision {
+            fresh.insert(a.template, ());
+        }
+    }
+    let mut seen = crate::model::TemplateMap::new(topology);
     let targets = plan
         .bodies
         .iter()
@@ -376,7 +380,7 @@ fn initial_values(
         .map(|a| a.template)
         .chain(targets)
     {
-        if !seen.insert(t) {
+        if seen.insert(t, ()).is_some() {
             continue;
         }
         init(w, cx.names.url(t), "''")?;
@@ -386,7 +390,7 @@ fn initial_values(
             .props_of(topology, t)
             .zip(topology.properties(t).values())
         {
-            let e = if fresh.contains(&t) {
+            let e = if fresh.contains(t) {
                 match (value.as_input(), value.literal()) {
                     (Some(i), _) => input(i),
                     (None, Some(l)) => text(&literal(&l)),
@@ -665,7 +669,7 @@ fn step(
     match step {
         Step::CreateNodeInstance(n) => {
             let r = TemplateRef::Node(*n);
-            let path = xml_escape(&url_path(&t.node(*n).id));
+            let path = path_text(&t.node(*n).id);
             w.put(
                 "create-node-instance",
                 ind,
@@ -680,7 +684,7 @@ fn step(
         Step::CreateRelationshipInstance(rel) => {
             let r = TemplateRef::Relationship(*rel);
             let rt = t.relationship(*rel);
-            let path = xml_escape(&url_path(&rt.id));
+            let path = path_text(&rt.id);
             w.put(
                 "create-relationship-instance",
                 ind,
@@ -745,8 +749,8 @@ fn step(
             w.put("store-properties-end", ind, &[("url", cx.names.url(r))])
         }
         Step::FollowRelationship { rel, from, to } => {
-            let path = xml_escape(&url_path(&t.relationship(*rel).id));
-            let to_path = xml_escape(&url_path(&t.node(*to).id));
+            let path = path_text(&t.relationship(*rel).id);
+            let to_path = path_text(&t.node(*to).id);
             let to_ref = TemplateRef::Node(*to);
             w.put(
                 "follow-relationship",
@@ -772,7 +776,7 @@ fn step(
         Step::Check { template, .. } => check(cx, w, ind, *template, &[], name, Some(&[]), subject),
         Step::SelectInstance(n, strategy) => {
             let r = TemplateRef::Node(*n);
-            let path = xml_escape(&url_path(&t.node(*n).id));
+            let path = path_text(&t.node(*n).id);
             w.put("select", ind, &[("name", name)])?;
             match strategy {
                 Strategy::UserProvided(i) => {
@@ -784,7 +788,7 @@ fn step(
                     w.put("select-first", ind, &[("name", name)])?;
                 }
                 Strategy::WorkloadBased(p) => {
-                    let property = xml_escape(&p.replace('\'', ""));
+                    let property = xml_escape(&p.replace('\'', "")).into_owned();
                     w.put("select-list", ind, &[("path", &path)])?;
                     w.put(
                         "select-lowest",
@@ -859,7 +863,7 @@ fn load_properties(cx: &Ctx, w: &mut W, ind: usize, r: TemplateRef, name: &str) 
         &[("url", cx.names.url(r)), ("name", name)],
     )?;
     for (p, v) in props {
-        let property = xml_escape(&p.replace('\'', ""));
+        let property = xml_escape(&p.replace('\'', "")).into_owned();
         w.put("load-property", ind, &[("property", &property), ("var", v)])?;
     }
     w.put("load-properties-end", ind, &[])
@@ -996,7 +1000,7 @@ fn each_instance(
         ("name", prefix),
         ("collection", collection),
         ("element", element),
-        ("path", path.as_str()),
+        ("path", path.as_ref()),
         ("url", url),
         ("id", id),
     ];

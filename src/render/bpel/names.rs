@@ -3,9 +3,7 @@
 //! `inst_<template>_id`. Only `[A-Za-z0-9_]` is used, so every name is
 //! safe as `$name` in XPath.
 
-use std::collections::HashMap;
-
-use crate::model::{TemplateRef, Topology};
+use crate::model::{TemplateMap, TemplateRef, Topology};
 use crate::plan::ids::Unique;
 use crate::plugins::ConcretePlan;
 use crate::plugins::steps::{Binding, PropertyRef, Step};
@@ -23,7 +21,7 @@ pub const FIXED: [&str; 7] = [
 
 /// The variable names of one plan.
 pub struct Names {
-    vars: HashMap<TemplateRef, Vars>,
+    vars: TemplateMap<Vars>,
     /// Templates in the order their variables are declared.
     order: Vec<TemplateRef>,
 }
@@ -45,7 +43,7 @@ impl Names {
     /// Allocate names for every template the plan touches.
     pub fn new(topology: &Topology, plan: &ConcretePlan) -> Names {
         let mut n = Names {
-            vars: HashMap::new(),
+            vars: TemplateMap::new(topology),
             order: Vec::new(),
         };
         let mut unique = Unique::new();
@@ -69,7 +67,7 @@ impl Names {
     }
 
     fn add(&mut self, topology: &Topology, t: TemplateRef, unique: &mut Unique) {
-        if self.vars.contains_key(&t) {
+        if self.vars.contains(t) {
             return;
         }
         let base = word(topology.template_id(t));
@@ -88,7 +86,7 @@ impl Names {
     /// [`FIXED`], are not included).
     pub fn variables(&self) -> impl Iterator<Item = &str> {
         self.order.iter().flat_map(|t| {
-            let v = &self.vars[t];
+            let v = self.vars(*t);
             [v.url.as_str(), v.id.as_str()]
                 .into_iter()
                 .chain(v.props.iter().map(String::as_str))
@@ -108,7 +106,7 @@ impl Names {
                     topology.template_id(p.template)
                 )
             });
-        &self.vars[&p.template].props[i]
+        &self.vars(p.template).props[i]
     }
 
     /// All property variables of a template, with the property names.
@@ -121,17 +119,25 @@ impl Names {
             .properties(t)
             .keys()
             .map(String::as_str)
-            .zip(self.vars[&t].props.iter().map(String::as_str))
+            .zip(self.vars(t).props.iter().map(String::as_str))
+    }
+
+    /// The variables of a template the plan touches; any other is a bug
+    /// in the collection of templates above.
+    fn vars(&self, t: TemplateRef) -> &Vars {
+        self.vars
+            .get(t)
+            .expect("every template a plan touches has variables")
     }
 
     /// The instance URL variable.
     pub fn url(&self, t: TemplateRef) -> &str {
-        &self.vars[&t].url
+        &self.vars(t).url
     }
 
     /// The instance id variable.
     pub fn id(&self, t: TemplateRef) -> &str {
-        &self.vars[&t].id
+        &self.vars(t).id
     }
 }
 

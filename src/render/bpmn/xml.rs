@@ -15,7 +15,7 @@ use crate::render::templates::{Templates, indent};
 
 /// Escape text for XML content and attributes.
 pub fn escape(s: &str) -> String {
-    crate::render::templates::xml_escape(s)
+    crate::render::templates::xml_escape(s).into_owned()
 }
 
 /// Escape element content (scripts stay readable: quotes are left alone).
