@@ -2,16 +2,22 @@
 //! measuring the whole `plan` command:
 //!
 //! ```sh
-//! cargo run --release --example synth -- 10000 /tmp/synth-10k.csar
+//! cargo run --release --example synth -- 10000 /tmp/synth-10k.csar [xml|yaml]
 //! /usr/bin/time -v target/release/toscanini plan /tmp/synth-10k.csar -o /tmp/out.csar
 //! ```
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [nodes, out] = args.as_slice() else {
-        return Err("usage: synth NODES OUTPUT.csar".into());
+    let (nodes, out, dialect) = match args.as_slice() {
+        [n, o] => (n, o, "xml"),
+        [n, o, d] => (n, o, d.as_str()),
+        _ => return Err("usage: synth NODES OUTPUT.csar [xml|yaml]".into()),
     };
-    let entries = toscanini::synth::xml_csar(nodes.parse()?);
+    let entries = match dialect {
+        "xml" => toscanini::synth::xml_csar(nodes.parse()?),
+        "yaml" => toscanini::synth::yaml_csar(nodes.parse()?),
+        other => return Err(format!("unknown dialect `{other}`").into()),
+    };
     let bytes =
         toscanini::csar::write::zip_files(entries.iter().map(|(n, d)| (n.as_str(), d.as_slice())))?;
     std::fs::write(out, bytes)?;

@@ -8,7 +8,9 @@
 //! lifecycle plugin with inputs bound down the stack, artifact uploads,
 //! connectTo on both ends.
 //!
-//! In: a node count. Out: the entries of a TOSCA 1.0 XML CSAR.
+//! In: a node count. Out: the entries of a TOSCA 1.0 XML CSAR
+//! ([`xml_csar`]) or of a TOSCA YAML 1.3 CSAR ([`yaml_csar`]) with the
+//! same topology.
 
 use std::fmt::Write;
 
@@ -31,6 +33,150 @@ pub fn xml_csar(nodes: usize) -> Vec<(String, Vec<u8>)> {
     out.sort();
     out
 }
+
+/// The entries of a TOSCA YAML 1.3 CSAR with the topology of
+/// [`xml_csar`]: the same stacks, as requirements; Standard operations
+/// implemented by scripts; the database connection a ConnectsTo subtype
+/// with a Configure operation.
+pub fn yaml_csar(nodes: usize) -> Vec<(String, Vec<u8>)> {
+    let mut out = vec![
+        (
+            "TOSCA-Metadata/TOSCA.meta".to_string(),
+            b"TOSCA-Meta-File-Version: 1.1\nCSAR-Version: 1.1\nCreated-By: toscanini synth\nEntry-Definitions: synth.yaml\n".to_vec(),
+        ),
+        ("synth.yaml".to_string(), yaml_service_template(nodes).into_bytes()),
+    ];
+    for (file, text) in FILES {
+        out.push((format!("files/{file}"), text.as_bytes().to_vec()));
+    }
+    out.sort();
+    out
+}
+
+fn yaml_service_template(nodes: usize) -> String {
+    let (providers, stacks) = stacks(nodes);
+    let dbs = stacks.iter().filter(|s| matches!(s, Stack::Db(_))).count();
+    let mut y = String::with_capacity(nodes * 300 + 8 * 1024);
+    y.push_str(YAML_TYPES);
+    y.push_str(
+        "topology_template:\n  inputs:\n    db_password: {type: string}\n  node_templates:\n",
+    );
+    for p in 0..providers {
+        let _ = write!(
+            y,
+            "    cloud_{p}:\n      type: synth.Cloud\n      properties: {{endpoint: cloud-{p}.example.org}}\n"
+        );
+    }
+    let mut previous_app: Option<usize> = None;
+    for (i, stack) in stacks.iter().enumerate() {
+        let provider = (i * providers) / stacks.len().max(1);
+        let _ = write!(
+            y,
+            "    vm_{i}:\n      type: synth.VM\n      properties: {{flavor: m1.medium}}\n      requirements:\n        - host: cloud_{provider}\n"
+        );
+        match *stack {
+            Stack::Web(w) => {
+                let db = (w * 7 + 3) % dbs.max(1);
+                let _ = write!(
+                    y,
+                    "    web_{w}:\n      type: synth.WebServer\n      properties: {{port: 8080}}\n      requirements:\n        - host: vm_{i}\n    app_{w}:\n      type: synth.App\n      properties: {{context: /app{w}}}\n      requirements:\n        - host: web_{w}\n        - database: db_{db}\n"
+                );
+                if w % 5 == 4
+                    && let Some(p) = previous_app
+                {
+                    let _ = writeln!(y, "        - dependency: app_{p}");
+                }
+                previous_app = Some(w);
+            }
+            Stack::Db(d) => {
+                let _ = write!(
+                    y,
+                    "    db_{d}:\n      type: synth.Database\n      properties: {{name: db{d}, password: {{get_input: db_password}}}}\n      requirements:\n        - host: vm_{i}\n"
+                );
+            }
+        }
+    }
+    y
+}
+
+/// Types of the YAML topology.
+const YAML_TYPES: &str = r#"tosca_definitions_version: tosca_simple_yaml_1_3
+metadata:
+  template_name: Synth
+  template_version: "1.0"
+node_types:
+  synth.Cloud:
+    derived_from: tosca.nodes.Root
+    properties:
+      endpoint: {type: string}
+    capabilities:
+      host:
+        type: tosca.capabilities.Container
+        valid_source_types: [synth.VM]
+  synth.VM:
+    derived_from: tosca.nodes.Compute
+    properties:
+      flavor: {type: string}
+    requirements:
+      - host:
+          capability: tosca.capabilities.Container
+          node: synth.Cloud
+          relationship: tosca.relationships.HostedOn
+    interfaces:
+      Standard:
+        create: files/install.sh
+        delete: files/stop.sh
+  synth.WebServer:
+    derived_from: tosca.nodes.WebServer
+    properties:
+      port: {type: integer}
+    interfaces:
+      Standard:
+        create: files/install.sh
+        start: files/start.sh
+        stop: files/stop.sh
+  synth.App:
+    derived_from: tosca.nodes.WebApplication
+    properties:
+      context: {type: string}
+    requirements:
+      - database:
+          capability: tosca.capabilities.Endpoint.Database
+          relationship: synth.ConnectsToDatabase
+    interfaces:
+      Standard:
+        create:
+          implementation: files/install.sh
+          inputs:
+            context: {get_property: [SELF, context]}
+            port: {get_property: [HOST, port]}
+        start: files/start.sh
+  synth.Database:
+    derived_from: tosca.nodes.SoftwareComponent
+    properties:
+      name: {type: string}
+      password: {type: string}
+    capabilities:
+      database_endpoint: tosca.capabilities.Endpoint.Database
+    interfaces:
+      Standard:
+        create:
+          implementation: files/install.sh
+          inputs:
+            name: {get_property: [SELF, name]}
+            password: {get_property: [SELF, password]}
+        start: files/start.sh
+        stop: files/stop.sh
+relationship_types:
+  synth.ConnectsToDatabase:
+    derived_from: tosca.relationships.ConnectsTo
+    interfaces:
+      Configure:
+        post_configure_source:
+          implementation: files/start.sh
+          inputs:
+            database: {get_property: [TARGET, name]}
+"#;
 
 /// The files the artifact templates reference.
 const FILES: [(&str, &str); 6] = [
@@ -359,6 +505,30 @@ const HEADER: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn both_dialects_compile_to_the_same_number_of_templates() {
+        let options = crate::Options::default();
+        for (entries, dialect) in [(xml_csar(300), "XML"), (yaml_csar(300), "YAML")] {
+            let csar = crate::csar::Csar::from_entries("synth", entries);
+            let mut sources = crate::diagnostics::SourceMap::new();
+            let loaded = match crate::load_csar(csar, &options, &mut sources) {
+                Ok(l) => l,
+                Err(crate::error::Error::Input(d)) => panic!(
+                    "{dialect}: {}",
+                    crate::diagnostics::render::render_all(&d, &sources)
+                ),
+                Err(e) => panic!("{dialect}: {e}"),
+            };
+            let t = &loaded.topology;
+            assert!(
+                t.nodes.len().abs_diff(300) <= 2,
+                "{dialect}: {}",
+                t.nodes.len()
+            );
+            assert!(t.relationships.len() > t.nodes.len(), "{dialect}");
+        }
+    }
 
     #[test]
     fn sizes_are_close_to_the_request_and_every_stack_kind_is_there() {
