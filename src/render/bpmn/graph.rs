@@ -3,6 +3,13 @@
 //! it, [`super::xml`] writes it. Keeping structure apart from text lets
 //! the layout and the tests reason about the graph (incoming flows,
 //! gateways) instead of parsing XML.
+//!
+//! Nodes and flows refer to each other by their index in the plane, so
+//! every question the layout and the writer ask (what flows leave this
+//! node, which node is the host of this boundary event) is answered in
+//! constant time from [`Adjacency`], never by a scan of the plane.
+
+use std::collections::HashSet;
 
 /// An HTTP call made by a Camunda Connect `http-connector` service task.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,27 +43,28 @@ pub enum Repeat {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// Start event; `Some(error)` for the error start of an event subprocess.
-    Start(Option<String>),
+    Start(Option<&'static str>),
     /// End event; `Some(error)` makes it an error end event throwing that error.
-    End(Option<String>),
+    End(Option<&'static str>),
     /// Service task calling a REST API through the HTTP connector.
     Http(Box<Http>),
     /// Script task (Groovy) computing variables, no remote call.
     Script(String),
     /// Subprocess.
     Sub(Box<Sub>),
-    /// Exclusive gateway; the id of its default flow, if it splits.
-    Xor(Option<String>),
+    /// Exclusive gateway; the index of its default flow, if it splits.
+    Xor(Option<usize>),
     /// Parallel gateway.
     And,
     /// Intermediate timer catch event with an ISO 8601 duration.
     Timer(&'static str),
     /// Intermediate throw event that compensates the completed activities of its scope.
     Compensate,
-    /// Boundary event on `host`: an error catch (interrupting) or a compensation.
+    /// Boundary event on node `host` (an index in the same plane): an
+    /// error catch (interrupting) or a compensation.
     Boundary {
         /// The activity it is attached to.
-        host: String,
+        host: usize,
         /// `true`: catch-all error event; `false`: compensation event.
         error: bool,
     },
@@ -93,14 +101,25 @@ pub struct Node {
 pub struct Flow {
     /// Element id.
     pub id: String,
-    /// Source node id.
-    pub from: String,
-    /// Target node id.
-    pub to: String,
+    /// Source node index.
+    pub from: usize,
+    /// Target node index.
+    pub to: usize,
     /// JUEL condition, for flows out of an exclusive split.
     pub condition: Option<String>,
     /// Label.
-    pub name: String,
+    pub name: &'static str,
+}
+
+/// An association from a compensation boundary event to its handler.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Association {
+    /// Element id.
+    pub id: String,
+    /// The boundary event (node index).
+    pub from: usize,
+    /// The handler (node index).
+    pub to: usize,
 }
 
 /// A plane: what one process or subprocess contains.
@@ -110,76 +129,122 @@ pub struct Plane {
     pub nodes: Vec<Node>,
     /// Sequence flows.
     pub flows: Vec<Flow>,
-    /// Associations from compensation boundary events to their handlers: (id, from, to).
-    pub associations: Vec<(String, String, String)>,
+    /// Associations from compensation boundary events to their handlers.
+    pub associations: Vec<Association>,
+    /// Flow ids handed out, to keep them unique.
+    flow_ids: HashSet<String>,
 }
 
 impl Plane {
-    /// Add a node; returns its id.
-    pub fn add(&mut self, id: impl Into<String>, name: impl Into<String>, kind: Kind) -> String {
-        let id = id.into();
+    /// Add a node; returns its index.
+    pub fn add(&mut self, id: impl Into<String>, name: impl Into<String>, kind: Kind) -> usize {
         self.nodes.push(Node {
-            id: id.clone(),
+            id: id.into(),
             name: name.into(),
             kind,
         });
-        id
+        self.nodes.len() - 1
     }
 
-    /// Add a sequence flow with an id derived from its ends.
-    pub fn connect(&mut self, from: &str, to: &str) -> String {
+    /// The id of node `i`.
+    pub fn id(&self, i: usize) -> &str {
+        &self.nodes[i].id
+    }
+
+    /// Add a sequence flow with an id derived from its ends; returns its index.
+    pub fn connect(&mut self, from: usize, to: usize) -> usize {
         self.connect_if(from, to, None, "")
     }
 
-    /// Add a sequence flow with a condition and a label.
+    /// Add a sequence flow with a condition and a label; returns its index.
     pub fn connect_if(
         &mut self,
-        from: &str,
-        to: &str,
+        from: usize,
+        to: usize,
         condition: Option<String>,
-        name: &str,
-    ) -> String {
-        let base = format!("{from}_to_{}", short(to, from));
+        name: &'static str,
+    ) -> usize {
+        let (f, t) = (&self.nodes[from].id, &self.nodes[to].id);
+        let base = format!("{f}_to_{}", short(t, f));
         let mut id = base.clone();
         let mut n = 2;
-        while self.flows.iter().any(|f| f.id == id) {
+        while self.flow_ids.contains(&id) {
             id = format!("{base}_{n}");
             n += 1;
         }
+        self.flow_ids.insert(id.clone());
         self.flows.push(Flow {
-            id: id.clone(),
-            from: from.into(),
-            to: to.into(),
+            id,
+            from,
+            to,
             condition,
-            name: name.into(),
+            name,
         });
-        id
+        self.flows.len() - 1
     }
 
-    /// The node with this id.
-    pub fn node(&self, id: &str) -> Option<&Node> {
-        self.nodes.iter().find(|n| n.id == id)
+    /// Add an association from a compensation boundary event to its handler.
+    pub fn associate(&mut self, id: String, from: usize, to: usize) {
+        self.associations.push(Association { id, from, to });
     }
 
-    /// Ids of the flows into a node.
-    pub fn incoming(&self, id: &str) -> Vec<&Flow> {
-        self.flows.iter().filter(|f| f.to == id).collect()
+    /// Incoming and outgoing flows of every node.
+    pub fn adjacency(&self) -> Adjacency {
+        Adjacency::new(self.nodes.len(), self.flows.iter().map(|f| (f.from, f.to)))
     }
+}
 
-    /// Ids of the flows out of a node.
-    pub fn outgoing(&self, id: &str) -> Vec<&Flow> {
-        self.flows.iter().filter(|f| f.from == id).collect()
-    }
+/// Flows into and out of every node of a plane, in flow order: compressed
+/// lists, built in one pass.
+#[derive(Clone, Debug, Default)]
+pub struct Adjacency {
+    out_start: Vec<usize>,
+    out: Vec<usize>,
+    in_start: Vec<usize>,
+    inc: Vec<usize>,
+}
 
-    /// Every plane nested in this one (depth first), with this one first.
-    pub fn walk(&self) -> Vec<&Plane> {
-        let mut out = vec![self];
-        for n in &self.nodes {
-            if let Kind::Sub(s) = &n.kind {
-                out.extend(s.plane.walk());
-            }
+impl Adjacency {
+    /// From `nodes` and the (from, to) pairs of the flows, in order.
+    pub fn new(nodes: usize, flows: impl Iterator<Item = (usize, usize)> + Clone) -> Adjacency {
+        let mut out_start = vec![0usize; nodes + 1];
+        let mut in_start = vec![0usize; nodes + 1];
+        let mut count = 0;
+        for (f, t) in flows.clone() {
+            out_start[f + 1] += 1;
+            in_start[t + 1] += 1;
+            count += 1;
         }
-        out
+        for i in 0..nodes {
+            out_start[i + 1] += out_start[i];
+            in_start[i + 1] += in_start[i];
+        }
+        let mut out = vec![0usize; count];
+        let mut inc = vec![0usize; count];
+        let mut out_fill = out_start.clone();
+        let mut in_fill = in_start.clone();
+        for (k, (f, t)) in flows.enumerate() {
+            out[out_fill[f]] = k;
+            out_fill[f] += 1;
+            inc[in_fill[t]] = k;
+            in_fill[t] += 1;
+        }
+        Adjacency {
+            out_start,
+            out,
+            in_start,
+            inc,
+        }
+    }
+
+    /// Indices of the flows out of node `i`, in flow order.
+    pub fn outgoing(&self, i: usize) -> &[usize] {
+        &self.out[self.out_start[i]..self.out_start[i + 1]]
+    }
+
+    /// Indices of the flows into node `i`, in flow order.
+    pub fn incoming(&self, i: usize) -> &[usize] {
+        &self.inc[self.in_start[i]..self.in_start[i + 1]]
     }
 }
 
@@ -207,8 +272,19 @@ mod tests {
     #[test]
     fn flow_ids_are_short_and_unique() {
         let mut p = Plane::default();
-        assert_eq!(p.connect("A_s1", "A_s2"), "A_s1_to_s2");
-        assert_eq!(p.connect("A_s1", "A_s2"), "A_s1_to_s2_2");
-        assert_eq!(p.connect("A", "B_join"), "A_to_B_join");
+        let a1 = p.add("A_s1", "", Kind::And);
+        let a2 = p.add("A_s2", "", Kind::And);
+        let b = p.add("B_join", "", Kind::And);
+        let a = p.add("A", "", Kind::And);
+        let f1 = p.connect(a1, a2);
+        let f2 = p.connect(a1, a2);
+        let f3 = p.connect(a, b);
+        assert_eq!(p.flows[f1].id, "A_s1_to_s2");
+        assert_eq!(p.flows[f2].id, "A_s1_to_s2_2");
+        assert_eq!(p.flows[f3].id, "A_to_B_join");
+        let adj = p.adjacency();
+        assert_eq!(adj.outgoing(a1), &[f1, f2]);
+        assert_eq!(adj.incoming(a2), &[f1, f2]);
+        assert!(adj.incoming(a1).is_empty());
     }
 }

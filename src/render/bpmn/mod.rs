@@ -35,7 +35,7 @@ pub mod xml;
 use std::collections::HashMap;
 
 use self::expr::{literal, var};
-use self::graph::{Kind, Plane, Repeat, Sub};
+use self::graph::{Adjacency, Kind, Plane, Repeat, Sub};
 use self::names::{Names, word};
 use self::steps::Chain;
 use super::templates::Templates;
@@ -208,7 +208,7 @@ pub fn render(
     );
     main.then("plan_end".into(), "plan done".into(), Kind::End(None));
     // The failure path.
-    process.add(
+    let catch = process.add(
         "plan_catch",
         "plan failed",
         Kind::Boundary {
@@ -216,7 +216,7 @@ pub fn render(
             error: true,
         },
     );
-    let mut fail = Chain::new(&mut process, "plan_catch".into());
+    let mut fail = Chain::new(&mut process, catch);
     fail.then(
         "plan_recordFailure".into(),
         "service instance ERROR".into(),
@@ -235,7 +235,7 @@ pub fn render(
     fail.then(
         "plan_failed".into(),
         "plan failed".into(),
-        Kind::End(Some(ERR_PLAN.into())),
+        Kind::End(Some(ERR_PLAN)),
     );
 
     let diagrams = layout::layout(&name, &process);
@@ -392,57 +392,36 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
     let mut plane = Plane::default();
     let start = plane.add("plan_activitiesStart", "", Kind::Start(None));
     let n = p.activities.len();
-    let preds: Vec<Vec<usize>> = (0..n)
-        .map(|i| {
-            p.edges
-                .iter()
-                .filter(|e| e.to == i)
-                .map(|e| e.from)
-                .collect()
-        })
-        .collect();
-    let succs: Vec<Vec<usize>> = (0..n)
-        .map(|i| {
-            p.edges
-                .iter()
-                .filter(|e| e.from == i)
-                .map(|e| e.to)
-                .collect()
-        })
-        .collect();
-    let sources: Vec<usize> = (0..n).filter(|&i| preds[i].is_empty()).collect();
-    let sinks: Vec<usize> = (0..n).filter(|&i| succs[i].is_empty()).collect();
+    let graph = Adjacency::new(n, p.edges.iter().map(|e| (e.from, e.to)));
+    let sources: Vec<usize> = (0..n).filter(|&i| graph.incoming(i).is_empty()).collect();
+    let sinks: Vec<usize> = (0..n).filter(|&i| graph.outgoing(i).is_empty()).collect();
     // Activities, each with its error boundary event and compensation handler.
+    let mut node = Vec::with_capacity(n);
     for (i, a) in p.activities.iter().enumerate() {
         let sub = activity(cx, plan, i);
         let label = format!("{} {}", cx.topology.template_id(a.template), a.kind.name());
         let empty = sub.plane.nodes.len() <= 2;
-        plane.add(a.id.clone(), label, Kind::Sub(Box::new(sub)));
+        let host = plane.add(a.id.clone(), label, Kind::Sub(Box::new(sub)));
+        node.push(host);
         if !empty {
             let catch = plane.add(
                 format!("{}_catch", a.id),
                 "",
-                Kind::Boundary {
-                    host: a.id.clone(),
-                    error: true,
-                },
+                Kind::Boundary { host, error: true },
             );
             let end = plane.add(
                 format!("{}_failed", a.id),
                 "",
-                Kind::End(Some(ERR_ACTIVITY.into())),
+                Kind::End(Some(ERR_ACTIVITY)),
             );
-            plane.connect(&catch, &end);
+            plane.connect(catch, end);
         }
         let comp = &plan.bodies[i].compensation;
         if !comp.is_empty() {
             let b = plane.add(
                 format!("{}_compensation", a.id),
                 "",
-                Kind::Boundary {
-                    host: a.id.clone(),
-                    error: false,
-                },
+                Kind::Boundary { host, error: false },
             );
             let mut undo = Plane::default();
             let s = undo.add(format!("{}_undoStart", a.id), "", Kind::Start(None));
@@ -462,63 +441,59 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
                     outputs: Vec::new(),
                 })),
             );
-            plane
-                .associations
-                .push((format!("{}_undoLink", a.id), b, h));
+            plane.associate(format!("{}_undoLink", a.id), b, h);
         }
     }
     // Where control enters and leaves each activity: gateways only where
     // the graph forks or joins.
-    let mut entry: Vec<String> = p.activities.iter().map(|a| a.id.clone()).collect();
-    let mut exit: Vec<String> = entry.clone();
+    let mut entry = node.clone();
+    let mut exit = node.clone();
     for i in 0..n {
-        let ins = preds[i].len() + usize::from(preds[i].is_empty() && sources.len() > 1);
-        if preds[i].len() > 1 {
+        if graph.incoming(i).len() > 1 {
             let j = plane.add(format!("{}_join", p.activities[i].id), "", Kind::And);
-            plane.connect(&j, &p.activities[i].id);
+            plane.connect(j, node[i]);
             entry[i] = j;
         }
-        let _ = ins;
-        if succs[i].len() > 1 {
+        if graph.outgoing(i).len() > 1 {
             let f = plane.add(format!("{}_fork", p.activities[i].id), "", Kind::And);
-            plane.connect(&p.activities[i].id, &f);
+            plane.connect(node[i], f);
             exit[i] = f;
         }
     }
     let end = plane.add("plan_activitiesEnd", "", Kind::End(None));
     if n == 0 {
-        plane.connect(&start, &end);
+        plane.connect(start, end);
     }
     // Start: straight into the single source, or a fork into all of them.
     let from_start = if sources.len() > 1 {
         let f = plane.add("plan_fork", "", Kind::And);
-        plane.connect(&start, &f);
+        plane.connect(start, f);
         f
     } else {
-        start.clone()
+        start
     };
     for &i in &sources {
-        plane.connect(&from_start, &entry[i]);
+        plane.connect(from_start, entry[i]);
     }
     for e in &p.edges {
-        plane.connect(&exit[e.from], &entry[e.to]);
+        plane.connect(exit[e.from], entry[e.to]);
     }
     let to_end = if sinks.len() > 1 {
         let j = plane.add("plan_join", "", Kind::And);
-        plane.connect(&j, &end);
+        plane.connect(j, end);
         j
     } else {
-        end.clone()
+        end
     };
     for &i in &sinks {
-        plane.connect(&exit[i], &to_end);
+        plane.connect(exit[i], to_end);
     }
     // Failure of any activity: compensate the finished ones, fail the plan.
     let mut on_failure = Plane::default();
     let s = on_failure.add(
         "plan_onFailureStart",
         "activity failed",
-        Kind::Start(Some(ERR_ACTIVITY.into())),
+        Kind::Start(Some(ERR_ACTIVITY)),
     );
     let mut chain = Chain::new(&mut on_failure, s);
     chain.then(
@@ -529,7 +504,7 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
     chain.then(
         "plan_abort".into(),
         String::new(),
-        Kind::End(Some(ERR_PLAN.into())),
+        Kind::End(Some(ERR_PLAN)),
     );
     plane.add(
         "plan_onFailure",
@@ -587,7 +562,7 @@ fn on_error(cx: &Ctx, plane: &mut Plane, prefix: &str, t: TemplateRef) {
     let s = p.add(
         format!("{prefix}_errorStart"),
         "call failed",
-        Kind::Start(Some(ERR_FAILURE.into())),
+        Kind::Start(Some(ERR_FAILURE)),
     );
     let mut chain = Chain::new(&mut p, s);
     chain.then(
@@ -598,7 +573,7 @@ fn on_error(cx: &Ctx, plane: &mut Plane, prefix: &str, t: TemplateRef) {
     chain.then(
         format!("{prefix}_abort"),
         String::new(),
-        Kind::End(Some(ERR_ACTIVITY.into())),
+        Kind::End(Some(ERR_ACTIVITY)),
     );
     plane.add(
         format!("{prefix}_onError"),
@@ -620,7 +595,7 @@ fn on_error(cx: &Ctx, plane: &mut Plane, prefix: &str, t: TemplateRef) {
 fn each_instance(
     cx: &mut Ctx,
     plane: &mut Plane,
-    start: String,
+    start: usize,
     a: &str,
     subject: TemplateRef,
     body: &crate::plugins::ActivityBody,
@@ -662,7 +637,7 @@ fn each_instance(
         .add(format!("{a}_none"), "none", Kind::End(None));
     chain
         .plane
-        .connect_if(&any, &none, Some(format!("${{{count} == 0}}")), "none");
+        .connect_if(any, none, Some(format!("${{{count} == 0}}")), "none");
     chain.default_next();
     let next = chain.then(format!("{a}_next"), String::new(), Kind::Xor(None));
     // One turn: locals for the instance and everything read below it.
@@ -722,12 +697,9 @@ fn each_instance(
     );
     let _ = each;
     let more = chain.then(format!("{a}_more"), "more?".into(), Kind::Xor(None));
-    chain.plane.connect_if(
-        &more,
-        &next,
-        Some(format!("${{{index} < {count}}}")),
-        "next",
-    );
+    chain
+        .plane
+        .connect_if(more, next, Some(format!("${{{index} < {count}}}")), "next");
     chain.default_next();
     chain.then(format!("{a}_end"), String::new(), Kind::End(None));
 }

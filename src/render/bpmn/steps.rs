@@ -20,15 +20,15 @@ pub const POLL_INTERVAL: &str = "PT5S";
 pub struct Chain<'p> {
     /// The plane the chain grows in.
     pub plane: &'p mut Plane,
-    /// The node the next one follows.
-    pub last: String,
+    /// The node the next one follows (an index in the plane).
+    pub last: usize,
     /// An exclusive split whose next outgoing flow is its default.
-    default_of: Option<String>,
+    default_of: Option<usize>,
 }
 
 impl<'p> Chain<'p> {
-    /// A chain continuing after `last`.
-    pub fn new(plane: &'p mut Plane, last: String) -> Chain<'p> {
+    /// A chain continuing after node `last`.
+    pub fn new(plane: &'p mut Plane, last: usize) -> Chain<'p> {
         Chain {
             plane,
             last,
@@ -36,33 +36,31 @@ impl<'p> Chain<'p> {
         }
     }
 
-    /// Append a node.
-    pub fn then(&mut self, id: String, name: String, kind: Kind) -> String {
-        let id = self.plane.add(id, name, kind);
-        self.link_to(&id);
-        id
+    /// Append a node; returns its index.
+    pub fn then(&mut self, id: String, name: String, kind: Kind) -> usize {
+        let i = self.plane.add(id, name, kind);
+        self.link_to(i);
+        i
     }
 
     /// Connect the chain to an existing node, which becomes the last.
-    pub fn link_to(&mut self, id: &str) {
-        let flow = self.plane.connect(&self.last, id);
+    pub fn link_to(&mut self, i: usize) {
+        let flow = self.plane.connect(self.last, i);
         if let Some(split) = self.default_of.take() {
-            set_default(self.plane, &split, flow);
+            set_default(self.plane, split, flow);
         }
-        self.last = id.to_string();
+        self.last = i;
     }
 
     /// The next flow out of the current last node is its default flow.
     pub fn default_next(&mut self) {
-        self.default_of = Some(self.last.clone());
+        self.default_of = Some(self.last);
     }
 }
 
-/// Make `flow` the default flow of exclusive gateway `split`.
-pub fn set_default(plane: &mut Plane, split: &str, flow: String) {
-    if let Some(n) = plane.nodes.iter_mut().find(|n| n.id == split) {
-        n.kind = Kind::Xor(Some(flow));
-    }
+/// Make flow `flow` the default flow of exclusive gateway `split`.
+pub fn set_default(plane: &mut Plane, split: usize, flow: usize) {
+    plane.nodes[split].kind = Kind::Xor(Some(flow));
 }
 
 /// An HTTP service task.
@@ -501,7 +499,7 @@ fn invoke(cx: &mut Ctx, chain: &mut Chain, inv: &Invocation, p: &str) {
     let split = chain.then(format!("{p}_done"), "done?".into(), Kind::Xor(None));
     chain
         .plane
-        .connect_if(&split, &merge, Some(format!("${{{pending}}}")), "running");
+        .connect_if(split, merge, Some(format!("${{{pending}}}")), "running");
     chain.default_next();
     let mut script = format!(
         "def r = {}\n\

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::graph::{Flow, Kind, Node, Plane, Repeat, Sub};
+use super::graph::{Adjacency, Flow, Kind, Node, Plane, Repeat, Sub};
 use super::layout::Diagram;
 use crate::error::Result;
 use crate::render::PlanParameter;
@@ -119,14 +119,7 @@ pub fn write(templates: &Templates, doc: &Document) -> Result<String> {
     write_plane(templates, doc.plane, &mut body)?;
     // Associations are artifacts of the process: linters and modelers look
     // for compensation handlers there, whatever plane the events are in.
-    for p in doc.plane.walk() {
-        for (id, from, to) in &p.associations {
-            let _ = writeln!(
-                body,
-                "<bpmn:association id=\"{id}\" associationDirection=\"One\" sourceRef=\"{from}\" targetRef=\"{to}\"/>"
-            );
-        }
-    }
+    write_associations(doc.plane, &mut body);
     let mut diagrams = String::new();
     for d in doc.diagrams {
         write_diagram(d, &mut diagrams);
@@ -166,13 +159,31 @@ pub fn write(templates: &Templates, doc: &Document) -> Result<String> {
     )
 }
 
-fn flows_of(plane: &Plane, node: &Node) -> String {
-    let mut s = String::new();
-    for f in plane.incoming(&node.id) {
-        let _ = writeln!(s, "  <bpmn:incoming>{}</bpmn:incoming>", f.id);
+/// The associations of a plane and every plane nested in it, depth first.
+fn write_associations(plane: &Plane, out: &mut String) {
+    for a in &plane.associations {
+        let _ = writeln!(
+            out,
+            "<bpmn:association id=\"{}\" associationDirection=\"One\" sourceRef=\"{}\" targetRef=\"{}\"/>",
+            a.id,
+            plane.id(a.from),
+            plane.id(a.to)
+        );
     }
-    for f in plane.outgoing(&node.id) {
-        let _ = writeln!(s, "  <bpmn:outgoing>{}</bpmn:outgoing>", f.id);
+    for n in &plane.nodes {
+        if let Kind::Sub(s) = &n.kind {
+            write_associations(&s.plane, out);
+        }
+    }
+}
+
+fn flows_of(plane: &Plane, adj: &Adjacency, i: usize) -> String {
+    let mut s = String::new();
+    for &f in adj.incoming(i) {
+        let _ = writeln!(s, "  <bpmn:incoming>{}</bpmn:incoming>", plane.flows[f].id);
+    }
+    for &f in adj.outgoing(i) {
+        let _ = writeln!(s, "  <bpmn:outgoing>{}</bpmn:outgoing>", plane.flows[f].id);
     }
     s
 }
@@ -185,7 +196,7 @@ fn name_attr(name: &str) -> String {
     }
 }
 
-fn error_ref(error: &Option<String>) -> String {
+fn error_ref(error: &Option<&str>) -> String {
     match error {
         Some(e) => format!("  <bpmn:errorEventDefinition errorRef=\"{e}\"/>\n"),
         None => String::new(),
@@ -193,25 +204,26 @@ fn error_ref(error: &Option<String>) -> String {
 }
 
 fn write_plane(templates: &Templates, plane: &Plane, out: &mut String) -> Result<()> {
-    for n in &plane.nodes {
-        write_node(templates, plane, n, out)?;
+    let adj = plane.adjacency();
+    for (i, n) in plane.nodes.iter().enumerate() {
+        write_node(templates, plane, &adj, i, n, out)?;
     }
     for f in &plane.flows {
-        write_flow(f, out);
+        write_flow(plane, f, out);
     }
     Ok(())
 }
 
-fn write_flow(f: &Flow, out: &mut String) {
+fn write_flow(plane: &Plane, f: &Flow, out: &mut String) {
     match &f.condition {
         None => {
             let _ = writeln!(
                 out,
                 "<bpmn:sequenceFlow id=\"{}\"{} sourceRef=\"{}\" targetRef=\"{}\"/>",
                 f.id,
-                name_attr(&f.name),
-                f.from,
-                f.to
+                name_attr(f.name),
+                plane.id(f.from),
+                plane.id(f.to)
             );
         }
         Some(c) => {
@@ -219,19 +231,26 @@ fn write_flow(f: &Flow, out: &mut String) {
                 out,
                 "<bpmn:sequenceFlow id=\"{}\"{} sourceRef=\"{}\" targetRef=\"{}\">\n  <bpmn:conditionExpression xsi:type=\"bpmn:tFormalExpression\">{}</bpmn:conditionExpression>\n</bpmn:sequenceFlow>",
                 f.id,
-                name_attr(&f.name),
-                f.from,
-                f.to,
+                name_attr(f.name),
+                plane.id(f.from),
+                plane.id(f.to),
                 text(c)
             );
         }
     }
 }
 
-fn write_node(templates: &Templates, plane: &Plane, n: &Node, out: &mut String) -> Result<()> {
+fn write_node(
+    templates: &Templates,
+    plane: &Plane,
+    adj: &Adjacency,
+    i: usize,
+    n: &Node,
+    out: &mut String,
+) -> Result<()> {
     let id = &n.id;
     let name = name_attr(&n.name);
-    let flows = flows_of(plane, n);
+    let flows = flows_of(plane, adj, i);
     match &n.kind {
         Kind::Start(error) => {
             let async_after = if id == "plan_start" {
@@ -261,7 +280,7 @@ fn write_node(templates: &Templates, plane: &Plane, n: &Node, out: &mut String) 
         Kind::Xor(default) => {
             let d = default
                 .as_ref()
-                .map(|f| format!(" default=\"{f}\""))
+                .map(|&f| format!(" default=\"{}\"", plane.flows[f].id))
                 .unwrap_or_default();
             let _ = write!(
                 out,
@@ -287,6 +306,7 @@ fn write_node(templates: &Templates, plane: &Plane, n: &Node, out: &mut String) 
             );
         }
         Kind::Boundary { host, error } => {
+            let host = plane.id(*host);
             let def = if *error {
                 "  <bpmn:errorEventDefinition/>\n"
             } else {
