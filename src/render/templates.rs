@@ -70,10 +70,6 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../templates/bpel/steps/store-properties.bpel"),
     ),
     (
-        "bpmn/http-task.bpmn",
-        include_str!("../../templates/bpmn/http-task.bpmn"),
-    ),
-    (
         "bpmn/process.bpmn",
         include_str!("../../templates/bpmn/process.bpmn"),
     ),

@@ -9,23 +9,46 @@
 //! node, which node is the host of this boundary event) is answered in
 //! constant time from [`Adjacency`], never by a scan of the plane.
 
-use std::collections::HashSet;
+use super::scripts::Shared;
+
+/// The value of a Camunda input or output parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// Text content: a constant or a JUEL expression (`${name}`), which
+    /// Camunda evaluates against the variables in scope. Written escaped.
+    Text(String),
+    /// An inline Groovy script; the helpers of the prelude it calls are
+    /// put in front of it when it is written.
+    Groovy(String),
+    /// A shared Groovy script of the plan archive (`deployment://…`).
+    Shared(Shared),
+}
 
 /// An HTTP call made by a Camunda Connect `http-connector` service task.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Http {
     /// `GET`, `POST`, `PUT`.
     pub method: &'static str,
-    /// Groovy expression (process variables in scope) giving the URL.
-    pub url: String,
+    /// The URL.
+    pub url: Value,
     /// `Content-Type` of the payload, if any.
     pub content_type: Option<&'static str>,
     /// `Accept` header.
     pub accept: &'static str,
-    /// Groovy script giving the payload, if any.
-    pub payload: Option<String>,
-    /// Output variables: name and Groovy script over `statusCode`, `response`, `headers`.
-    pub outputs: Vec<(String, String)>,
+    /// The payload, if any.
+    pub payload: Option<Value>,
+    /// Output variables: name and value over `statusCode`, `response`, `headers`.
+    pub outputs: Vec<(String, Value)>,
+}
+
+/// A script task.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Script {
+    /// The script: inline Groovy or a shared script.
+    pub script: Value,
+    /// Local variables of the task (its input mapping), which parameterise
+    /// a shared script.
+    pub locals: Vec<(String, Value)>,
 }
 
 /// How a subprocess repeats.
@@ -49,7 +72,7 @@ pub enum Kind {
     /// Service task calling a REST API through the HTTP connector.
     Http(Box<Http>),
     /// Script task (Groovy) computing variables, no remote call.
-    Script(String),
+    Script(Box<Script>),
     /// Subprocess.
     Sub(Box<Sub>),
     /// Exclusive gateway; the index of its default flow, if it splits.
@@ -79,10 +102,10 @@ pub struct Sub {
     pub expanded: bool,
     /// Loop, compensation handler or event subprocess.
     pub repeat: Repeat,
-    /// Local variables (name, Groovy script) created when it starts.
-    pub locals: Vec<(String, String)>,
-    /// Output variables (name, Groovy script) set when it ends.
-    pub outputs: Vec<(String, String)>,
+    /// Local variables created when it starts.
+    pub locals: Vec<(String, Value)>,
+    /// Output variables set when it ends.
+    pub outputs: Vec<(String, Value)>,
 }
 
 /// A flow node.
@@ -96,11 +119,10 @@ pub struct Node {
     pub kind: Kind,
 }
 
-/// A sequence flow.
+/// A sequence flow. Its id is `<plane prefix>_f<n>`, `n` counting the
+/// flows of the plane from 1 ([`Plane::flow_id`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Flow {
-    /// Element id.
-    pub id: String,
     /// Source node index.
     pub from: usize,
     /// Target node index.
@@ -125,17 +147,33 @@ pub struct Association {
 /// A plane: what one process or subprocess contains.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Plane {
+    /// Prefix of the ids of its flows: the id of the subprocess it is the
+    /// content of (so flows inside an activity start with its id), or
+    /// `plan` for the process.
+    pub prefix: String,
     /// Flow nodes, in creation order (which is also the reading order).
     pub nodes: Vec<Node>,
     /// Sequence flows.
     pub flows: Vec<Flow>,
     /// Associations from compensation boundary events to their handlers.
     pub associations: Vec<Association>,
-    /// Flow ids handed out, to keep them unique.
-    flow_ids: HashSet<String>,
 }
 
 impl Plane {
+    /// An empty plane whose flows get ids starting with `prefix`.
+    pub fn new(prefix: impl Into<String>) -> Plane {
+        Plane {
+            prefix: prefix.into(),
+            ..Plane::default()
+        }
+    }
+
+    /// Write the id of flow `k`.
+    pub fn flow_id(&self, k: usize, out: &mut String) {
+        use std::fmt::Write as _;
+        let _ = write!(out, "{}_f{}", self.prefix, k + 1);
+    }
+
     /// Add a node; returns its index.
     pub fn add(&mut self, id: impl Into<String>, name: impl Into<String>, kind: Kind) -> usize {
         self.nodes.push(Node {
@@ -151,7 +189,7 @@ impl Plane {
         &self.nodes[i].id
     }
 
-    /// Add a sequence flow with an id derived from its ends; returns its index.
+    /// Add a sequence flow; returns its index.
     pub fn connect(&mut self, from: usize, to: usize) -> usize {
         self.connect_if(from, to, None, "")
     }
@@ -164,17 +202,7 @@ impl Plane {
         condition: Option<String>,
         name: &'static str,
     ) -> usize {
-        let (f, t) = (&self.nodes[from].id, &self.nodes[to].id);
-        let base = format!("{f}_to_{}", short(t, f));
-        let mut id = base.clone();
-        let mut n = 2;
-        while self.flow_ids.contains(&id) {
-            id = format!("{base}_{n}");
-            n += 1;
-        }
-        self.flow_ids.insert(id.clone());
         self.flows.push(Flow {
-            id,
             from,
             to,
             condition,
@@ -248,40 +276,20 @@ impl Adjacency {
     }
 }
 
-/// Flow ids read `<from>_to_<to>`; when the target shares the source's
-/// prefix (same activity), only the rest of the target's id is repeated.
-fn short<'a>(to: &'a str, from: &str) -> &'a str {
-    let common = to
-        .char_indices()
-        .zip(from.chars())
-        .take_while(|((_, a), b)| a == b)
-        .last()
-        .map(|((i, c), _)| i + c.len_utf8())
-        .unwrap_or(0);
-    // Cut at the last `_` inside the common prefix, so ids stay readable.
-    match to[..common].rfind('_') {
-        Some(cut) if cut + 1 < to.len() => &to[cut + 1..],
-        _ => to,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn flow_ids_are_short_and_unique() {
-        let mut p = Plane::default();
+    fn flows_are_numbered_in_their_plane_and_indexed() {
+        let mut p = Plane::new("A");
         let a1 = p.add("A_s1", "", Kind::And);
         let a2 = p.add("A_s2", "", Kind::And);
-        let b = p.add("B_join", "", Kind::And);
-        let a = p.add("A", "", Kind::And);
         let f1 = p.connect(a1, a2);
         let f2 = p.connect(a1, a2);
-        let f3 = p.connect(a, b);
-        assert_eq!(p.flows[f1].id, "A_s1_to_s2");
-        assert_eq!(p.flows[f2].id, "A_s1_to_s2_2");
-        assert_eq!(p.flows[f3].id, "A_to_B_join");
+        let mut id = String::new();
+        p.flow_id(f2, &mut id);
+        assert_eq!(id, "A_f2");
         let adj = p.adjacency();
         assert_eq!(adj.outgoing(a1), &[f1, f2]);
         assert_eq!(adj.incoming(a2), &[f1, f2]);

@@ -53,33 +53,42 @@ impl Bounds {
 
 /// One shape of a diagram.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Shape {
+pub struct Shape<'a> {
     /// The element it draws.
-    pub id: String,
+    pub id: &'a str,
     /// Where.
     pub bounds: Bounds,
     /// For subprocesses: drawn open (`Some(true)`) or collapsed.
     pub expanded: Option<bool>,
 }
 
+/// The element an edge draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EdgeOf<'a> {
+    /// Flow `k` of a plane.
+    Flow(&'a Plane, usize),
+    /// An association, by id.
+    Association(&'a str),
+}
+
 /// One edge of a diagram (sequence flow or association).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Edge {
+pub struct Edge<'a> {
     /// The element it draws.
-    pub id: String,
+    pub element: EdgeOf<'a>,
     /// Waypoints, at least two.
     pub points: Vec<(i64, i64)>,
 }
 
 /// The diagram of one plane.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Diagram {
+pub struct Diagram<'a> {
     /// The process or collapsed subprocess it shows.
-    pub element: String,
+    pub element: &'a str,
     /// Shapes, parents before children.
-    pub shapes: Vec<Shape>,
+    pub shapes: Vec<Shape<'a>>,
     /// Edges.
-    pub edges: Vec<Edge>,
+    pub edges: Vec<Edge<'a>>,
 }
 
 const GAP_X: i64 = 50;
@@ -102,9 +111,9 @@ fn size(kind: &Kind, expanded: Option<(i64, i64)>) -> (i64, i64) {
 }
 
 /// Lay out a process plane: its diagram first, then one per collapsed subprocess.
-pub fn layout(process: &str, plane: &Plane) -> Vec<Diagram> {
+pub fn layout<'a>(process: &'a str, plane: &'a Plane) -> Vec<Diagram<'a>> {
     let mut out = vec![Diagram {
-        element: process.to_string(),
+        element: process,
         ..Diagram::default()
     }];
     let placed = place(plane, &mut out);
@@ -115,14 +124,14 @@ pub fn layout(process: &str, plane: &Plane) -> Vec<Diagram> {
 }
 
 /// A plane laid out at the origin.
-struct Placed {
-    shapes: Vec<Shape>,
-    edges: Vec<Edge>,
+struct Placed<'a> {
+    shapes: Vec<Shape<'a>>,
+    edges: Vec<Edge<'a>>,
     w: i64,
     h: i64,
 }
 
-fn translate(p: &Placed, dx: i64, dy: i64, d: &mut Diagram) {
+fn translate<'a>(p: &Placed<'a>, dx: i64, dy: i64, d: &mut Diagram<'a>) {
     d.shapes.reserve(p.shapes.len());
     for s in &p.shapes {
         let mut s = s.clone();
@@ -133,7 +142,7 @@ fn translate(p: &Placed, dx: i64, dy: i64, d: &mut Diagram) {
     d.edges.reserve(p.edges.len());
     for e in &p.edges {
         d.edges.push(Edge {
-            id: e.id.clone(),
+            element: e.element,
             points: e.points.iter().map(|(x, y)| (x + dx, y + dy)).collect(),
         });
     }
@@ -152,10 +161,10 @@ enum Cell {
 /// into diagrams of their own, appended to `diagrams`. Every step is
 /// linear in the plane's nodes, flows and the cells long edges pass
 /// through.
-fn place(plane: &Plane, diagrams: &mut Vec<Diagram>) -> Placed {
+fn place<'a>(plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) -> Placed<'a> {
     let n = plane.nodes.len();
     // Children first: expanded ones give their size, collapsed ones a diagram.
-    let mut inner: Vec<Option<Placed>> = (0..n).map(|_| None).collect();
+    let mut inner: Vec<Option<Placed<'a>>> = (0..n).map(|_| None).collect();
     for (i, node) in plane.nodes.iter().enumerate() {
         if let Kind::Sub(s) = &node.kind {
             if s.expanded {
@@ -163,7 +172,7 @@ fn place(plane: &Plane, diagrams: &mut Vec<Diagram>) -> Placed {
             } else {
                 let index = diagrams.len();
                 diagrams.push(Diagram {
-                    element: node.id.clone(),
+                    element: &node.id,
                     ..Diagram::default()
                 });
                 let p = place(&s.plane, diagrams);
@@ -596,7 +605,7 @@ fn place(plane: &Plane, diagrams: &mut Vec<Diagram>) -> Placed {
             vec![(s.right(), s.cy()), (t.x, t.cy())]
         };
         edges.push(Edge {
-            id: f.id.clone(),
+            element: EdgeOf::Flow(plane, fi),
             points,
         });
     }
@@ -604,14 +613,14 @@ fn place(plane: &Plane, diagrams: &mut Vec<Diagram>) -> Placed {
         let (s, t) = (at[a.from], at[a.to]);
         let x = s.cx().clamp(t.x + 1, t.right() - 1);
         edges.push(Edge {
-            id: a.id.clone(),
+            element: EdgeOf::Association(&a.id),
             points: vec![(s.cx(), s.bottom()), (x, t.y)],
         });
     }
 
     // Shapes in plane order; the content of expanded subprocesses follows
     // their own shape, and their edges follow this plane's.
-    let mut all_shapes: Vec<Shape> = Vec::with_capacity(n);
+    let mut all_shapes: Vec<Shape<'a>> = Vec::with_capacity(n);
     let mut nested = Diagram::default();
     for (i, node) in plane.nodes.iter().enumerate() {
         let b = at[i];
@@ -620,7 +629,7 @@ fn place(plane: &Plane, diagrams: &mut Vec<Diagram>) -> Placed {
             _ => None,
         };
         all_shapes.push(Shape {
-            id: node.id.clone(),
+            id: &node.id,
             bounds: b,
             expanded,
         });

@@ -29,14 +29,16 @@ mod expr;
 pub mod graph;
 pub mod layout;
 mod names;
+pub mod scripts;
 mod steps;
 pub mod xml;
 
 use std::collections::HashMap;
 
-use self::expr::{literal, var};
-use self::graph::{Adjacency, Kind, Plane, Repeat, Sub};
+use self::expr::{Part, concat, literal, var};
+use self::graph::{Adjacency, Kind, Plane, Repeat, Script, Sub, Value};
 use self::names::{Names, word};
+use self::scripts::{PropertyFiles, Shared, Used};
 use self::steps::Chain;
 use super::templates::Templates;
 use super::{Language, PlanFile, PlanParameter, RenderedPlan, plan_name, plan_namespace};
@@ -72,6 +74,7 @@ pub(crate) struct Ctx<'a> {
     inputs: HashMap<String, String>,
     bus: String,
     vars: Unique,
+    properties: PropertyFiles,
 }
 
 impl Ctx<'_> {
@@ -145,15 +148,16 @@ pub fn render(
         inputs,
         bus,
         vars,
+        properties: PropertyFiles::default(),
     };
 
-    let mut process = Plane::default();
+    let mut process = Plane::new("plan");
     let start = process.add("plan_start", "plan requested", Kind::Start(None));
     let mut main = Chain::new(&mut process, start);
     main.then(
         "plan_init".into(),
         "initialise variables".into(),
-        Kind::Script(init_script(&cx, plan)),
+        inline_script(init_script(&cx, plan, &parameters)),
     );
     let (start_state, end_state) = match kind {
         PlanKind::Build => (Some("CREATING"), Some("CREATED")),
@@ -166,17 +170,17 @@ pub fn render(
             "create service instance".into(),
             Kind::Http(Box::new(graph::Http {
                 method: "POST",
-                url: var(&cx.input(INSTANCE_DATA_API_URL)),
+                url: concat(&[Part::Var(&cx.input(INSTANCE_DATA_API_URL))]),
                 content_type: Some("application/xml"),
                 accept: "application/xml",
-                payload: Some(format!(
+                payload: Some(Value::Groovy(format!(
                     "'<api:correlationID xmlns:api=\"http://opentosca.org/api\">' + x({}) + '</api:correlationID>'",
                     var(&cx.input(CORRELATION_ID))
-                )),
+                ))),
                 outputs: vec![
-                    ("httpStatus".into(), "check('plan_createServiceInstance')".into()),
-                    ("serviceInstanceURL".into(), "url(body())".into()),
-                    ("serviceInstanceID".into(), "last(url(body()))".into()),
+                    steps::status_check(),
+                    ("serviceInstanceURL".into(), Value::Shared(Shared::InstanceUrl)),
+                    ("serviceInstanceID".into(), Value::Shared(Shared::InstanceId)),
                 ],
             })),
         );
@@ -185,7 +189,7 @@ pub fn render(
         main.then(
             "plan_serviceInstanceStarting".into(),
             format!("service instance {s}"),
-            service_state("plan_serviceInstanceStarting", s),
+            service_state(s),
         );
     }
     let activities = activities_subprocess(&mut cx, plan);
@@ -198,13 +202,13 @@ pub fn render(
         main.then(
             "plan_serviceInstanceDone".into(),
             format!("service instance {s}"),
-            service_state("plan_serviceInstanceDone", s),
+            service_state(s),
         );
     }
     main.then(
         "plan_outputs".into(),
         "set outputs".into(),
-        Kind::Script(outputs_script(&cx, plan)),
+        inline_script(outputs_script(&cx, plan)),
     );
     main.then("plan_end".into(), "plan done".into(), Kind::End(None));
     // The failure path.
@@ -222,14 +226,11 @@ pub fn render(
         "service instance ERROR".into(),
         Kind::Http(Box::new(graph::Http {
             method: "PUT",
-            url: format!("{} + '/state'", var("serviceInstanceURL")),
+            url: Value::Text("${serviceInstanceURL}/state".into()),
             content_type: Some("text/plain"),
             accept: "application/json",
-            payload: Some(literal("ERROR")),
-            outputs: vec![(
-                "httpStatus".into(),
-                "binding.variables.get('statusCode')".into(),
-            )],
+            payload: Some(steps::text("ERROR")),
+            outputs: vec![("httpStatus".into(), Value::Text("${statusCode}".into()))],
         })),
     );
     fail.then(
@@ -241,8 +242,11 @@ pub fn render(
     let diagrams = layout::layout(&name, &process);
     let title = format!("{} plan of {}", kind.slug(), topology.service_template.id);
     let st = &topology.service_template;
+    let mut used = Used::default();
     let bpmn = xml::write(
         templates,
+        &mut used,
+        &cx.properties,
         &xml::Document {
             title: &title,
             service_template: &format!("{{{}}}{}", st.namespace, st.id),
@@ -273,31 +277,56 @@ pub fn render(
         name: name.clone(),
         kind: kind.clone(),
         language: Language::Bpmn,
-        files: vec![PlanFile {
+        files: std::iter::once(PlanFile {
             name: format!("{name}.bpmn"),
             data: bpmn.into_bytes(),
-        }],
+        })
+        .chain(
+            used.files(&cx.properties, &cx.bus)
+                .into_iter()
+                .map(|(name, text)| PlanFile {
+                    name,
+                    data: text.into_bytes(),
+                }),
+        )
+        .collect(),
         inputs: parameters,
         outputs,
     })
 }
 
-fn service_state(id: &str, state: &str) -> Kind {
+fn service_state(state: &str) -> Kind {
     Kind::Http(Box::new(graph::Http {
         method: "PUT",
-        url: format!("{} + '/state'", var("serviceInstanceURL")),
+        url: Value::Text("${serviceInstanceURL}/state".into()),
         content_type: Some("text/plain"),
         accept: "application/json",
-        payload: Some(literal(state)),
-        outputs: vec![("httpStatus".into(), format!("check({})", literal(id)))],
+        payload: Some(steps::text(state)),
+        outputs: vec![steps::status_check()],
     }))
 }
 
-/// The variables a plan starts with: fixed ones, instance variables, and
-/// the property variables (modelled values or inputs for new instances;
-/// empty where the plan reads them from the instance data).
-fn init_script(cx: &Ctx, plan: &ConcretePlan) -> String {
+/// A script task with an inline script.
+fn inline_script(body: String) -> Kind {
+    Kind::Script(Box::new(Script {
+        script: Value::Groovy(body),
+        locals: Vec::new(),
+    }))
+}
+
+/// The variables a plan starts with: plan inputs the caller left out
+/// (empty, as `v()` reads them), fixed ones, instance variables, and the
+/// property variables (modelled values or inputs for new instances; empty
+/// where the plan reads them from the instance data).
+fn init_script(cx: &Ctx, plan: &ConcretePlan, inputs: &[PlanParameter]) -> String {
     let mut s = String::new();
+    if !inputs.is_empty() {
+        let names: Vec<String> = inputs.iter().map(|p| literal(&p.name)).collect();
+        s.push_str(&format!(
+            "[{}].each {{ n -> if (binding.variables.get(n) == null) execution.setVariable(n, '') }}\n",
+            names.join(", ")
+        ));
+    }
     let set = |s: &mut String, name: &str, value: String| {
         s.push_str(&format!(
             "execution.setVariable({}, {value})\n",
@@ -389,7 +418,7 @@ fn outputs_script(cx: &Ctx, plan: &ConcretePlan) -> String {
 /// `plan_activities`: the plan graph, with gateways where it forks and joins.
 fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
     let p = &plan.plan;
-    let mut plane = Plane::default();
+    let mut plane = Plane::new("plan_activities");
     let start = plane.add("plan_activitiesStart", "", Kind::Start(None));
     let n = p.activities.len();
     let graph = Adjacency::new(n, p.edges.iter().map(|e| (e.from, e.to)));
@@ -423,7 +452,7 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
                 "",
                 Kind::Boundary { host, error: false },
             );
-            let mut undo = Plane::default();
+            let mut undo = Plane::new(format!("{}_undo", a.id));
             let s = undo.add(format!("{}_undoStart", a.id), "", Kind::Start(None));
             let mut chain = Chain::new(&mut undo, s);
             for (k, step) in comp.iter().enumerate() {
@@ -489,7 +518,7 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
         plane.connect(exit[i], to_end);
     }
     // Failure of any activity: compensate the finished ones, fail the plan.
-    let mut on_failure = Plane::default();
+    let mut on_failure = Plane::new("plan_onFailure");
     let s = on_failure.add(
         "plan_onFailureStart",
         "activity failed",
@@ -531,7 +560,7 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
 fn activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize) -> Sub {
     let a = &plan.plan.activities[i];
     let body = &plan.bodies[i];
-    let mut plane = Plane::default();
+    let mut plane = Plane::new(a.id.clone());
     let start = plane.add(format!("{}_start", a.id), "", Kind::Start(None));
     if body.per_instance {
         each_instance(cx, &mut plane, start, &a.id, a.template, body);
@@ -558,7 +587,7 @@ fn activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize) -> Sub {
 /// The error event subprocess of a scope: mark the instance ERROR and end
 /// the activity with the activity error.
 fn on_error(cx: &Ctx, plane: &mut Plane, prefix: &str, t: TemplateRef) {
-    let mut p = Plane::default();
+    let mut p = Plane::new(format!("{prefix}_onError"));
     let s = p.add(
         format!("{prefix}_errorStart"),
         "call failed",
@@ -568,7 +597,7 @@ fn on_error(cx: &Ctx, plane: &mut Plane, prefix: &str, t: TemplateRef) {
     chain.then(
         format!("{prefix}_markError"),
         "instance ERROR".into(),
-        steps::mark_error(cx, &format!("{prefix}_markError"), t),
+        steps::mark_error(cx, t),
     );
     chain.then(
         format!("{prefix}_abort"),
@@ -611,23 +640,19 @@ fn each_instance(
         format!("list instances of {}", t.template_id(subject)),
         Kind::Http(Box::new(graph::Http {
             method: "GET",
-            url: format!(
-                "{} + {} + '?serviceInstanceId=' + {}",
-                var("serviceTemplateURL"),
-                literal(&path),
-                var("serviceInstanceID")
-            ),
+            url: concat(&[
+                Part::Var("serviceTemplateURL"),
+                Part::Lit(&format!("{path}?serviceInstanceId=")),
+                Part::Var("serviceInstanceID"),
+            ]),
             content_type: None,
             accept: "application/json",
             payload: None,
             outputs: vec![
-                (
-                    "httpStatus".into(),
-                    format!("check({})", literal(&format!("{a}_list"))),
-                ),
-                (ids.clone(), "jnum(body(), 'id').join(',')".into()),
-                (count.clone(), "jnum(body(), 'id').size()".into()),
-                (index.clone(), "0".into()),
+                steps::status_check(),
+                (ids.clone(), Value::Shared(Shared::InstanceIds)),
+                (count.clone(), Value::Shared(Shared::InstanceCount)),
+                (index.clone(), Value::Groovy("0".into())),
             ],
         })),
     );
@@ -643,16 +668,20 @@ fn each_instance(
     // One turn: locals for the instance and everything read below it.
     let current = format!("{}.split(',')[{} as int]", var(&ids), var(&index));
     let mut locals = vec![
-        (cx.names.id(subject).to_string(), current.clone()),
+        (
+            cx.names.id(subject).to_string(),
+            Value::Groovy(current.clone()),
+        ),
         (
             cx.names.url(subject).to_string(),
-            format!(
+            Value::Groovy(format!(
                 "{} + {} + '/' + {current}",
                 var("serviceTemplateURL"),
                 literal(&path)
-            ),
+            )),
         ),
     ];
+    let empty = || Value::Text("${''}".into());
     let mut local_templates = vec![subject];
     for s in &body.steps {
         if let crate::plugins::steps::Step::FollowRelationship { to, .. } = s {
@@ -661,18 +690,18 @@ fn each_instance(
     }
     for (k, &lt) in local_templates.iter().enumerate() {
         if k > 0 {
-            locals.push((cx.names.url(lt).to_string(), "''".into()));
-            locals.push((cx.names.id(lt).to_string(), "''".into()));
+            locals.push((cx.names.url(lt).to_string(), empty()));
+            locals.push((cx.names.id(lt).to_string(), empty()));
         }
         for (_, v) in cx.names.props_of(t, lt) {
-            locals.push((v.to_string(), "''".into()));
+            locals.push((v.to_string(), empty()));
         }
     }
     locals.dedup_by(|x, y| x.0 == y.0);
-    let mut turn = Plane::default();
+    let mut turn = Plane::new(format!("{a}_each"));
     let ts = turn.add(format!("{a}_turnStart"), "", Kind::Start(None));
     let mut inner = Chain::new(&mut turn, ts);
-    if let Some(kind) = steps::load_properties(cx, &format!("{a}_load"), subject) {
+    if let Some(kind) = steps::load_properties(cx, subject) {
         inner.then(
             format!("{a}_load"),
             format!("load properties of {}", t.template_id(subject)),
@@ -692,7 +721,10 @@ fn each_instance(
             expanded: false,
             repeat: Repeat::Once,
             locals,
-            outputs: vec![(index.clone(), format!("({} as int) + 1", var(&index)))],
+            outputs: vec![(
+                index.clone(),
+                Value::Groovy(format!("({} as int) + 1", var(&index))),
+            )],
         })),
     );
     let _ = each;

@@ -1,15 +1,17 @@
 //! Each language-neutral step as BPMN flow nodes, appended to a chain.
 //! REST calls (instance API, management bus) are service tasks with the
-//! Camunda Connect `http-connector`; values are computed by Groovy
-//! scripts in the connector's input and output mappings; a failed call
-//! throws the BPMN error `ToscaniniFailure`. Operations go through the
-//! management bus REST API, which answers asynchronously: the call is
-//! followed by a poll loop (timer, GET, exclusive split) and a script
-//! that stores the outputs.
+//! Camunda Connect `http-connector`; URLs and payloads are JUEL text where
+//! they only put variables and literals together, Groovy otherwise;
+//! answers are read by the shared scripts of the plan archive; a failed
+//! call throws the BPMN error `ToscaniniFailure`. Operations go through
+//! the management bus REST API, which answers asynchronously: the call is
+//! followed by a poll loop (timer, GET, exclusive split) and the shared
+//! script that stores the outputs.
 
 use super::Ctx;
-use super::expr::{literal, url_path, var};
-use super::graph::{Http, Kind, Plane};
+use super::expr::{Part, concat, juel_ident, literal, url_path, var};
+use super::graph::{Http, Kind, Plane, Script, Value};
+use super::scripts::Shared;
 use crate::model::TemplateRef;
 use crate::plugins::steps::{Invocation, Step, Strategy};
 
@@ -66,11 +68,11 @@ pub fn set_default(plane: &mut Plane, split: usize, flow: usize) {
 /// An HTTP service task.
 fn http(
     method: &'static str,
-    url: String,
+    url: Value,
     content_type: Option<&'static str>,
     accept: &'static str,
-    payload: Option<String>,
-    outputs: Vec<(String, String)>,
+    payload: Option<Value>,
+    outputs: Vec<(String, Value)>,
 ) -> Kind {
     Kind::Http(Box::new(Http {
         method,
@@ -83,69 +85,88 @@ fn http(
 }
 
 /// Output mapping that fails the task on a status outside 2xx.
-fn status_check(id: &str) -> (String, String) {
-    ("httpStatus".into(), format!("check({})", literal(id)))
+pub fn status_check() -> (String, Value) {
+    ("httpStatus".into(), Value::Shared(Shared::Check))
+}
+
+/// A literal payload (plain text when Camunda reads it as itself).
+pub fn text(s: &str) -> Value {
+    concat(&[Part::Lit(s)])
 }
 
 /// The instance URL variable of a template, or the service instance when
 /// it is not known yet (the error path marks the nearest known instance).
-fn state_url(cx: &Ctx, t: TemplateRef) -> String {
-    format!(
-        "({} ?: {}) + '/state'",
-        var(cx.names.url(t)),
-        var("serviceInstanceURL")
-    )
+fn state_url(cx: &Ctx, t: TemplateRef) -> Value {
+    let url = cx.names.url(t);
+    if juel_ident(url) {
+        Value::Text(format!(
+            "${{empty {url} ? serviceInstanceURL : {url}}}/state"
+        ))
+    } else {
+        Value::Groovy(format!(
+            "({} ?: {}) + '/state'",
+            var(url),
+            var("serviceInstanceURL")
+        ))
+    }
 }
 
 /// A task that sets the state of a template's current instance.
-pub fn set_state(cx: &Ctx, id: &str, t: TemplateRef, state: &str) -> Kind {
-    let _ = cx;
+pub fn set_state(cx: &Ctx, t: TemplateRef, state: &str) -> Kind {
     http(
         "PUT",
-        format!("{} + '/state'", var(cx.names.url(t))),
+        concat(&[Part::Var(cx.names.url(t)), Part::Lit("/state")]),
         Some("text/plain"),
         "application/json",
-        Some(literal(state)),
-        vec![status_check(id)],
+        Some(text(state)),
+        vec![status_check()],
     )
 }
 
 /// A task that marks the failing instance ERROR (error paths).
-pub fn mark_error(cx: &Ctx, _id: &str, t: TemplateRef) -> Kind {
+pub fn mark_error(cx: &Ctx, t: TemplateRef) -> Kind {
     http(
         "PUT",
         state_url(cx, t),
         Some("text/plain"),
         "application/json",
-        Some(literal("ERROR")),
-        vec![(
-            "httpStatus".into(),
-            "binding.variables.get('statusCode')".into(),
-        )],
+        Some(text("ERROR")),
+        vec![("httpStatus".into(), Value::Text("${statusCode}".into()))],
     )
 }
 
 /// Outputs that read every property of a template from a JSON map.
-fn load_outputs(cx: &Ctx, id: &str, t: TemplateRef) -> Vec<(String, String)> {
-    let mut out = vec![status_check(id)];
-    for (p, v) in cx.names.props_of(cx.topology, t) {
-        out.push((v.to_string(), format!("jstr(body(), {}) ?: ''", literal(p))));
+fn load_outputs(cx: &mut Ctx, t: TemplateRef) -> Vec<(String, Value)> {
+    let mut out = vec![status_check()];
+    let Ctx {
+        names,
+        topology,
+        properties,
+        ..
+    } = cx;
+    for (p, v) in names.props_of(topology, t) {
+        let value = match properties.get(p) {
+            Some(shared) => Value::Shared(shared),
+            None => Value::Groovy(format!("jstr(body(), {}) ?: ''", literal(p))),
+        };
+        out.push((v.to_string(), value));
     }
     out
 }
 
 /// A task that loads the properties of a template's current instance.
-pub fn load_properties(cx: &Ctx, id: &str, t: TemplateRef) -> Option<Kind> {
+pub fn load_properties(cx: &mut Ctx, t: TemplateRef) -> Option<Kind> {
     if cx.topology.properties(t).is_empty() {
         return None;
     }
+    let url = concat(&[Part::Var(cx.names.url(t)), Part::Lit("/properties")]);
     Some(http(
         "GET",
-        format!("{} + '/properties'", var(cx.names.url(t))),
+        url,
         None,
         "application/json",
         None,
-        load_outputs(cx, id, t),
+        load_outputs(cx, t),
     ))
 }
 
@@ -163,6 +184,15 @@ pub fn instances_path(cx: &Ctx, t: TemplateRef) -> String {
     }
 }
 
+/// Outputs of a POST that creates an instance: its URL and id.
+fn created(cx: &Ctx, r: TemplateRef) -> Vec<(String, Value)> {
+    vec![
+        status_check(),
+        (cx.names.url(r).into(), Value::Shared(Shared::InstanceUrl)),
+        (cx.names.id(r).into(), Value::Shared(Shared::InstanceId)),
+    ]
+}
+
 /// Append the nodes of one step. `p` is the id prefix of the step.
 pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: &str) {
     let t = cx.topology;
@@ -170,21 +200,14 @@ pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: &str) {
         Step::CreateNodeInstance(n) => {
             let r = TemplateRef::Node(*n);
             let node = &t.node(*n).id;
+            let path = instances_path(cx, r);
             let kind = http(
                 "POST",
-                format!(
-                    "{} + {}",
-                    var("serviceTemplateURL"),
-                    literal(&instances_path(cx, r))
-                ),
+                concat(&[Part::Var("serviceTemplateURL"), Part::Lit(&path)]),
                 Some("text/plain"),
                 "text/plain",
-                Some(var("serviceInstanceID")),
-                vec![
-                    status_check(p),
-                    (cx.names.url(r).into(), "url(body())".into()),
-                    (cx.names.id(r).into(), "last(url(body()))".into()),
-                ],
+                Some(concat(&[Part::Var("serviceInstanceID")])),
+                created(cx, r),
             );
             chain.then(p.into(), format!("register instance of {node}"), kind);
         }
@@ -197,26 +220,19 @@ pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: &str) {
                 var(cx.names.id(TemplateRef::Node(rt.source))),
                 var(cx.names.id(TemplateRef::Node(rt.target))),
             );
+            let path = instances_path(cx, r);
             let kind = http(
                 "POST",
-                format!(
-                    "{} + {}",
-                    var("serviceTemplateURL"),
-                    literal(&instances_path(cx, r))
-                ),
+                concat(&[Part::Var("serviceTemplateURL"), Part::Lit(&path)]),
                 Some("application/xml"),
                 "text/plain",
-                Some(payload),
-                vec![
-                    status_check(p),
-                    (cx.names.url(r).into(), "url(body())".into()),
-                    (cx.names.id(r).into(), "last(url(body()))".into()),
-                ],
+                Some(Value::Groovy(payload)),
+                created(cx, r),
             );
             chain.then(p.into(), format!("register relationship {}", rt.id), kind);
         }
         Step::SetState(r, state) => {
-            let kind = set_state(cx, p, *r, state);
+            let kind = set_state(cx, *r, state);
             chain.then(p.into(), format!("state {state}"), kind);
         }
         Step::StoreProperties(n) => {
@@ -258,41 +274,41 @@ pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: &str) {
             payload.push_str(&format!(" + {}", literal(&format!("</{prefix}{root}>"))));
             let kind = http(
                 "PUT",
-                format!("{} + '/properties'", var(cx.names.url(r))),
+                concat(&[Part::Var(cx.names.url(r)), Part::Lit("/properties")]),
                 Some("application/xml"),
                 "application/json",
-                Some(payload),
-                vec![status_check(p)],
+                Some(Value::Groovy(payload)),
+                vec![status_check()],
             );
             chain.then(p.into(), "store properties".into(), kind);
         }
         Step::FollowRelationship { rel, from, to } => {
             let rt = t.relationship(*rel);
             let to_ref = TemplateRef::Node(*to);
+            let query = format!(
+                "{}?source=",
+                instances_path(cx, TemplateRef::Relationship(*rel))
+            );
             let kind = http(
                 "GET",
-                format!(
-                    "{} + {} + '?source=' + {}",
-                    var("serviceTemplateURL"),
-                    literal(&instances_path(cx, TemplateRef::Relationship(*rel))),
-                    var(cx.names.id(TemplateRef::Node(*from)))
-                ),
+                concat(&[
+                    Part::Var("serviceTemplateURL"),
+                    Part::Lit(&query),
+                    Part::Var(cx.names.id(TemplateRef::Node(*from))),
+                ]),
                 None,
                 "application/json",
                 None,
                 vec![
-                    status_check(p),
-                    (
-                        cx.names.id(to_ref).into(),
-                        "(jnum(body(), 'target_node_template_instance_id') + [''])[0]".into(),
-                    ),
+                    status_check(),
+                    (cx.names.id(to_ref).into(), Value::Shared(Shared::TargetId)),
                     (
                         cx.names.url(to_ref).into(),
-                        format!(
+                        Value::Groovy(format!(
                             "{} + {} + '/' + (jnum(body(), 'target_node_template_instance_id') + [''])[0]",
                             var("serviceTemplateURL"),
                             literal(&instances_path(cx, to_ref))
-                        ),
+                        )),
                     ),
                 ],
             );
@@ -301,7 +317,7 @@ pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: &str) {
                 format!("follow {} to {}", rt.id, t.node(*to).id),
                 kind,
             );
-            if let Some(kind) = load_properties(cx, &format!("{p}_load"), to_ref) {
+            if let Some(kind) = load_properties(cx, to_ref) {
                 chain.then(
                     format!("{p}_load"),
                     format!("load properties of {}", t.node(*to).id),
@@ -318,22 +334,19 @@ fn is_xml_name(s: &str) -> bool {
     !s.is_empty() && crate::plan::ncname(s) == s
 }
 
-/// Pick an instance of a node by strategy and load its properties.
+/// Pick an instance of a node by strategy and load its properties. (Scale-out
+/// plans only: these scripts are written inline, with their messages.)
 fn select(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, strategy: &Strategy, p: &str) {
     let t = cx.topology;
     let r = TemplateRef::Node(n);
     let node = &t.node(n).id;
-    let list = format!(
-        "{} + {} + '?state=STARTED&serviceInstanceId=' + {}",
-        var("serviceTemplateURL"),
-        literal(&instances_path(cx, r)),
-        var("serviceInstanceID")
-    );
-    let base = format!(
-        "{} + {} + '/'",
-        var("serviceTemplateURL"),
-        literal(&instances_path(cx, r))
-    );
+    let path = instances_path(cx, r);
+    let list = concat(&[
+        Part::Var("serviceTemplateURL"),
+        Part::Lit(&format!("{path}?state=STARTED&serviceInstanceId=")),
+        Part::Var("serviceInstanceID"),
+    ]);
+    let base = format!("{} + {} + '/'", var("serviceTemplateURL"), literal(&path));
     let (choice, label) = match strategy {
         Strategy::FirstInstance => ("(jnum(body(), 'id') + [''])[0]".to_string(), "first"),
         Strategy::UserProvided(input) => (
@@ -359,12 +372,15 @@ fn select(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, strategy: &S
         Strategy::WorkloadBased(_) => cx.poll_var(p, "candidates"),
         _ => String::new(),
     };
-    let mut outputs = vec![("httpStatus".to_string(), check_some)];
+    let mut outputs = vec![("httpStatus".to_string(), Value::Groovy(check_some))];
     if let Strategy::WorkloadBased(_) = strategy {
-        outputs.push((candidates.clone(), "jnum(body(), 'id').join(',')".into()));
+        outputs.push((candidates.clone(), Value::Shared(Shared::InstanceIds)));
     }
-    outputs.push((cx.names.id(r).into(), choice.clone()));
-    outputs.push((cx.names.url(r).into(), format!("{base} + {choice}")));
+    outputs.push((cx.names.id(r).into(), Value::Groovy(choice.clone())));
+    outputs.push((
+        cx.names.url(r).into(),
+        Value::Groovy(format!("{base} + {choice}")),
+    ));
     chain.then(
         p.into(),
         format!("select {label} instance of {node}"),
@@ -394,10 +410,13 @@ fn select(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, strategy: &S
         chain.then(
             format!("{p}_compare"),
             format!("compare {prop} of {node} instances"),
-            Kind::Script(script),
+            Kind::Script(Box::new(Script {
+                script: Value::Groovy(script),
+                locals: Vec::new(),
+            })),
         );
     }
-    if let Some(kind) = load_properties(cx, &format!("{p}_load"), r) {
+    if let Some(kind) = load_properties(cx, r) {
         chain.then(
             format!("{p}_load"),
             format!("load properties of {node}"),
@@ -411,63 +430,82 @@ fn select(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, strategy: &S
 fn invoke(cx: &mut Ctx, chain: &mut Chain, inv: &Invocation, p: &str) {
     let t = cx.topology;
     let st = &t.service_template;
+    let template = t.template_id(inv.target).to_string();
+    // The JSON of the invocation: constant text is encoded here, values
+    // at run time with q().
+    enum Field {
+        Const(String),
+        Expr(String),
+    }
+    fn json(s: &str) -> String {
+        serde_json::Value::String(s.to_string()).to_string()
+    }
+    fn object(text: &mut String, pieces: &mut Vec<String>, fields: &[(&str, Field)]) {
+        for (i, (k, f)) in fields.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            text.push_str(&json(k));
+            text.push(':');
+            match f {
+                Field::Const(c) => text.push_str(&json(c)),
+                Field::Expr(e) => {
+                    pieces.push(literal(text));
+                    text.clear();
+                    pieces.push(format!("q({e})"));
+                }
+            }
+        }
+    }
     let mut info = vec![
-        ("csarID", var("csarID")),
+        ("csarID", Field::Expr(var("csarID"))),
         (
             "serviceTemplateID",
-            literal(&format!("{{{}}}{}", st.namespace, st.id)),
+            Field::Const(format!("{{{}}}{}", st.namespace, st.id)),
         ),
-        ("serviceInstanceID", var("serviceInstanceURL")),
+        ("serviceInstanceID", Field::Expr(var("serviceInstanceURL"))),
     ];
-    let template = t.template_id(inv.target).to_string();
     match inv.target {
         TemplateRef::Node(_) => {
-            info.push(("nodeTemplateID", literal(&template)));
-            info.push(("nodeInstanceID", var(cx.names.url(inv.target))));
+            info.push(("nodeTemplateID", Field::Const(template.clone())));
+            info.push(("nodeInstanceID", Field::Expr(var(cx.names.url(inv.target)))));
         }
-        TemplateRef::Relationship(_) => info.push(("relationshipTemplateID", literal(&template))),
+        TemplateRef::Relationship(_) => {
+            info.push(("relationshipTemplateID", Field::Const(template.clone())))
+        }
     }
-    info.push(("interface", literal(&inv.interface)));
-    info.push(("operation", literal(&inv.operation)));
-    let field = |(k, v): &(&str, String)| format!("q({}) + ':' + q({})", literal(k), v);
-    let info_json = info.iter().map(field).collect::<Vec<_>>().join(" + ',' + ");
-    let params: Vec<(&str, String)> = inv
+    info.push(("interface", Field::Const(inv.interface.clone())));
+    info.push(("operation", Field::Const(inv.operation.clone())));
+    let params: Vec<(&str, Field)> = inv
         .inputs
         .iter()
-        .map(|(n, b)| (n.as_str(), cx.expr(b)))
+        .map(|(n, b)| (n.as_str(), Field::Expr(cx.expr(b))))
         .collect();
-    let params_json = params
-        .iter()
-        .map(field)
-        .collect::<Vec<_>>()
-        .join(" + ',' + ");
-    let payload = format!(
-        "'{{\"invocation-information\":{{' + {info_json} + '}},\"params\":{{' + {} + '}}}}'",
-        if params_json.is_empty() {
-            "''".to_string()
-        } else {
-            params_json
-        }
-    );
+    // Pieces of JSON text and expressions, merged into one Groovy concatenation.
+    let mut json_text = String::from("{\"invocation-information\":{");
+    let mut pieces: Vec<String> = Vec::new();
+    object(&mut json_text, &mut pieces, &info);
+    json_text.push_str("},\"params\":{");
+    object(&mut json_text, &mut pieces, &params);
+    json_text.push_str("}}");
+    pieces.push(literal(&json_text));
+    let payload = pieces.join(" + ");
     let location = cx.poll_var(p, "location");
     let pending = cx.poll_var(p, "pending");
     let result = cx.poll_var(p, "result");
-    let bus = var(&cx.bus);
+    let bus = cx.bus.clone();
     chain.then(
         p.into(),
         format!("{} on {template}", inv.operation),
         http(
             "POST",
-            bus.clone(),
+            concat(&[Part::Var(&bus)]),
             Some("application/json"),
             "application/json",
-            Some(payload),
+            Some(Value::Groovy(payload)),
             vec![
-                status_check(p),
-                (
-                    location.clone(),
-                    "binding.variables.get('headers')?.find { k, _ -> k?.equalsIgnoreCase('Location') }?.value ?: ''".into(),
-                ),
+                status_check(),
+                (location.clone(), Value::Shared(Shared::Location)),
             ],
         ),
     );
@@ -482,17 +520,14 @@ fn invoke(cx: &mut Ctx, chain: &mut Chain, inv: &Invocation, p: &str) {
         format!("poll {}", inv.operation),
         http(
             "GET",
-            format!("new URI({bus}).resolve({}).toString()", var(&location)),
+            concat(&[Part::Var(&location)]),
             None,
             "application/json",
             None,
             vec![
-                status_check(&format!("{p}_poll")),
-                (
-                    pending.clone(),
-                    "(body() =~ '\"status\"\\\\s*:\\\\s*\"PENDING\"').find()".into(),
-                ),
-                (result.clone(), "body()".into()),
+                status_check(),
+                (pending.clone(), Value::Shared(Shared::Pending)),
+                (result.clone(), Value::Text("${response}".into())),
             ],
         ),
     );
@@ -501,27 +536,16 @@ fn invoke(cx: &mut Ctx, chain: &mut Chain, inv: &Invocation, p: &str) {
         .plane
         .connect_if(split, merge, Some(format!("${{{pending}}}")), "running");
     chain.default_next();
-    let mut script = format!(
-        "def r = {}\n\
-         def fault = jstr(r, 'Fault')\n\
-         if (fault != null) fail({} + fault)\n",
-        var(&result),
-        literal(&format!(
-            "{p}: {}/{} on {template} failed: ",
-            inv.interface, inv.operation
-        ))
-    );
+    let mut locals = vec![("result".to_string(), concat(&[Part::Var(&result)]))];
     for (o, prop) in &inv.outputs {
-        script.push_str(&format!(
-            "if (jstr(r, {}) != null) execution.setVariable({}, jstr(r, {}))\n",
-            literal(o),
-            literal(cx.names.prop(t, prop)),
-            literal(o)
-        ));
+        locals.push((format!("output:{o}"), text(cx.names.prop(t, prop))));
     }
     chain.then(
         format!("{p}_result"),
         format!("outputs of {}", inv.operation),
-        Kind::Script(script),
+        Kind::Script(Box::new(Script {
+            script: Value::Shared(Shared::OperationResult),
+            locals,
+        })),
     );
 }
