@@ -433,17 +433,27 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
         let host = plane.add(a.id.clone(), label, Kind::Sub(Box::new(sub)));
         node.push(host);
         if !empty {
+            // Any error ends the activity: mark its instance ERROR (a
+            // termination activity does that per instance, inside its loop)
+            // and throw the activity error.
             let catch = plane.add(
                 format!("{}_catch", a.id),
                 "",
                 Kind::Boundary { host, error: true },
             );
-            let end = plane.add(
+            let mut chain = Chain::new(&mut plane, catch);
+            if !plan.bodies[i].per_instance {
+                chain.then(
+                    format!("{}_markError", a.id),
+                    "instance ERROR".into(),
+                    steps::mark_error(cx, a.template),
+                );
+            }
+            chain.then(
                 format!("{}_failed", a.id),
-                "",
+                String::new(),
                 Kind::End(Some(ERR_ACTIVITY)),
             );
-            plane.connect(catch, end);
         }
         let comp = &plan.bodies[i].compensation;
         if !comp.is_empty() {
@@ -569,11 +579,7 @@ fn activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize) -> Sub {
         for (k, step) in body.steps.iter().enumerate() {
             steps::step(cx, &mut chain, step, &format!("{}_s{}", a.id, k + 1));
         }
-        let nonempty = chain.plane.nodes.len() > 1;
         chain.then(format!("{}_end", a.id), String::new(), Kind::End(None));
-        if nonempty {
-            on_error(cx, &mut plane, &a.id, a.template);
-        }
     }
     Sub {
         plane,
@@ -584,8 +590,9 @@ fn activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize) -> Sub {
     }
 }
 
-/// The error event subprocess of a scope: mark the instance ERROR and end
-/// the activity with the activity error.
+/// The error event subprocess of a loop turn: mark the turn's instance
+/// ERROR and end the activity with the activity error. (It runs inside the
+/// turn, where the instance's variables are.)
 fn on_error(cx: &Ctx, plane: &mut Plane, prefix: &str, t: TemplateRef) {
     let mut p = Plane::new(format!("{prefix}_onError"));
     let s = p.add(

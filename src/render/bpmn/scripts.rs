@@ -26,7 +26,8 @@ pub enum Shared {
     /// Where to poll an operation: the `Location` of the bus's answer,
     /// resolved against the bus URL.
     Location,
-    /// Whether the operation the bus answers about is still running.
+    /// Whether the operation the bus answers about is still running (fails
+    /// with the BPMN error when it ended in a fault).
     Pending,
     /// The ids of the instances in a list answer, comma separated.
     InstanceIds,
@@ -34,8 +35,8 @@ pub enum Shared {
     InstanceCount,
     /// The target instance id of the first relationship instance in a list answer.
     TargetId,
-    /// Script task after an operation: fail on a fault, store the outputs
-    /// (task locals `result` and `output:<name>` = variable).
+    /// Script task after an operation with outputs: store them (task
+    /// locals `result` and `output:<name>` = variable).
     OperationResult,
     /// A property of a JSON properties answer: index into the plan's
     /// property files ([`PropertyFiles`]).
@@ -101,8 +102,12 @@ impl Shared {
                 ),
             ),
             Shared::Pending => (
-                "Whether the operation the management bus answered about still runs.",
-                "(body() =~ '\"status\"\\\\s*:\\\\s*\"PENDING\"').find()".into(),
+                "Whether the operation the management bus answered about still runs;\n// the BPMN error ToscaniniFailure when it ended in a fault.",
+                "def pending = (body() =~ '\"status\"\\\\s*:\\\\s*\"PENDING\"').find()\n\
+                 def fault = pending ? null : jstr(body(), 'Fault')\n\
+                 if (fault != null) fail('operation failed: ' + fault)\n\
+                 pending"
+                    .into(),
             ),
             Shared::InstanceIds => (
                 "The ids of the listed instances, comma separated.",
@@ -117,10 +122,8 @@ impl Shared {
                 "(jnum(body(), 'target_node_template_instance_id') + [''])[0]".into(),
             ),
             Shared::OperationResult => (
-                "Script task after an operation: fail with the BPMN error when the\n// management bus answered with a fault, else store the operation's\n// outputs. Local variables of the task: `result` (the answer) and, per\n// output, `output:<name>` = the variable that receives it.",
+                "Script task after an operation with outputs: store them (the poll\n// has checked for a fault). Local variables of the task: `result` (the\n// answer) and, per output, `output:<name>` = the variable that receives it.",
                 "def r = v('result')\n\
-                 def fault = jstr(r, 'Fault')\n\
-                 if (fault != null) fail(execution.currentActivityId + ': operation failed: ' + fault)\n\
                  execution.variablesLocal.each { k, n ->\n\
                  \x20 if (k.startsWith('output:')) {\n\
                  \x20   def o = jstr(r, k.substring(7))\n\

@@ -5,8 +5,9 @@
 //! answers are read by the shared scripts of the plan archive; a failed
 //! call throws the BPMN error `ToscaniniFailure`. Operations go through
 //! the management bus REST API, which answers asynchronously: the call is
-//! followed by a poll loop (timer, GET, exclusive split) and the shared
-//! script that stores the outputs.
+//! followed by a poll loop (timer, GET, exclusive split; the poll fails
+//! when the operation ended in a fault) and, for an operation with
+//! outputs, the shared script that stores them.
 
 use super::Ctx;
 use super::expr::{Part, concat, juel_ident, literal, url_path, var};
@@ -536,6 +537,11 @@ fn invoke(cx: &mut Ctx, chain: &mut Chain, inv: &Invocation, p: &str) {
         .plane
         .connect_if(split, merge, Some(format!("${{{pending}}}")), "running");
     chain.default_next();
+    // pending.groovy has failed the poll if the operation ended in a
+    // fault; what is left is storing the outputs, if there are any.
+    if inv.outputs.is_empty() {
+        return;
+    }
     let mut locals = vec![("result".to_string(), concat(&[Part::Var(&result)]))];
     for (o, prop) in &inv.outputs {
         locals.push((format!("output:{o}"), text(cx.names.prop(t, prop))));
