@@ -7,14 +7,15 @@
 //! missing ones to `''`) and whose names are JUEL identifiers; anything
 //! else is Groovy.
 
-use super::graph::Value;
+use super::graph::{Text, Value};
 use super::names::Names;
 use crate::model::Topology;
 use crate::plugins::steps::Binding;
 
-/// A Groovy string literal (single quotes; `\`, `'` and line breaks escaped).
-pub fn literal(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
+/// Append a Groovy string literal (single quotes; `\`, `'` and line
+/// breaks escaped).
+pub fn push_literal(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
     out.push('\'');
     for c in s.chars() {
         match c {
@@ -23,17 +24,32 @@ pub fn literal(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            '$' => out.push('$'), // single-quoted Groovy strings do not interpolate
+            // single-quoted Groovy strings do not interpolate `$`
             c => out.push(c),
         }
     }
     out.push('\'');
+}
+
+/// A Groovy string literal.
+pub fn literal(s: &str) -> String {
+    let mut out = String::new();
+    push_literal(&mut out, s);
     out
+}
+
+/// Append the Groovy that reads a variable: `v('name')`.
+pub fn push_var(out: &mut String, name: &str) {
+    out.push_str("v(");
+    push_literal(out, name);
+    out.push(')');
 }
 
 /// Reading a variable.
 pub fn var(name: &str) -> String {
-    format!("v({})", literal(name))
+    let mut out = String::new();
+    push_var(&mut out, name);
+    out
 }
 
 /// A piece of a concatenation.
@@ -86,7 +102,7 @@ fn juel_text(s: &str) -> bool {
 /// A concatenation as a parameter value: JUEL text when it can be (Camunda
 /// trims text content, so a lone literal must not start or end with
 /// white space), Groovy otherwise.
-pub fn concat(parts: &[Part]) -> Value {
+pub fn concat(text: &mut Text, parts: &[Part]) -> Value {
     let juel = parts.iter().all(|p| match p {
         Part::Lit(s) => juel_text(s),
         Part::Var(v) => juel_ident(v),
@@ -96,36 +112,37 @@ pub fn concat(parts: &[Part]) -> Value {
         _ => true,
     };
     if juel {
-        let mut out = String::new();
-        for p in parts {
-            match p {
-                Part::Lit(s) => out.push_str(s),
-                Part::Var(v) => {
-                    out.push_str("${");
-                    out.push_str(v);
-                    out.push('}');
+        Value::Text(text.build(|out| {
+            for p in parts {
+                match p {
+                    Part::Lit(s) => out.push_str(s),
+                    Part::Var(v) => {
+                        out.push_str("${");
+                        out.push_str(v);
+                        out.push('}');
+                    }
                 }
             }
-        }
-        Value::Text(out)
+        }))
     } else {
-        Value::Groovy(groovy(parts))
+        Value::Groovy(text.build(|out| push_groovy(out, parts)))
     }
 }
 
-/// A concatenation as a Groovy expression.
-pub fn groovy(parts: &[Part]) -> String {
+/// Append a concatenation as a Groovy expression.
+pub fn push_groovy(out: &mut String, parts: &[Part]) {
     if parts.is_empty() {
-        return "''".into();
+        out.push_str("''");
     }
-    parts
-        .iter()
-        .map(|p| match p {
-            Part::Lit(s) => literal(s),
-            Part::Var(v) => var(v),
-        })
-        .collect::<Vec<_>>()
-        .join(" + ")
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push_str(" + ");
+        }
+        match p {
+            Part::Lit(s) => push_literal(out, s),
+            Part::Var(v) => push_var(out, v),
+        }
+    }
 }
 
 /// Percent-encode each segment of a CSAR path for use in a URL.
@@ -136,59 +153,66 @@ pub fn url_path(path: &str) -> String {
         .join("/")
 }
 
-/// The expression for a binding. `input` maps a plan input to its variable.
+/// Append the Groovy expression of a binding. `input` maps a plan input
+/// to its variable.
 pub fn expr(
+    out: &mut String,
     b: &Binding,
     topology: &Topology,
     names: &Names,
     input: &dyn Fn(&str) -> String,
-) -> String {
+) {
     match b {
-        Binding::Property(p) => var(names.prop(topology, p)),
-        Binding::Input(n) => var(&input(n)),
-        Binding::Literal(s) => literal(s),
-        Binding::ArtifactUrl(path) => format!(
-            "{} + {}",
-            var(&input(crate::plugins::complete::CSAR_ENTRYPOINT)),
-            literal(&format!("/Content/{}", url_path(path)))
-        ),
-        Binding::InstanceId(t) => var(names.id(*t)),
+        Binding::Property(p) => push_var(out, names.prop(topology, p)),
+        Binding::Input(n) => push_var(out, &input(n)),
+        Binding::Literal(s) => push_literal(out, s),
+        Binding::ArtifactUrl(path) => {
+            push_var(out, &input(crate::plugins::complete::CSAR_ENTRYPOINT));
+            out.push_str(" + ");
+            push_literal(out, &format!("/Content/{}", url_path(path)));
+        }
+        Binding::InstanceId(t) => push_var(out, names.id(*t)),
         Binding::Concat(parts) => match parts.len() {
-            0 => "''".to_string(),
-            1 => expr(&parts[0], topology, names, input),
-            _ => format!(
-                "({})",
-                parts
-                    .iter()
-                    .map(|p| expr(p, topology, names, input))
-                    .collect::<Vec<_>>()
-                    .join(" + ")
-            ),
+            0 => out.push_str("''"),
+            1 => expr(out, &parts[0], topology, names, input),
+            _ => {
+                out.push('(');
+                for (i, p) in parts.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(" + ");
+                    }
+                    expr(out, p, topology, names, input);
+                }
+                out.push(')');
+            }
         },
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Part, Value, concat};
+    use super::{Part, Text, Value, concat};
+
+    fn show(parts: &[Part]) -> String {
+        let mut text = Text::default();
+        match concat(&mut text, parts) {
+            Value::Text(s) => format!("juel {}", text.get(s)),
+            Value::Groovy(s) => format!("groovy {}", text.get(s)),
+            Value::Shared(s) => format!("{s:?}"),
+        }
+    }
 
     #[test]
     fn juel_where_it_means_the_same() {
         assert_eq!(
-            concat(&[Part::Var("a_url"), Part::Lit("/state")]),
-            Value::Text("${a_url}/state".into())
+            show(&[Part::Var("a_url"), Part::Lit("/state")]),
+            "juel ${a_url}/state"
         );
-        assert_eq!(
-            concat(&[Part::Var("my-input")]),
-            Value::Groovy("v('my-input')".into())
-        );
-        assert_eq!(concat(&[Part::Lit("a$b")]), Value::Groovy("'a$b'".into()));
-        assert_eq!(concat(&[Part::Lit(" x")]), Value::Groovy("' x'".into()));
-        assert_eq!(
-            concat(&[Part::Var("task")]),
-            Value::Groovy("v('task')".into())
-        );
-        assert_eq!(concat(&[]), Value::Groovy("''".into()));
+        assert_eq!(show(&[Part::Var("my-input")]), "groovy v('my-input')");
+        assert_eq!(show(&[Part::Lit("a$b")]), "groovy 'a$b'");
+        assert_eq!(show(&[Part::Lit(" x")]), "groovy ' x'");
+        assert_eq!(show(&[Part::Var("task")]), "groovy v('task')");
+        assert_eq!(show(&[]), "groovy ''");
     }
 
     #[test]

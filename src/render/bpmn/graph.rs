@@ -9,17 +9,78 @@
 //! node, which node is the host of this boundary event) is answered in
 //! constant time from [`Adjacency`], never by a scan of the plane.
 
+use std::cell::OnceCell;
+use std::fmt::Write as _;
+
 use super::scripts::Shared;
 
+/// A piece of a plan's [`Text`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Str {
+    start: usize,
+    end: usize,
+}
+
+impl Str {
+    /// Whether the piece is empty.
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+}
+
+/// The text of a plan's model (ids, labels, values) in one buffer, so that
+/// building the model does not allocate per element.
+#[derive(Debug, Default)]
+pub struct Text {
+    buf: String,
+}
+
+impl Text {
+    /// Add a piece of text.
+    pub fn add(&mut self, s: &str) -> Str {
+        let start = self.buf.len();
+        self.buf.push_str(s);
+        Str {
+            start,
+            end: self.buf.len(),
+        }
+    }
+
+    /// Add formatted text.
+    pub fn fmt(&mut self, args: std::fmt::Arguments) -> Str {
+        let start = self.buf.len();
+        let _ = self.buf.write_fmt(args);
+        Str {
+            start,
+            end: self.buf.len(),
+        }
+    }
+
+    /// Add text written by `f` into the buffer.
+    pub fn build(&mut self, f: impl FnOnce(&mut String)) -> Str {
+        let start = self.buf.len();
+        f(&mut self.buf);
+        Str {
+            start,
+            end: self.buf.len(),
+        }
+    }
+
+    /// The text of a piece.
+    pub fn get(&self, s: Str) -> &str {
+        &self.buf[s.start..s.end]
+    }
+}
+
 /// The value of a Camunda input or output parameter.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Value {
     /// Text content: a constant or a JUEL expression (`${name}`), which
     /// Camunda evaluates against the variables in scope. Written escaped.
-    Text(String),
+    Text(Str),
     /// An inline Groovy script; the helpers of the prelude it calls are
     /// put in front of it when it is written.
-    Groovy(String),
+    Groovy(Str),
     /// A shared Groovy script of the plan archive (`deployment://…`).
     Shared(Shared),
 }
@@ -38,7 +99,7 @@ pub struct Http {
     /// The payload, if any.
     pub payload: Option<Value>,
     /// Output variables: name and value over `statusCode`, `response`, `headers`.
-    pub outputs: Vec<(String, Value)>,
+    pub outputs: Vec<(Str, Value)>,
 }
 
 /// A script task.
@@ -48,7 +109,7 @@ pub struct Script {
     pub script: Value,
     /// Local variables of the task (its input mapping), which parameterise
     /// a shared script.
-    pub locals: Vec<(String, Value)>,
+    pub locals: Vec<(Str, Value)>,
 }
 
 /// How a subprocess repeats.
@@ -103,18 +164,18 @@ pub struct Sub {
     /// Loop, compensation handler or event subprocess.
     pub repeat: Repeat,
     /// Local variables created when it starts.
-    pub locals: Vec<(String, Value)>,
+    pub locals: Vec<(Str, Value)>,
     /// Output variables set when it ends.
-    pub outputs: Vec<(String, Value)>,
+    pub outputs: Vec<(Str, Value)>,
 }
 
 /// A flow node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Node {
     /// Element id (an NCName, prefixed by its activity's id).
-    pub id: String,
-    /// Label.
-    pub name: String,
+    pub id: Str,
+    /// Label (empty: none).
+    pub name: Str,
     /// What it is.
     pub kind: Kind,
 }
@@ -128,7 +189,7 @@ pub struct Flow {
     /// Target node index.
     pub to: usize,
     /// JUEL condition, for flows out of an exclusive split.
-    pub condition: Option<String>,
+    pub condition: Option<Str>,
     /// Label.
     pub name: &'static str,
 }
@@ -137,7 +198,7 @@ pub struct Flow {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Association {
     /// Element id.
-    pub id: String,
+    pub id: Str,
     /// The boundary event (node index).
     pub from: usize,
     /// The handler (node index).
@@ -150,43 +211,37 @@ pub struct Plane {
     /// Prefix of the ids of its flows: the id of the subprocess it is the
     /// content of (so flows inside an activity start with its id), or
     /// `plan` for the process.
-    pub prefix: String,
+    pub prefix: Str,
     /// Flow nodes, in creation order (which is also the reading order).
     pub nodes: Vec<Node>,
     /// Sequence flows.
     pub flows: Vec<Flow>,
     /// Associations from compensation boundary events to their handlers.
     pub associations: Vec<Association>,
+    /// Incoming and outgoing flows, built on first use once the plane is complete.
+    adjacency: OnceCell<Adjacency>,
 }
 
 impl Plane {
     /// An empty plane whose flows get ids starting with `prefix`.
-    pub fn new(prefix: impl Into<String>) -> Plane {
+    pub fn new(prefix: Str) -> Plane {
         Plane {
-            prefix: prefix.into(),
+            prefix,
             ..Plane::default()
         }
     }
 
     /// Write the id of flow `k`.
-    pub fn flow_id(&self, k: usize, out: &mut String) {
-        use std::fmt::Write as _;
-        let _ = write!(out, "{}_f{}", self.prefix, k + 1);
+    pub fn flow_id(&self, text: &Text, k: usize, out: &mut String) {
+        out.push_str(text.get(self.prefix));
+        out.push_str("_f");
+        push_uint(out, k as u64 + 1);
     }
 
     /// Add a node; returns its index.
-    pub fn add(&mut self, id: impl Into<String>, name: impl Into<String>, kind: Kind) -> usize {
-        self.nodes.push(Node {
-            id: id.into(),
-            name: name.into(),
-            kind,
-        });
+    pub fn add(&mut self, id: Str, name: Str, kind: Kind) -> usize {
+        self.nodes.push(Node { id, name, kind });
         self.nodes.len() - 1
-    }
-
-    /// The id of node `i`.
-    pub fn id(&self, i: usize) -> &str {
-        &self.nodes[i].id
     }
 
     /// Add a sequence flow; returns its index.
@@ -199,7 +254,7 @@ impl Plane {
         &mut self,
         from: usize,
         to: usize,
-        condition: Option<String>,
+        condition: Option<Str>,
         name: &'static str,
     ) -> usize {
         self.flows.push(Flow {
@@ -212,19 +267,41 @@ impl Plane {
     }
 
     /// Add an association from a compensation boundary event to its handler.
-    pub fn associate(&mut self, id: String, from: usize, to: usize) {
+    pub fn associate(&mut self, id: Str, from: usize, to: usize) {
         self.associations.push(Association { id, from, to });
     }
 
-    /// Incoming and outgoing flows of every node.
-    pub fn adjacency(&self) -> Adjacency {
-        Adjacency::new(self.nodes.len(), self.flows.iter().map(|f| (f.from, f.to)))
+    /// Incoming and outgoing flows of every node (built on the first call;
+    /// the plane is not to change after that).
+    pub fn adjacency(&self) -> &Adjacency {
+        let a = self.adjacency.get_or_init(|| {
+            Adjacency::new(self.nodes.len(), self.flows.iter().map(|f| (f.from, f.to)))
+        });
+        debug_assert_eq!(a.out.len(), self.flows.len(), "plane changed after use");
+        a
+    }
+}
+
+/// Append a number in decimal.
+pub fn push_uint(out: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &b in &buf[i..] {
+        out.push(b as char);
     }
 }
 
 /// Flows into and out of every node of a plane, in flow order: compressed
 /// lists, built in one pass.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Adjacency {
     out_start: Vec<usize>,
     out: Vec<usize>,
@@ -282,14 +359,16 @@ mod tests {
 
     #[test]
     fn flows_are_numbered_in_their_plane_and_indexed() {
-        let mut p = Plane::new("A");
-        let a1 = p.add("A_s1", "", Kind::And);
-        let a2 = p.add("A_s2", "", Kind::And);
+        let mut text = Text::default();
+        let mut p = Plane::new(text.add("A"));
+        let a1 = p.add(text.add("A_s1"), Str::default(), Kind::And);
+        let a2 = p.add(text.add("A_s2"), Str::default(), Kind::And);
         let f1 = p.connect(a1, a2);
         let f2 = p.connect(a1, a2);
         let mut id = String::new();
-        p.flow_id(f2, &mut id);
+        p.flow_id(&text, f2, &mut id);
         assert_eq!(id, "A_f2");
+        assert_eq!(text.get(p.nodes[a2].id), "A_s2");
         let adj = p.adjacency();
         assert_eq!(adj.outgoing(a1), &[f1, f2]);
         assert_eq!(adj.incoming(a2), &[f1, f2]);

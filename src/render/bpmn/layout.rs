@@ -12,8 +12,9 @@
 //! Integer coordinates only, so the output is the same on every machine.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::hash::BuildHasherDefault;
 
-use super::graph::{Adjacency, Kind, Plane, Repeat};
+use super::graph::{Adjacency, Kind, Plane, Repeat, Text};
 
 /// A shape's bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,15 +112,14 @@ fn size(kind: &Kind, expanded: Option<(i64, i64)>) -> (i64, i64) {
 }
 
 /// Lay out a process plane: its diagram first, then one per collapsed subprocess.
-pub fn layout<'a>(process: &'a str, plane: &'a Plane) -> Vec<Diagram<'a>> {
+pub fn layout<'a>(text: &'a Text, process: &'a str, plane: &'a Plane) -> Vec<Diagram<'a>> {
     let mut out = vec![Diagram {
         element: process,
         ..Diagram::default()
     }];
-    let placed = place(plane, &mut out);
-    let mut main = std::mem::take(&mut out[0]);
-    translate(&placed, 100, 80, &mut main);
-    out[0] = main;
+    let placed = place(text, plane, &mut out);
+    let main = &mut out[0];
+    append(placed, 100, 80, &mut main.shapes, &mut main.edges);
     out
 }
 
@@ -131,22 +131,64 @@ struct Placed<'a> {
     h: i64,
 }
 
-fn translate<'a>(p: &Placed<'a>, dx: i64, dy: i64, d: &mut Diagram<'a>) {
-    d.shapes.reserve(p.shapes.len());
-    for s in &p.shapes {
-        let mut s = s.clone();
+/// Move a placed plane by (dx, dy) onto the end of `shapes` and `edges`.
+fn append<'a>(
+    mut p: Placed<'a>,
+    dx: i64,
+    dy: i64,
+    shapes: &mut Vec<Shape<'a>>,
+    edges: &mut Vec<Edge<'a>>,
+) {
+    for s in &mut p.shapes {
         s.bounds.x += dx;
         s.bounds.y += dy;
-        d.shapes.push(s);
     }
-    d.edges.reserve(p.edges.len());
-    for e in &p.edges {
-        d.edges.push(Edge {
-            element: e.element,
-            points: e.points.iter().map(|(x, y)| (x + dx, y + dy)).collect(),
-        });
+    for e in &mut p.edges {
+        for (x, y) in &mut e.points {
+            *x += dx;
+            *y += dy;
+        }
+    }
+    if shapes.is_empty() {
+        *shapes = p.shapes;
+    } else {
+        shapes.append(&mut p.shapes);
+    }
+    if edges.is_empty() {
+        *edges = p.edges;
+    } else {
+        edges.append(&mut p.edges);
     }
 }
+
+/// A hasher for small integer keys (indices, coordinates): the layout's
+/// maps are looked up once per flow or shape, where SipHash costs more
+/// than the rest of the work.
+#[derive(Default, Clone, Copy)]
+struct IntHasher(u64);
+
+impl std::hash::Hasher for IntHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    fn write_i64(&mut self, n: i64) {
+        self.write_u64(n as u64);
+    }
+}
+
+type IntMap<K, V> = HashMap<K, V, BuildHasherDefault<IntHasher>>;
+type IntSet<K> = HashSet<K, BuildHasherDefault<IntHasher>>;
 
 /// A cell of the grid: a node, or a place a long edge passes through.
 #[derive(Clone, Copy)]
@@ -161,24 +203,23 @@ enum Cell {
 /// into diagrams of their own, appended to `diagrams`. Every step is
 /// linear in the plane's nodes, flows and the cells long edges pass
 /// through.
-fn place<'a>(plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) -> Placed<'a> {
+fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) -> Placed<'a> {
     let n = plane.nodes.len();
     // Children first: expanded ones give their size, collapsed ones a diagram.
     let mut inner: Vec<Option<Placed<'a>>> = (0..n).map(|_| None).collect();
     for (i, node) in plane.nodes.iter().enumerate() {
         if let Kind::Sub(s) = &node.kind {
             if s.expanded {
-                inner[i] = Some(place(&s.plane, diagrams));
+                inner[i] = Some(place(text, &s.plane, diagrams));
             } else {
                 let index = diagrams.len();
                 diagrams.push(Diagram {
-                    element: &node.id,
+                    element: text.get(node.id),
                     ..Diagram::default()
                 });
-                let p = place(&s.plane, diagrams);
-                let mut d = std::mem::take(&mut diagrams[index]);
-                translate(&p, 100, 80, &mut d);
-                diagrams[index] = d;
+                let p = place(text, &s.plane, diagrams);
+                let d = &mut diagrams[index];
+                append(p, 100, 80, &mut d.shapes, &mut d.edges);
             }
         }
     }
@@ -242,7 +283,7 @@ fn place<'a>(plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) -> Placed<'a> {
     // Back edges: found by a depth-first search from the start events.
     // A stack entry is a node and the position in its outgoing flows
     // where the search goes on.
-    let mut back: HashSet<(usize, usize)> = HashSet::new();
+    let mut back: IntSet<(usize, usize)> = IntSet::default();
     let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
     for &root in &grid {
         if state[root] != 0 {
@@ -273,7 +314,7 @@ fn place<'a>(plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) -> Placed<'a> {
     }
     // Forward edges, and for every flow the first forward edge with its ends.
     let mut forward: Vec<(usize, usize)> = Vec::new();
-    let mut first_forward: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut first_forward: IntMap<(usize, usize), usize> = IntMap::default();
     let mut flow_forward: Vec<Option<usize>> = vec![None; plane.flows.len()];
     for (k, f) in plane.flows.iter().enumerate() {
         let pair = (f.from, f.to);
@@ -531,7 +572,7 @@ fn place<'a>(plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) -> Placed<'a> {
     // Edges.
     // Loops return below everything on their row between their ends: the
     // shapes of each row, by x, to find the lowest in a range quickly.
-    let mut rows: HashMap<i64, (i64, Vec<usize>)> = HashMap::new(); // widest shape, shapes
+    let mut rows: IntMap<i64, (i64, Vec<usize>)> = IntMap::default(); // widest shape, shapes
     if !back.is_empty() {
         for (i, b) in at.iter().enumerate() {
             let row = rows.entry(b.cy()).or_default();
@@ -613,7 +654,7 @@ fn place<'a>(plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) -> Placed<'a> {
         let (s, t) = (at[a.from], at[a.to]);
         let x = s.cx().clamp(t.x + 1, t.right() - 1);
         edges.push(Edge {
-            element: EdgeOf::Association(&a.id),
+            element: EdgeOf::Association(text.get(a.id)),
             points: vec![(s.cx(), s.bottom()), (x, t.y)],
         });
     }
@@ -621,7 +662,7 @@ fn place<'a>(plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) -> Placed<'a> {
     // Shapes in plane order; the content of expanded subprocesses follows
     // their own shape, and their edges follow this plane's.
     let mut all_shapes: Vec<Shape<'a>> = Vec::with_capacity(n);
-    let mut nested = Diagram::default();
+    let mut nested_edges: Vec<Edge<'a>> = Vec::new();
     for (i, node) in plane.nodes.iter().enumerate() {
         let b = at[i];
         let expanded = match &node.kind {
@@ -629,17 +670,15 @@ fn place<'a>(plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) -> Placed<'a> {
             _ => None,
         };
         all_shapes.push(Shape {
-            id: &node.id,
+            id: text.get(node.id),
             bounds: b,
             expanded,
         });
-        if let Some(p) = &inner[i] {
-            let before = nested.shapes.len();
-            translate(p, b.x, b.y, &mut nested);
-            all_shapes.extend(nested.shapes.drain(before..));
+        if let Some(p) = inner[i].take() {
+            append(p, b.x, b.y, &mut all_shapes, &mut nested_edges);
         }
     }
-    edges.extend(nested.edges);
+    edges.append(&mut nested_edges);
     let w = all_shapes
         .iter()
         .map(|s| s.bounds.right())

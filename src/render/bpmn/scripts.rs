@@ -270,12 +270,33 @@ impl Library {
         Library { helpers, header }
     }
 
-    /// The helpers a script body needs, as a bit set.
+    /// The helpers a script body needs, as a bit set: one pass over the
+    /// body, looking at every name followed by `(`.
     fn needs(&self, body: &str) -> u32 {
-        self.helpers
-            .iter()
-            .filter(|h| calls(body, &h.call))
-            .fold(0, |m, h| m | h.needs)
+        let bytes = body.as_bytes();
+        let name_char = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+        let mut needs = 0;
+        let mut start = None;
+        for (i, &c) in bytes.iter().enumerate() {
+            if name_char(c) {
+                start.get_or_insert(i);
+                continue;
+            }
+            if let Some(s) = start.take() {
+                let called = c == b'(' && (s == 0 || bytes[s - 1] != b'.');
+                if called {
+                    let name = &body[s..i];
+                    if let Some(h) = self
+                        .helpers
+                        .iter()
+                        .find(|h| &h.call[..h.call.len() - 1] == name)
+                    {
+                        needs |= h.needs;
+                    }
+                }
+            }
+        }
+        needs
     }
 
     /// Write a script body with the helpers it needs in front (compact

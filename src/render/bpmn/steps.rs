@@ -9,15 +9,60 @@
 //! when the operation ended in a fault) and, for an operation with
 //! outputs, the shared script that stores them.
 
+use std::fmt::{self, Write as _};
+
 use super::Ctx;
-use super::expr::{Part, concat, juel_ident, literal, url_path, var};
-use super::graph::{Http, Kind, Plane, Script, Value};
+use super::expr::{Part, concat, juel_ident, push_literal, push_var};
+use super::graph::{Http, Kind, Plane, Script, Str, Text, Value};
 use super::scripts::Shared;
 use crate::model::TemplateRef;
 use crate::plugins::steps::{Invocation, Step, Strategy};
 
 /// How long the poll loop waits between two looks at a running operation.
 pub const POLL_INTERVAL: &str = "PT5S";
+
+/// The id prefix of a step's elements: `<base><suffix><n>`, e.g.
+/// `Tomcat_provision_s3` (base `Tomcat_provision`, suffix `_s`, n 3).
+#[derive(Clone, Copy, Debug)]
+pub struct Prefix<'a> {
+    /// The activity id.
+    pub base: &'a str,
+    /// What follows it (`_s`, `_c`, `_turn`, or nothing).
+    pub suffix: &'static str,
+    /// The step number, if any.
+    pub n: Option<usize>,
+}
+
+impl<'a> Prefix<'a> {
+    /// The activity itself.
+    pub fn of(base: &'a str) -> Prefix<'a> {
+        Prefix {
+            base,
+            suffix: "",
+            n: None,
+        }
+    }
+
+    /// Step `n` (`_s<n>`, compensation `_c<n>`).
+    pub fn step(base: &'a str, suffix: &'static str, n: usize) -> Prefix<'a> {
+        Prefix {
+            base,
+            suffix,
+            n: Some(n),
+        }
+    }
+}
+
+impl fmt::Display for Prefix<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.base)?;
+        f.write_str(self.suffix)?;
+        if let Some(n) = self.n {
+            write!(f, "{n}")?;
+        }
+        Ok(())
+    }
+}
 
 /// A chain of nodes: each added node follows the previous one.
 pub struct Chain<'p> {
@@ -40,7 +85,7 @@ impl<'p> Chain<'p> {
     }
 
     /// Append a node; returns its index.
-    pub fn then(&mut self, id: String, name: String, kind: Kind) -> usize {
+    pub fn then(&mut self, id: Str, name: Str, kind: Kind) -> usize {
         let i = self.plane.add(id, name, kind);
         self.link_to(i);
         i
@@ -73,7 +118,7 @@ fn http(
     content_type: Option<&'static str>,
     accept: &'static str,
     payload: Option<Value>,
-    outputs: Vec<(String, Value)>,
+    outputs: Vec<(Str, Value)>,
 ) -> Kind {
     Kind::Http(Box::new(Http {
         method,
@@ -86,244 +131,222 @@ fn http(
 }
 
 /// Output mapping that fails the task on a status outside 2xx.
-pub fn status_check() -> (String, Value) {
-    ("httpStatus".into(), Value::Shared(Shared::Check))
+pub fn status_check(text: &mut Text) -> (Str, Value) {
+    (text.add("httpStatus"), Value::Shared(Shared::Check))
 }
 
 /// A literal payload (plain text when Camunda reads it as itself).
-pub fn text(s: &str) -> Value {
-    concat(&[Part::Lit(s)])
+pub fn literal_value(text: &mut Text, s: &str) -> Value {
+    concat(text, &[Part::Lit(s)])
+}
+
+/// An inline Groovy value written by `f`.
+pub fn groovy(text: &mut Text, f: impl FnOnce(&mut String)) -> Value {
+    Value::Groovy(text.build(f))
 }
 
 /// The instance URL variable of a template, or the service instance when
 /// it is not known yet (the error path marks the nearest known instance).
-fn state_url(cx: &Ctx, t: TemplateRef) -> Value {
+fn state_url(cx: &mut Ctx, t: TemplateRef) -> Value {
     let url = cx.names.url(t);
     if juel_ident(url) {
-        Value::Text(format!(
+        Value::Text(cx.text.fmt(format_args!(
             "${{empty {url} ? serviceInstanceURL : {url}}}/state"
-        ))
+        )))
     } else {
-        Value::Groovy(format!(
-            "({} ?: {}) + '/state'",
-            var(url),
-            var("serviceInstanceURL")
-        ))
+        groovy(&mut cx.text, |o| {
+            o.push('(');
+            push_var(o, url);
+            o.push_str(" ?: ");
+            push_var(o, "serviceInstanceURL");
+            o.push_str(") + '/state'");
+        })
     }
 }
 
 /// A task that sets the state of a template's current instance.
-pub fn set_state(cx: &Ctx, t: TemplateRef, state: &str) -> Kind {
+pub fn set_state(cx: &mut Ctx, t: TemplateRef, state: &str) -> Kind {
+    let url = concat(
+        &mut cx.text,
+        &[Part::Var(cx.names.url(t)), Part::Lit("/state")],
+    );
+    let payload = literal_value(&mut cx.text, state);
+    let check = status_check(&mut cx.text);
     http(
         "PUT",
-        concat(&[Part::Var(cx.names.url(t)), Part::Lit("/state")]),
+        url,
         Some("text/plain"),
         "application/json",
-        Some(text(state)),
-        vec![status_check()],
+        Some(payload),
+        vec![check],
     )
 }
 
 /// A task that marks the failing instance ERROR (error paths).
-pub fn mark_error(cx: &Ctx, t: TemplateRef) -> Kind {
+pub fn mark_error(cx: &mut Ctx, t: TemplateRef) -> Kind {
+    let url = state_url(cx, t);
+    let payload = literal_value(&mut cx.text, "ERROR");
+    let status = (
+        cx.text.add("httpStatus"),
+        Value::Text(cx.text.add("${statusCode}")),
+    );
     http(
         "PUT",
-        state_url(cx, t),
+        url,
         Some("text/plain"),
         "application/json",
-        Some(text("ERROR")),
-        vec![("httpStatus".into(), Value::Text("${statusCode}".into()))],
+        Some(payload),
+        vec![status],
     )
-}
-
-/// Outputs that read every property of a template from a JSON map.
-fn load_outputs(cx: &mut Ctx, t: TemplateRef) -> Vec<(String, Value)> {
-    let mut out = vec![status_check()];
-    let Ctx {
-        names,
-        topology,
-        properties,
-        ..
-    } = cx;
-    for (p, v) in names.props_of(topology, t) {
-        let value = match properties.get(p) {
-            Some(shared) => Value::Shared(shared),
-            None => Value::Groovy(format!("jstr(body(), {}) ?: ''", literal(p))),
-        };
-        out.push((v.to_string(), value));
-    }
-    out
 }
 
 /// A task that loads the properties of a template's current instance.
 pub fn load_properties(cx: &mut Ctx, t: TemplateRef) -> Option<Kind> {
-    if cx.topology.properties(t).is_empty() {
+    let Ctx {
+        names,
+        topology,
+        properties,
+        text,
+        ..
+    } = cx;
+    if topology.properties(t).is_empty() {
         return None;
     }
-    let url = concat(&[Part::Var(cx.names.url(t)), Part::Lit("/properties")]);
-    Some(http(
-        "GET",
-        url,
-        None,
-        "application/json",
-        None,
-        load_outputs(cx, t),
-    ))
-}
-
-/// The collection path of a template's instances.
-pub fn instances_path(cx: &Ctx, t: TemplateRef) -> String {
-    match t {
-        TemplateRef::Node(n) => format!(
-            "/nodetemplates/{}/instances",
-            url_path(&cx.topology.node(n).id)
-        ),
-        TemplateRef::Relationship(r) => format!(
-            "/relationshiptemplates/{}/instances",
-            url_path(&cx.topology.relationship(r).id)
-        ),
+    let url = concat(text, &[Part::Var(names.url(t)), Part::Lit("/properties")]);
+    let mut outputs = vec![status_check(text)];
+    for (p, v) in names.props_of(topology, t) {
+        let value = match properties.get(p) {
+            Some(shared) => Value::Shared(shared),
+            None => groovy(text, |o| {
+                o.push_str("jstr(body(), ");
+                push_literal(o, p);
+                o.push_str(") ?: ''");
+            }),
+        };
+        outputs.push((text.add(v), value));
     }
+    Some(http("GET", url, None, "application/json", None, outputs))
 }
 
 /// Outputs of a POST that creates an instance: its URL and id.
-fn created(cx: &Ctx, r: TemplateRef) -> Vec<(String, Value)> {
+fn created(cx: &mut Ctx, r: TemplateRef) -> Vec<(Str, Value)> {
     vec![
-        status_check(),
-        (cx.names.url(r).into(), Value::Shared(Shared::InstanceUrl)),
-        (cx.names.id(r).into(), Value::Shared(Shared::InstanceId)),
+        status_check(&mut cx.text),
+        (
+            cx.text.add(cx.names.url(r)),
+            Value::Shared(Shared::InstanceUrl),
+        ),
+        (
+            cx.text.add(cx.names.id(r)),
+            Value::Shared(Shared::InstanceId),
+        ),
     ]
 }
 
 /// Append the nodes of one step. `p` is the id prefix of the step.
-pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: &str) {
+pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
     let t = cx.topology;
     match step {
         Step::CreateNodeInstance(n) => {
             let r = TemplateRef::Node(*n);
-            let node = &t.node(*n).id;
-            let path = instances_path(cx, r);
+            let url = concat(
+                &mut cx.text,
+                &[Part::Var("serviceTemplateURL"), Part::Lit(cx.names.path(r))],
+            );
+            let payload = concat(&mut cx.text, &[Part::Var("serviceInstanceID")]);
+            let outputs = created(cx, r);
             let kind = http(
                 "POST",
-                concat(&[Part::Var("serviceTemplateURL"), Part::Lit(&path)]),
+                url,
                 Some("text/plain"),
                 "text/plain",
-                Some(concat(&[Part::Var("serviceInstanceID")])),
-                created(cx, r),
+                Some(payload),
+                outputs,
             );
-            chain.then(p.into(), format!("register instance of {node}"), kind);
+            let id = cx.text.fmt(format_args!("{p}"));
+            let name = cx
+                .text
+                .fmt(format_args!("register instance of {}", t.node(*n).id));
+            chain.then(id, name, kind);
         }
         Step::CreateRelationshipInstance(rel) => {
             let r = TemplateRef::Relationship(*rel);
             let rt = t.relationship(*rel);
-            let payload = format!(
-                "'<api:CreateRelationshipTemplateInstanceRequest xmlns:api=\"http://opentosca.org/api\" service-instance-id=\"' + x({}) + '\" source-instance-id=\"' + x({}) + '\" target-instance-id=\"' + x({}) + '\"/>'",
-                var("serviceInstanceID"),
-                var(cx.names.id(TemplateRef::Node(rt.source))),
-                var(cx.names.id(TemplateRef::Node(rt.target))),
+            let source = cx.names.id(TemplateRef::Node(rt.source));
+            let target = cx.names.id(TemplateRef::Node(rt.target));
+            let payload = groovy(&mut cx.text, |o| {
+                o.push_str("'<api:CreateRelationshipTemplateInstanceRequest xmlns:api=\"http://opentosca.org/api\" service-instance-id=\"' + x(");
+                push_var(o, "serviceInstanceID");
+                o.push_str(") + '\" source-instance-id=\"' + x(");
+                push_var(o, source);
+                o.push_str(") + '\" target-instance-id=\"' + x(");
+                push_var(o, target);
+                o.push_str(") + '\"/>'");
+            });
+            let url = concat(
+                &mut cx.text,
+                &[Part::Var("serviceTemplateURL"), Part::Lit(cx.names.path(r))],
             );
-            let path = instances_path(cx, r);
+            let outputs = created(cx, r);
             let kind = http(
                 "POST",
-                concat(&[Part::Var("serviceTemplateURL"), Part::Lit(&path)]),
+                url,
                 Some("application/xml"),
                 "text/plain",
-                Some(Value::Groovy(payload)),
-                created(cx, r),
+                Some(payload),
+                outputs,
             );
-            chain.then(p.into(), format!("register relationship {}", rt.id), kind);
+            let id = cx.text.fmt(format_args!("{p}"));
+            let name = cx.text.fmt(format_args!("register relationship {}", rt.id));
+            chain.then(id, name, kind);
         }
         Step::SetState(r, state) => {
             let kind = set_state(cx, *r, state);
-            chain.then(p.into(), format!("state {state}"), kind);
+            let id = cx.text.fmt(format_args!("{p}"));
+            let name = cx.text.fmt(format_args!("state {state}"));
+            chain.then(id, name, kind);
         }
-        Step::StoreProperties(n) => {
-            let r = TemplateRef::Node(*n);
-            let props: Vec<(&str, &str)> = cx
-                .names
-                .props_of(t, r)
-                .filter(|(name, _)| is_xml_name(name))
-                .collect();
-            if props.is_empty() {
-                return;
-            }
-            let (ns, root) = t.node(*n).properties_element.clone().unwrap_or_default();
-            let root = if root.is_empty() {
-                "Properties".to_string()
-            } else {
-                root
-            };
-            let (open, prefix) = if ns.is_empty() {
-                (format!("<{root}>"), String::new())
-            } else {
-                (
-                    format!(
-                        "<p:{root} xmlns:p=\"{}\">",
-                        super::xml::escape(&ns).replace('\'', "&apos;")
-                    ),
-                    "p:".to_string(),
-                )
-            };
-            let mut payload = literal(&open);
-            for (name, v) in &props {
-                payload.push_str(&format!(
-                    " + {} + x({}) + {}",
-                    literal(&format!("<{prefix}{name}>")),
-                    var(v),
-                    literal(&format!("</{prefix}{name}>"))
-                ));
-            }
-            payload.push_str(&format!(" + {}", literal(&format!("</{prefix}{root}>"))));
-            let kind = http(
-                "PUT",
-                concat(&[Part::Var(cx.names.url(r)), Part::Lit("/properties")]),
-                Some("application/xml"),
-                "application/json",
-                Some(Value::Groovy(payload)),
-                vec![status_check()],
-            );
-            chain.then(p.into(), "store properties".into(), kind);
-        }
+        Step::StoreProperties(n) => store_properties(cx, chain, *n, p),
         Step::FollowRelationship { rel, from, to } => {
             let rt = t.relationship(*rel);
             let to_ref = TemplateRef::Node(*to);
-            let query = format!(
-                "{}?source=",
-                instances_path(cx, TemplateRef::Relationship(*rel))
-            );
-            let kind = http(
-                "GET",
-                concat(&[
+            let Ctx { names, text, .. } = &mut *cx;
+            let url = concat(
+                text,
+                &[
                     Part::Var("serviceTemplateURL"),
-                    Part::Lit(&query),
-                    Part::Var(cx.names.id(TemplateRef::Node(*from))),
-                ]),
-                None,
-                "application/json",
-                None,
-                vec![
-                    status_check(),
-                    (cx.names.id(to_ref).into(), Value::Shared(Shared::TargetId)),
-                    (
-                        cx.names.url(to_ref).into(),
-                        Value::Groovy(format!(
-                            "{} + {} + '/' + (jnum(body(), 'target_node_template_instance_id') + [''])[0]",
-                            var("serviceTemplateURL"),
-                            literal(&instances_path(cx, to_ref))
-                        )),
-                    ),
+                    Part::Lit(names.path(TemplateRef::Relationship(*rel))),
+                    Part::Lit("?source="),
+                    Part::Var(names.id(TemplateRef::Node(*from))),
                 ],
             );
-            chain.then(
-                p.into(),
-                format!("follow {} to {}", rt.id, t.node(*to).id),
-                kind,
-            );
+            let outputs = vec![
+                status_check(text),
+                (text.add(names.id(to_ref)), Value::Shared(Shared::TargetId)),
+                (
+                    text.add(names.url(to_ref)),
+                    groovy(text, |o| {
+                        push_var(o, "serviceTemplateURL");
+                        o.push_str(" + ");
+                        push_literal(o, names.path(to_ref));
+                        o.push_str(
+                            " + '/' + (jnum(body(), 'target_node_template_instance_id') + [''])[0]",
+                        );
+                    }),
+                ),
+            ];
+            let kind = http("GET", url, None, "application/json", None, outputs);
+            let id = cx.text.fmt(format_args!("{p}"));
+            let name = cx
+                .text
+                .fmt(format_args!("follow {} to {}", rt.id, t.node(*to).id));
+            chain.then(id, name, kind);
             if let Some(kind) = load_properties(cx, to_ref) {
-                chain.then(
-                    format!("{p}_load"),
-                    format!("load properties of {}", t.node(*to).id),
-                    kind,
-                );
+                let id = cx.text.fmt(format_args!("{p}_load"));
+                let name = cx
+                    .text
+                    .fmt(format_args!("load properties of {}", t.node(*to).id));
+                chain.then(id, name, kind);
             }
         }
         Step::SelectInstance(n, strategy) => select(cx, chain, *n, strategy, p),
@@ -335,18 +358,93 @@ fn is_xml_name(s: &str) -> bool {
     !s.is_empty() && crate::plan::ncname(s) == s
 }
 
-/// Pick an instance of a node by strategy and load its properties. (Scale-out
-/// plans only: these scripts are written inline, with their messages.)
-fn select(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, strategy: &Strategy, p: &str) {
+/// PUT the properties of a node instance as the XML document its type
+/// declares.
+fn store_properties(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, p: Prefix) {
+    let t = cx.topology;
+    let r = TemplateRef::Node(n);
+    let Ctx { names, text, .. } = &mut *cx;
+    let props: Vec<(&str, &str)> = names
+        .props_of(t, r)
+        .filter(|(name, _)| is_xml_name(name))
+        .collect();
+    if props.is_empty() {
+        return;
+    }
+    let (ns, root) = t.node(n).properties_element.clone().unwrap_or_default();
+    let root = if root.is_empty() {
+        "Properties".to_string()
+    } else {
+        root
+    };
+    let (open, prefix) = if ns.is_empty() {
+        (format!("<{root}>"), "")
+    } else {
+        (
+            format!(
+                "<p:{root} xmlns:p=\"{}\">",
+                super::xml::escape(&ns).replace('\'', "&apos;")
+            ),
+            "p:",
+        )
+    };
+    let payload = groovy(text, |o| {
+        push_literal(o, &open);
+        let mut tag = String::new();
+        for (name, v) in &props {
+            o.push_str(" + ");
+            tag.clear();
+            let _ = write!(tag, "<{prefix}{name}>");
+            push_literal(o, &tag);
+            o.push_str(" + x(");
+            push_var(o, v);
+            o.push_str(") + ");
+            tag.clear();
+            let _ = write!(tag, "</{prefix}{name}>");
+            push_literal(o, &tag);
+        }
+        o.push_str(" + ");
+        push_literal(o, &format!("</{prefix}{root}>"));
+    });
+    let url = concat(text, &[Part::Var(names.url(r)), Part::Lit("/properties")]);
+    let check = status_check(text);
+    let kind = http(
+        "PUT",
+        url,
+        Some("application/xml"),
+        "application/json",
+        Some(payload),
+        vec![check],
+    );
+    let id = cx.text.fmt(format_args!("{p}"));
+    let name = cx.text.add("store properties");
+    chain.then(id, name, kind);
+}
+
+/// Pick an instance of a node by strategy and load its properties.
+/// (Scale-out plans only, and rare: these scripts are written inline,
+/// with their messages.)
+fn select(
+    cx: &mut Ctx,
+    chain: &mut Chain,
+    n: crate::model::NodeId,
+    strategy: &Strategy,
+    p: Prefix,
+) {
+    use super::expr::{literal, var};
     let t = cx.topology;
     let r = TemplateRef::Node(n);
     let node = &t.node(n).id;
-    let path = instances_path(cx, r);
-    let list = concat(&[
-        Part::Var("serviceTemplateURL"),
-        Part::Lit(&format!("{path}?state=STARTED&serviceInstanceId=")),
-        Part::Var("serviceInstanceID"),
-    ]);
+    let path = cx.names.path(r).to_string();
+    let list = concat(
+        &mut cx.text,
+        &[
+            Part::Var("serviceTemplateURL"),
+            Part::Lit(&path),
+            Part::Lit("?state=STARTED&serviceInstanceId="),
+            Part::Var("serviceInstanceID"),
+        ],
+    );
     let base = format!("{} + {} + '/'", var("serviceTemplateURL"), literal(&path));
     let (choice, label) = match strategy {
         Strategy::FirstInstance => ("(jnum(body(), 'id') + [''])[0]".to_string(), "first"),
@@ -367,30 +465,33 @@ fn select(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, strategy: &S
     let check_some = format!(
         "jnum(body(), 'id').isEmpty() ? fail({}) : check({})",
         literal(&format!("{p}: no running instance of {node}")),
-        literal(p)
+        literal(&p.to_string())
     );
     let candidates = match strategy {
         Strategy::WorkloadBased(_) => cx.poll_var(p, "candidates"),
         _ => String::new(),
     };
-    let mut outputs = vec![("httpStatus".to_string(), Value::Groovy(check_some))];
+    let text = &mut cx.text;
+    let mut outputs = vec![(text.add("httpStatus"), Value::Groovy(text.add(&check_some)))];
     if let Strategy::WorkloadBased(_) = strategy {
-        outputs.push((candidates.clone(), Value::Shared(Shared::InstanceIds)));
+        outputs.push((text.add(&candidates), Value::Shared(Shared::InstanceIds)));
     }
-    outputs.push((cx.names.id(r).into(), Value::Groovy(choice.clone())));
+    outputs.push((text.add(cx.names.id(r)), Value::Groovy(text.add(&choice))));
     outputs.push((
-        cx.names.url(r).into(),
-        Value::Groovy(format!("{base} + {choice}")),
+        text.add(cx.names.url(r)),
+        Value::Groovy(text.fmt(format_args!("{base} + {choice}"))),
     ));
+    let id = text.fmt(format_args!("{p}"));
+    let name = text.fmt(format_args!("select {label} instance of {node}"));
     chain.then(
-        p.into(),
-        format!("select {label} instance of {node}"),
+        id,
+        name,
         http("GET", list, None, "application/json", None, outputs),
     );
     if let Strategy::WorkloadBased(prop) = strategy {
         // The instance API lists instances without their properties, so
         // the comparison reads each candidate's properties in a script.
-        let script = format!(
+        let script = text.fmt(format_args!(
             "def best = null; def bestValue = null\n\
              for (id in {cands}.split(',').findAll {{ it }}) {{\n\
              \x20 def c = new URL({base} + id + '/properties').openConnection()\n\
@@ -407,10 +508,12 @@ fn select(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, strategy: &S
             prop = literal(prop),
             idv = literal(cx.names.id(r)),
             urlv = literal(cx.names.url(r)),
-        );
+        ));
+        let id = text.fmt(format_args!("{p}_compare"));
+        let name = text.fmt(format_args!("compare {prop} of {node} instances"));
         chain.then(
-            format!("{p}_compare"),
-            format!("compare {prop} of {node} instances"),
+            id,
+            name,
             Kind::Script(Box::new(Script {
                 script: Value::Groovy(script),
                 locals: Vec::new(),
@@ -418,137 +521,183 @@ fn select(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, strategy: &S
         );
     }
     if let Some(kind) = load_properties(cx, r) {
-        chain.then(
-            format!("{p}_load"),
-            format!("load properties of {node}"),
-            kind,
-        );
+        let id = cx.text.fmt(format_args!("{p}_load"));
+        let name = cx.text.fmt(format_args!("load properties of {node}"));
+        chain.then(id, name, kind);
     }
 }
 
-/// An operation call through the management bus REST API: POST the
-/// invocation, poll until it is done, store the outputs.
-fn invoke(cx: &mut Ctx, chain: &mut Chain, inv: &Invocation, p: &str) {
-    let t = cx.topology;
-    let st = &t.service_template;
-    let template = t.template_id(inv.target).to_string();
-    // The JSON of the invocation: constant text is encoded here, values
-    // at run time with q().
-    enum Field {
-        Const(String),
-        Expr(String),
-    }
-    fn json(s: &str) -> String {
-        serde_json::Value::String(s.to_string()).to_string()
-    }
-    fn object(text: &mut String, pieces: &mut Vec<String>, fields: &[(&str, Field)]) {
-        for (i, (k, f)) in fields.iter().enumerate() {
-            if i > 0 {
-                text.push(',');
+/// Append `s` as a JSON string.
+fn push_json(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
             }
-            text.push_str(&json(k));
-            text.push(':');
-            match f {
-                Field::Const(c) => text.push_str(&json(c)),
-                Field::Expr(e) => {
-                    pieces.push(literal(text));
-                    text.clear();
-                    pieces.push(format!("q({e})"));
-                }
-            }
+            c => out.push(c),
         }
     }
-    let mut info = vec![
-        ("csarID", Field::Expr(var("csarID"))),
-        (
-            "serviceTemplateID",
-            Field::Const(format!("{{{}}}{}", st.namespace, st.id)),
-        ),
-        ("serviceInstanceID", Field::Expr(var("serviceInstanceURL"))),
+    out.push('"');
+}
+
+/// The Groovy payload of an invocation: the JSON the management bus takes,
+/// constant text encoded here, variables at run time with `q()`. Pieces of
+/// JSON text are collected in `json` and flushed as one literal.
+fn invocation_payload(cx: &Ctx, inv: &Invocation, out: &mut String) {
+    /// A field: constant text or a Groovy expression written by the closure.
+    enum Field<'a> {
+        Const(&'a str),
+        Var(&'a str),
+        Expr(&'a crate::plugins::steps::Binding),
+    }
+    let t = cx.topology;
+    let st = &t.service_template;
+    let service_template = format!("{{{}}}{}", st.namespace, st.id);
+    let template = t.template_id(inv.target);
+    let mut info: Vec<(&str, Field)> = vec![
+        ("csarID", Field::Var("csarID")),
+        ("serviceTemplateID", Field::Const(&service_template)),
+        ("serviceInstanceID", Field::Var("serviceInstanceURL")),
     ];
     match inv.target {
         TemplateRef::Node(_) => {
-            info.push(("nodeTemplateID", Field::Const(template.clone())));
-            info.push(("nodeInstanceID", Field::Expr(var(cx.names.url(inv.target)))));
+            info.push(("nodeTemplateID", Field::Const(template)));
+            info.push(("nodeInstanceID", Field::Var(cx.names.url(inv.target))));
         }
         TemplateRef::Relationship(_) => {
-            info.push(("relationshipTemplateID", Field::Const(template.clone())))
+            info.push(("relationshipTemplateID", Field::Const(template)))
         }
     }
-    info.push(("interface", Field::Const(inv.interface.clone())));
-    info.push(("operation", Field::Const(inv.operation.clone())));
+    info.push(("interface", Field::Const(&inv.interface)));
+    info.push(("operation", Field::Const(&inv.operation)));
     let params: Vec<(&str, Field)> = inv
         .inputs
         .iter()
-        .map(|(n, b)| (n.as_str(), Field::Expr(cx.expr(b))))
+        .map(|(n, b)| (n.as_str(), Field::Expr(b)))
         .collect();
-    // Pieces of JSON text and expressions, merged into one Groovy concatenation.
-    let mut json_text = String::from("{\"invocation-information\":{");
-    let mut pieces: Vec<String> = Vec::new();
-    object(&mut json_text, &mut pieces, &info);
-    json_text.push_str("},\"params\":{");
-    object(&mut json_text, &mut pieces, &params);
-    json_text.push_str("}}");
-    pieces.push(literal(&json_text));
-    let payload = pieces.join(" + ");
+    let mut json = String::from("{\"invocation-information\":{");
+    let mut first_piece = true;
+    let mut object = |json: &mut String, out: &mut String, fields: &[(&str, Field)]| {
+        for (i, (k, f)) in fields.iter().enumerate() {
+            if i > 0 {
+                json.push(',');
+            }
+            push_json(json, k);
+            json.push(':');
+            let value = match f {
+                Field::Const(c) => {
+                    push_json(json, c);
+                    continue;
+                }
+                Field::Var(v) => Err(*v),
+                Field::Expr(b) => Ok(*b),
+            };
+            if !first_piece {
+                out.push_str(" + ");
+            }
+            first_piece = false;
+            push_literal(out, json);
+            json.clear();
+            out.push_str(" + q(");
+            match value {
+                Err(v) => push_var(out, v),
+                Ok(b) => super::expr::expr(out, b, t, &cx.names, &|n| cx.input(n)),
+            }
+            out.push(')');
+        }
+    };
+    object(&mut json, out, &info);
+    json.push_str("},\"params\":{");
+    object(&mut json, out, &params);
+    json.push_str("}}");
+    out.push_str(" + ");
+    push_literal(out, &json);
+}
+
+/// An operation call through the management bus REST API: POST the
+/// invocation, poll until it is done (the poll fails on a fault), store
+/// the outputs.
+fn invoke(cx: &mut Ctx, chain: &mut Chain, inv: &Invocation, p: Prefix) {
+    let template = cx.topology.template_id(inv.target);
+    let payload = {
+        let mut out = std::mem::take(&mut cx.scratch);
+        out.clear();
+        invocation_payload(cx, inv, &mut out);
+        let v = Value::Groovy(cx.text.add(&out));
+        cx.scratch = out;
+        v
+    };
     let location = cx.poll_var(p, "location");
     let pending = cx.poll_var(p, "pending");
     let result = cx.poll_var(p, "result");
-    let bus = cx.bus.clone();
+    let text = &mut cx.text;
+    let url = concat(text, &[Part::Var(&cx.bus)]);
+    let outputs = vec![
+        status_check(text),
+        (text.add(&location), Value::Shared(Shared::Location)),
+    ];
+    let id = text.fmt(format_args!("{p}"));
+    let name = text.fmt(format_args!("{} on {template}", inv.operation));
     chain.then(
-        p.into(),
-        format!("{} on {template}", inv.operation),
+        id,
+        name,
         http(
             "POST",
-            concat(&[Part::Var(&bus)]),
+            url,
             Some("application/json"),
             "application/json",
-            Some(Value::Groovy(payload)),
-            vec![
-                status_check(),
-                (location.clone(), Value::Shared(Shared::Location)),
-            ],
+            Some(payload),
+            outputs,
         ),
     );
-    let merge = chain.then(format!("{p}_next"), String::new(), Kind::Xor(None));
+    let id = text.fmt(format_args!("{p}_next"));
+    let merge = chain.then(id, Str::default(), Kind::Xor(None));
+    let id = text.fmt(format_args!("{p}_wait"));
+    let name = text.add("wait");
+    chain.then(id, name, Kind::Timer(POLL_INTERVAL));
+    let url = concat(text, &[Part::Var(&location)]);
+    let outputs = vec![
+        status_check(text),
+        (text.add(&pending), Value::Shared(Shared::Pending)),
+        (text.add(&result), Value::Text(text.add("${response}"))),
+    ];
+    let id = text.fmt(format_args!("{p}_poll"));
+    let name = text.fmt(format_args!("poll {}", inv.operation));
     chain.then(
-        format!("{p}_wait"),
-        "wait".into(),
-        Kind::Timer(POLL_INTERVAL),
+        id,
+        name,
+        http("GET", url, None, "application/json", None, outputs),
     );
-    chain.then(
-        format!("{p}_poll"),
-        format!("poll {}", inv.operation),
-        http(
-            "GET",
-            concat(&[Part::Var(&location)]),
-            None,
-            "application/json",
-            None,
-            vec![
-                status_check(),
-                (pending.clone(), Value::Shared(Shared::Pending)),
-                (result.clone(), Value::Text("${response}".into())),
-            ],
-        ),
-    );
-    let split = chain.then(format!("{p}_done"), "done?".into(), Kind::Xor(None));
+    let id = text.fmt(format_args!("{p}_done"));
+    let name = text.add("done?");
+    let split = chain.then(id, name, Kind::Xor(None));
+    let condition = text.fmt(format_args!("${{{pending}}}"));
     chain
         .plane
-        .connect_if(split, merge, Some(format!("${{{pending}}}")), "running");
+        .connect_if(split, merge, Some(condition), "running");
     chain.default_next();
     // pending.groovy has failed the poll if the operation ended in a
     // fault; what is left is storing the outputs, if there are any.
     if inv.outputs.is_empty() {
         return;
     }
-    let mut locals = vec![("result".to_string(), concat(&[Part::Var(&result)]))];
+    let mut locals = vec![(text.add("result"), concat(text, &[Part::Var(&result)]))];
     for (o, prop) in &inv.outputs {
-        locals.push((format!("output:{o}"), text(cx.names.prop(t, prop))));
+        let name = text.fmt(format_args!("output:{o}"));
+        let var = cx.names.prop(cx.topology, prop);
+        locals.push((name, literal_value(text, var)));
     }
+    let id = text.fmt(format_args!("{p}_result"));
+    let name = text.fmt(format_args!("outputs of {}", inv.operation));
     chain.then(
-        format!("{p}_result"),
-        format!("outputs of {}", inv.operation),
+        id,
+        name,
         Kind::Script(Box::new(Script {
             script: Value::Shared(Shared::OperationResult),
             locals,

@@ -14,7 +14,9 @@
 
 use serde::Serialize;
 
-use super::graph::{Adjacency, Http, Kind, Plane, Repeat, Script, Sub, Value};
+use super::graph::{
+    Adjacency, Http, Kind, Plane, Repeat, Script, Str, Sub, Text, Value, push_uint,
+};
 use super::layout::{Diagram, EdgeOf};
 use super::scripts::{Library, PropertyFiles, Used, library};
 use crate::error::{Error, Result};
@@ -40,6 +42,8 @@ pub struct Document<'a> {
     pub errors: &'a [(&'a str, &'a str)],
     /// Plan inputs (process variables the caller sets).
     pub inputs: &'a [PlanParameter],
+    /// The text of the model.
+    pub text: &'a Text,
     /// The process plane.
     pub plane: &'a Plane,
     /// Its diagrams.
@@ -94,11 +98,15 @@ pub fn write(
     let (middle, tail) = rest
         .split_once(DIAGRAMS)
         .ok_or_else(|| missing("diagrams"))?;
+    // About 1 KB per shape: the element, its flow, their diagram lines,
+    // a share of a service task. Capacity that is never written costs no
+    // memory; growing the buffer costs copies of all of it.
     let shapes: usize = doc.diagrams.iter().map(|d| d.shapes.len()).sum();
     let mut w = Writer {
-        out: String::with_capacity(skeleton.len() + shapes * 400),
+        out: String::with_capacity(skeleton.len() + shapes * 1100),
         used,
         properties,
+        text: doc.text,
         lib: library(),
     };
     w.out.push_str(head);
@@ -156,27 +164,17 @@ fn push_attr(out: &mut String, s: &str) {
 
 /// Append an integer.
 fn push_int(out: &mut String, v: i64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    let mut n = v.unsigned_abs();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
     if v < 0 {
         out.push('-');
     }
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
+    push_uint(out, v.unsigned_abs());
 }
 
 struct Writer<'a> {
     out: String,
     used: &'a mut Used,
     properties: &'a PropertyFiles,
+    text: &'a Text,
     lib: &'static Library,
 }
 
@@ -203,7 +201,12 @@ impl Writer<'_> {
     }
 
     fn flow_id(&mut self, plane: &Plane, k: usize) {
-        plane.flow_id(k, &mut self.out);
+        plane.flow_id(self.text, k, &mut self.out);
+    }
+
+    /// The id of node `i` of a plane.
+    fn node_id(&mut self, plane: &Plane, i: usize) {
+        self.out.push_str(self.text.get(plane.nodes[i].id));
     }
 
     /// The incoming and outgoing flows of node `i`.
@@ -237,7 +240,7 @@ impl Writer<'_> {
     fn plane(&mut self, plane: &Plane, depth: usize) {
         let adj = plane.adjacency();
         for i in 0..plane.nodes.len() {
-            self.node(plane, &adj, i, depth);
+            self.node(plane, adj, i, depth);
         }
         for k in 0..plane.flows.len() {
             self.sequence_flow(plane, k, depth);
@@ -256,15 +259,15 @@ impl Writer<'_> {
             self.out.push('"');
         }
         self.out.push_str(" sourceRef=\"");
-        self.out.push_str(plane.id(f.from));
+        self.node_id(plane, f.from);
         self.out.push_str("\" targetRef=\"");
-        self.out.push_str(plane.id(f.to));
+        self.node_id(plane, f.to);
         match &f.condition {
             None => self.out.push_str("\"/>\n"),
             Some(c) => {
                 self.out
                     .push_str("\"><conditionExpression xsi:type=\"bpmn:tFormalExpression\">");
-                push_text(&mut self.out, c);
+                push_text(&mut self.out, self.text.get(*c));
                 self.out.push_str("</conditionExpression></sequenceFlow>\n");
             }
         }
@@ -272,7 +275,7 @@ impl Writer<'_> {
 
     fn node(&mut self, plane: &Plane, adj: &Adjacency, i: usize, depth: usize) {
         let n = &plane.nodes[i];
-        let (id, name) = (n.id.as_str(), n.name.as_str());
+        let (id, name) = (self.text.get(n.id), self.text.get(n.name));
         match &n.kind {
             Kind::Start(error) => {
                 self.open(depth, "startEvent", id, name);
@@ -334,7 +337,7 @@ impl Writer<'_> {
             Kind::Boundary { host, error } => {
                 self.open(depth, "boundaryEvent", id, name);
                 self.out.push_str(" attachedToRef=\"");
-                self.out.push_str(plane.id(*host));
+                self.node_id(plane, *host);
                 self.out.push_str("\" cancelActivity=\"true\"");
                 if *error && id == "plan_catch" {
                     self.out.push_str(
@@ -359,12 +362,13 @@ impl Writer<'_> {
     /// A parameter value: text, an inline script, or a shared one.
     fn value(&mut self, v: &Value) {
         match v {
-            Value::Text(t) => push_text(&mut self.out, t),
+            Value::Text(t) => push_text(&mut self.out, self.text.get(*t)),
             Value::Groovy(body) => {
                 self.out
                     .push_str("<camunda:script scriptFormat=\"groovy\">");
                 let out = &mut self.out;
-                self.lib.inline(body, |piece| push_text(out, piece));
+                self.lib
+                    .inline(self.text.get(*body), |piece| push_text(out, piece));
                 self.out.push_str("</camunda:script>");
             }
             Value::Shared(s) => {
@@ -377,12 +381,12 @@ impl Writer<'_> {
     }
 
     /// One parameter line of an input/output mapping.
-    fn parameter(&mut self, depth: usize, kind: &str, name: &str, v: &Value) {
+    fn parameter(&mut self, depth: usize, kind: &str, name: Str, v: &Value) {
         self.indent(depth);
         self.out.push_str("<camunda:");
         self.out.push_str(kind);
         self.out.push_str(" name=\"");
-        push_attr(&mut self.out, name);
+        push_attr(&mut self.out, self.text.get(name));
         self.out.push_str("\">");
         self.value(v);
         self.out.push_str("</camunda:");
@@ -390,21 +394,26 @@ impl Writer<'_> {
         self.out.push_str(">\n");
     }
 
+    /// A connector input parameter with a fixed name.
+    fn value_parameter(&mut self, depth: usize, name: &str, v: &Value) {
+        self.indent(depth);
+        self.out.push_str("<camunda:inputParameter name=\"");
+        self.out.push_str(name);
+        self.out.push_str("\">");
+        self.value(v);
+        self.out.push_str("</camunda:inputParameter>\n");
+    }
+
     /// `<extensionElements><camunda:inputOutput>` with inputs and outputs,
     /// the parameters one per line.
-    fn input_output(
-        &mut self,
-        depth: usize,
-        inputs: &[(String, Value)],
-        outputs: &[(String, Value)],
-    ) {
+    fn input_output(&mut self, depth: usize, inputs: &[(Str, Value)], outputs: &[(Str, Value)]) {
         self.out
             .push_str("<extensionElements><camunda:inputOutput>\n");
         for (n, v) in inputs {
-            self.parameter(depth + 1, "inputParameter", n, v);
+            self.parameter(depth + 1, "inputParameter", *n, v);
         }
         for (n, v) in outputs {
-            self.parameter(depth + 1, "outputParameter", n, v);
+            self.parameter(depth + 1, "outputParameter", *n, v);
         }
         self.indent(depth);
         self.out
@@ -413,7 +422,8 @@ impl Writer<'_> {
 
     fn script_task(&mut self, plane: &Plane, adj: &Adjacency, i: usize, s: &Script, depth: usize) {
         let n = &plane.nodes[i];
-        self.open(depth, "scriptTask", &n.id, &n.name);
+        let (id, name) = (self.text.get(n.id), self.text.get(n.name));
+        self.open(depth, "scriptTask", id, name);
         self.out.push_str(" scriptFormat=\"groovy\"");
         match &s.script {
             Value::Shared(shared) => {
@@ -435,7 +445,8 @@ impl Writer<'_> {
                 self.flows(plane, adj, i);
                 self.out.push_str("<script>");
                 let out = &mut self.out;
-                self.lib.inline(body, |piece| push_text(out, piece));
+                self.lib
+                    .inline(self.text.get(*body), |piece| push_text(out, piece));
                 self.out.push_str("</script>");
             }
             Value::Text(t) => {
@@ -443,7 +454,7 @@ impl Writer<'_> {
                 self.out.push('>');
                 self.flows(plane, adj, i);
                 self.out.push_str("<script>");
-                push_text(&mut self.out, t);
+                push_text(&mut self.out, self.text.get(*t));
                 self.out.push_str("</script>");
             }
         }
@@ -452,7 +463,8 @@ impl Writer<'_> {
 
     fn service_task(&mut self, plane: &Plane, adj: &Adjacency, i: usize, h: &Http, depth: usize) {
         let n = &plane.nodes[i];
-        self.open(depth, "serviceTask", &n.id, &n.name);
+        let (id, name) = (self.text.get(n.id), self.text.get(n.name));
+        self.open(depth, "serviceTask", id, name);
         self.out.push_str(
             "><extensionElements><camunda:connector><camunda:connectorId>http-connector</camunda:connectorId><camunda:inputOutput>\n",
         );
@@ -462,7 +474,7 @@ impl Writer<'_> {
             .push_str("<camunda:inputParameter name=\"method\">");
         self.out.push_str(h.method);
         self.out.push_str("</camunda:inputParameter>\n");
-        self.parameter(d, "inputParameter", "url", &h.url);
+        self.value_parameter(d, "url", &h.url);
         self.indent(d);
         self.out.push_str(
             "<camunda:inputParameter name=\"headers\"><camunda:map><camunda:entry key=\"Accept\">",
@@ -477,10 +489,10 @@ impl Writer<'_> {
         self.out
             .push_str("</camunda:map></camunda:inputParameter>\n");
         if let Some(p) = &h.payload {
-            self.parameter(d, "inputParameter", "payload", p);
+            self.value_parameter(d, "payload", p);
         }
         for (name, v) in &h.outputs {
-            self.parameter(d, "outputParameter", name, v);
+            self.parameter(d, "outputParameter", *name, v);
         }
         self.indent(depth);
         self.out
@@ -491,7 +503,8 @@ impl Writer<'_> {
 
     fn sub_process(&mut self, plane: &Plane, adj: &Adjacency, i: usize, sub: &Sub, depth: usize) {
         let n = &plane.nodes[i];
-        self.open(depth, "subProcess", &n.id, &n.name);
+        let (id, name) = (self.text.get(n.id), self.text.get(n.name));
+        self.open(depth, "subProcess", id, name);
         self.out.push_str(match sub.repeat {
             Repeat::Once => ">",
             Repeat::Compensation => " isForCompensation=\"true\">",
@@ -511,12 +524,12 @@ impl Writer<'_> {
     fn associations(&mut self, plane: &Plane) {
         for a in &plane.associations {
             self.out.push_str("<association id=\"");
-            self.out.push_str(&a.id);
+            self.out.push_str(self.text.get(a.id));
             self.out
                 .push_str("\" associationDirection=\"One\" sourceRef=\"");
-            self.out.push_str(plane.id(a.from));
+            self.node_id(plane, a.from);
             self.out.push_str("\" targetRef=\"");
-            self.out.push_str(plane.id(a.to));
+            self.node_id(plane, a.to);
             self.out.push_str("\"/>\n");
         }
         for n in &plane.nodes {
@@ -556,7 +569,7 @@ impl Writer<'_> {
         for e in &d.edges {
             out.push_str(" <bpmndi:BPMNEdge bpmnElement=\"");
             match e.element {
-                EdgeOf::Flow(plane, k) => plane.flow_id(k, out),
+                EdgeOf::Flow(plane, k) => plane.flow_id(self.text, k, out),
                 EdgeOf::Association(id) => out.push_str(id),
             }
             out.push_str("\">");
