@@ -9,7 +9,17 @@ subprocess variables): each one is evaluated by Groovy with a binding that
 stands in for the engine's (process variables, `execution`, and an HTTP
 response with status 200), so syntax errors, misspelt helpers and type
 errors show up. A script may end in the plan's BPMN error; nothing else may
-go wrong. Needs `groovy` (Debian package groovy). Stdlib only.
+go wrong.
+
+Scripts are inline (`<camunda:script>`, `<script>`) or shared files of the
+plan archive, referenced as `resource="deployment://FILE"` (connector
+mappings) or `camunda:resource="deployment://FILE"` (script tasks); the
+deployment is the directory of the .bpmn file, and every reference must
+name a file there. A script task's input mapping becomes its local
+variables (`${name}` reads a variable, as JUEL would; other text is the
+value). Every shared file is run at least once, and every .groovy file of
+the deployment must be referenced. Needs `groovy` (Debian package
+groovy). Stdlib only.
 """
 import json
 import os
@@ -19,10 +29,14 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-SCRIPT_TAGS = ("{http://camunda.org/schema/1.0/bpmn}script",
-               "{http://www.omg.org/spec/BPMN/20100524/MODEL}script")
+CAMUNDA = "{http://camunda.org/schema/1.0/bpmn}"
+BPMN = "{http://www.omg.org/spec/BPMN/20100524/MODEL}"
+DEPLOYMENT = "deployment://"
 
 HARNESS = r'''
+def input = new groovy.json.JsonSlurper().parse(new File(args[0]), 'UTF-8')
+def scripts = input.scripts
+def seeds = input.seeds
 def response = '{"status":"DONE","response":{"VMIP":"10.0.0.1"},"node_template_instances":[{"id":5},{"id":6}],"relationship_template_instances":[{"id":3,"target_node_template_instance_id":7}]}'
 int bad = 0
 scripts.eachWithIndex { s, i ->
@@ -35,16 +49,24 @@ scripts.eachWithIndex { s, i ->
               serviceTemplateURL: 'http://container:1337/csars/app.csar/servicetemplates/st',
               serviceInstanceID: '9', serviceInstanceURL: 'http://container:1337/csars/app.csar/servicetemplates/st/instances/9']
   seeds.each { k, v -> if (!vars.containsKey(k)) vars[k] = v }
-  vars.execution = [setVariable: { n, v -> vars[n] = v }, getVariable: { n -> vars[n] }] as Expando
+  // Local variables of the task: `${name}` reads a variable (the answer
+  // when the plan has not set it here), other text is the value.
+  def locals = [:]
+  s.locals.each { k, v ->
+    def m = (v =~ /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/)
+    locals[k] = m.matches() ? (vars.containsKey(m.group(1)) ? vars[m.group(1)] : response) : v
+  }
+  vars.putAll(locals)
+  vars.execution = new Expando(setVariable: { n, v -> vars[n] = v }, getVariable: { n -> vars[n] },
+                               currentActivityId: s.owner, variablesLocal: locals)
   try {
-    new GroovyShell(new Binding(vars)).evaluate(s)
+    new GroovyShell(new Binding(vars)).evaluate(s.text)
   } catch (Throwable t) {
     // Outside the engine the BPMN error class is missing: fail() then ends in a
     // NullPointerException at newInstance, which stands for the BPMN error.
-    def trace = t.stackTrace*.toString().join(' ')
-    if (!(t instanceof NullPointerException && s.contains('def fail'))) {
+    if (!(t instanceof NullPointerException && s.text.contains('def fail'))) {
       bad++
-      println "script ${names[i]}: ${t}"
+      println "script ${s.name}: ${t}"
     }
   }
 }
@@ -53,35 +75,93 @@ System.exit(bad == 0 ? 0 : 1)
 '''
 
 
+def resource(path, ref, problems, where):
+    """The text of a deployment resource, or None (a problem noted)."""
+    if not ref.startswith(DEPLOYMENT):
+        problems.append(f"{where}: resource `{ref}` is not a deployment resource")
+        return None
+    name = ref[len(DEPLOYMENT):]
+    file = os.path.join(os.path.dirname(path), name)
+    if "/" in name or not os.path.isfile(file):
+        problems.append(f"{where}: `{ref}` names no file of the deployment")
+        return None
+    with open(file, encoding="utf-8") as f:
+        return f.read()
+
+
+def task_locals(task):
+    """A task's input mapping: name -> text (scripts are left out)."""
+    out = {}
+    ext = task.find(BPMN + "extensionElements")
+    io = ext.find(CAMUNDA + "inputOutput") if ext is not None else None
+    if io is not None:
+        for p in io.findall(CAMUNDA + "inputParameter"):
+            if len(p) == 0:
+                out[p.get("name")] = (p.text or "").strip()
+    return out
+
+
 def main(files):
-    scripts, names = [], []
+    scripts, problems = [], []
+    referenced = {}  # deployment dir -> set of file names
     for f in files:
+        base = os.path.basename(f)
+        deployment = os.path.dirname(os.path.abspath(f))
+        used = referenced.setdefault(deployment, set())
         root = ET.parse(f).getroot()
         parents = {c: p for p in root.iter() for c in p}
+
+        def owner_of(e):
+            o = e
+            while o is not None and o.get("id") is None:
+                o = parents.get(o)
+            return o.get("id") if o is not None else "?"
+
         for e in root.iter():
-            if e.tag in SCRIPT_TAGS:
-                owner = e
-                while owner is not None and owner.get("id") is None:
-                    owner = parents.get(owner)
-                scripts.append(e.text or "")
-                names.append(f"{os.path.basename(f)}#{owner.get('id') if owner is not None else '?'}")
+            text, ref, local = None, None, {}
+            if e.tag == CAMUNDA + "script":
+                ref = e.get("resource")
+                text = e.text or ""
+            elif e.tag == BPMN + "script":
+                text = e.text or ""
+            elif e.tag == BPMN + "scriptTask" and e.get(CAMUNDA + "resource"):
+                ref = e.get(CAMUNDA + "resource")
+                local = task_locals(e)
+            else:
+                continue
+            owner = owner_of(e)
+            if ref is not None:
+                text = resource(f, ref, problems, f"{base}#{owner}")
+                if text is None:
+                    continue
+                used.add(ref[len(DEPLOYMENT):])
+            if e.tag == BPMN + "script":
+                local = task_locals(parents[e])
+            scripts.append({"text": text, "name": f"{base}#{owner}" + (f" ({ref})" if ref else ""),
+                            "owner": owner, "locals": local})
+    for deployment, used in referenced.items():
+        for name in sorted(os.listdir(deployment)):
+            if name.endswith(".groovy") and name not in used:
+                problems.append(f"{deployment}: {name} is referenced by no task")
+    for p in problems:
+        print(f"check-groovy: {p}")
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "check.groovy")
         # Loop variables the engine sets before a loop turn reads them.
         seeds = {}
         for s in scripts:
-            for name in re.findall(r"v\('([A-Za-z0-9_]+)'\)", s):
+            for name in re.findall(r"v\('([A-Za-z0-9_]+)'\)", s["text"]):
                 if name.endswith("_index"):
-                    seeds[name] = "0"
+                    seeds[name] = 0
                 elif name.endswith("_ids"):
-                    seeds[name] = "'5,6'"
+                    seeds[name] = "5,6"
+        data = os.path.join(d, "scripts.json")
+        with open(data, "w", encoding="utf-8") as out:
+            json.dump({"scripts": scripts, "seeds": seeds}, out)
         with open(path, "w", encoding="utf-8") as out:
-            # JSON string literals are valid Groovy double-quoted strings once `$` is escaped.
-            out.write("def scripts = [\n" + ",\n".join(json.dumps(s).replace("$", "\\$") for s in scripts) + "]\n")
-            out.write("def names = [\n" + ",\n".join(json.dumps(n).replace("$", "\\$") for n in names) + "]\n")
-            out.write("def seeds = [" + (", ".join(f"'{k}': {v}" for k, v in sorted(seeds.items())) or ":") + "]\n")
             out.write(HARNESS)
-        return subprocess.run(["groovy", path]).returncode
+        code = subprocess.run(["groovy", path, data]).returncode
+    return 1 if problems or code != 0 else 0
 
 
 if __name__ == "__main__":

@@ -30,10 +30,6 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../templates/bpel/process.bpel"),
     ),
     (
-        "bpmn/http-task.bpmn",
-        include_str!("../../templates/bpmn/http-task.bpmn"),
-    ),
-    (
         "bpmn/process.bpmn",
         include_str!("../../templates/bpmn/process.bpmn"),
     ),

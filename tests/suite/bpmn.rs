@@ -11,7 +11,12 @@
 //!   with the activity id;
 //! * every flow node has a shape, shapes of one diagram do not overlap
 //!   (except a container and its content, or a boundary event and its
-//!   host), and every sequence flow has an edge with at least two waypoints.
+//!   host), and every sequence flow has an edge with at least two waypoints;
+//! * every `deployment://` script the process references is a file of the
+//!   plan, and every other file of the plan is referenced;
+//! * every variable a JUEL expression reads is a plan input or a variable
+//!   the process sets (JUEL, unlike the scripts' `v()`, fails on a
+//!   variable that does not exist).
 //!
 //! Running the plans in a BPMN engine (check-bpmn) and checking the order
 //! of the run is done by `.ci/run`, which needs node.
@@ -49,14 +54,35 @@ fn plans(path: &std::path::Path) -> Option<(toscanini::Loaded, Vec<ConcretePlan>
     Some((loaded, plans))
 }
 
-fn bpmn_text(loaded: &toscanini::Loaded, plan: &ConcretePlan) -> (String, String) {
+/// A rendered BPMN plan: the process file and the other files of its archive.
+struct Bpmn {
+    name: String,
+    text: String,
+    /// Shared scripts: file name, text.
+    files: BTreeMap<String, String>,
+    /// Plan inputs.
+    inputs: Vec<String>,
+}
+
+fn bpmn(loaded: &toscanini::Loaded, plan: &ConcretePlan) -> Bpmn {
     let templates = Templates::embedded().unwrap();
     let r = toscanini::render::bpmn::render(plan, &loaded.topology, &templates).unwrap();
-    assert_eq!(r.files.len(), 1);
-    (
-        r.files[0].name.clone(),
-        String::from_utf8(r.files[0].data.clone()).unwrap(),
-    )
+    let (process, rest) = r.files.split_first().unwrap();
+    assert!(process.name.ends_with(".bpmn"), "the process comes first");
+    let files: BTreeMap<String, String> = rest
+        .iter()
+        .map(|f| {
+            assert!(f.name.ends_with(".groovy"), "{}", f.name);
+            (f.name.clone(), String::from_utf8(f.data.clone()).unwrap())
+        })
+        .collect();
+    assert_eq!(files.len(), rest.len(), "file names are unique");
+    Bpmn {
+        name: process.name.clone(),
+        text: String::from_utf8(process.data.clone()).unwrap(),
+        files,
+        inputs: r.inputs.iter().map(|i| i.name.clone()).collect(),
+    }
 }
 
 #[test]
@@ -68,12 +94,27 @@ fn sample_bpmn_plans() {
         "tomcat-openstack",
     ] {
         let (loaded, plans) = plans(&repo().join("samples").join(sample)).unwrap();
+        // The shared scripts of all plans of the sample, each once: a file
+        // name means the same text in every plan of a CSAR.
+        let mut scripts: BTreeMap<String, String> = BTreeMap::new();
         for p in &plans {
-            let (name, text) = bpmn_text(&loaded, p);
+            let b = bpmn(&loaded, p);
             let kind = p.plan.kind.slug().replace(':', "-");
-            insta::assert_snapshot!(format!("{sample}__{kind}__{name}"), text);
-            check(&format!("{sample} {name}"), p, &text);
+            insta::assert_snapshot!(format!("{sample}__{kind}__{}", b.name), b.text);
+            check(&format!("{sample} {}", b.name), p, &b);
+            for (name, text) in b.files {
+                let before = scripts.insert(name.clone(), text.clone());
+                assert!(
+                    before.is_none_or(|t| t == text),
+                    "{sample}: {name} differs between plans"
+                );
+            }
         }
+        let listing: String = scripts
+            .iter()
+            .map(|(name, text)| format!("==> {name} <==\n{text}\n"))
+            .collect();
+        insta::assert_snapshot!(format!("{sample}__scripts"), listing);
         // With both languages, BPEL keeps the boundary operations and the
         // BPMN plans are added beside it.
         let templates = Templates::embedded().unwrap();
@@ -104,10 +145,14 @@ fn corpus_bpmn_plans_are_well_formed_parallel_and_drawn() {
             continue;
         };
         for p in &plans {
-            let (file, text) = bpmn_text(&loaded, p);
-            check(&format!("{name} {file}"), p, &text);
+            let b = bpmn(&loaded, p);
+            check(&format!("{name} {}", b.name), p, &b);
             // Same input, same bytes.
-            assert_eq!(text, bpmn_text(&loaded, p).1, "{name}: not deterministic");
+            let again = bpmn(&loaded, p);
+            assert!(
+                b.text == again.text && b.files == again.files,
+                "{name}: not deterministic"
+            );
             checked += 1;
         }
     }
@@ -135,7 +180,8 @@ fn num(doc: &Document, e: ElemId, a: &str) -> i64 {
     doc.attr(e, a).unwrap().parse::<f64>().unwrap() as i64
 }
 
-fn check(what: &str, plan: &ConcretePlan, text: &str) {
+fn check(what: &str, plan: &ConcretePlan, b: &Bpmn) {
+    let text = b.text.as_str();
     let doc = Document::parse(Arc::new(SourceFile::new("plan.bpmn", text)), 256)
         .unwrap_or_else(|d| panic!("{what}: not well-formed: {d:?}"));
     // Flow nodes and flows of every container, and which container holds what.
@@ -302,6 +348,7 @@ fn check(what: &str, plan: &ConcretePlan, text: &str) {
         }
         false
     };
+    check_scripts_and_variables(what, &doc, b);
     let list: Vec<(&String, &(usize, Rect))> = shapes.iter().collect();
     for (i, (a, (da, ra))) in list.iter().enumerate() {
         for (b, (db, rb)) in &list[i + 1..] {
@@ -316,6 +363,104 @@ fn check(what: &str, plan: &ConcretePlan, text: &str) {
                 allowed,
                 "{what}: shapes `{a}` {ra:?} and `{b}` {rb:?} overlap"
             );
+        }
+    }
+}
+
+/// Shared scripts resolve to files of the plan and every file is used;
+/// JUEL reads only variables that exist.
+fn check_scripts_and_variables(what: &str, doc: &Document, b: &Bpmn) {
+    const CAMUNDA: &str = "http://camunda.org/schema/1.0/bpmn";
+    let mut referenced: BTreeSet<String> = BTreeSet::new();
+    // Variables the process sets: plan inputs, parameter and local names,
+    // `execution.setVariable('name', …)` in inline scripts.
+    let mut set: BTreeSet<String> = b.inputs.iter().cloned().collect();
+    let mut reads: Vec<(String, String)> = Vec::new(); // (where, JUEL text)
+    let mut stack: Vec<ElemId> = vec![0];
+    while let Some(e) = stack.pop() {
+        let el = doc.get(e);
+        stack.extend(el.children.iter().copied());
+        let ns = el.ns.as_deref();
+        let resource = if ns == Some(CAMUNDA) && &*el.local == "script" {
+            doc.attr(e, "resource")
+        } else if ns == Some(BPMN) && &*el.local == "scriptTask" {
+            doc.attr_ns(e, CAMUNDA, "resource")
+        } else {
+            None
+        };
+        if let Some(r) = resource {
+            let file = r
+                .strip_prefix("deployment://")
+                .unwrap_or_else(|| panic!("{what}: resource `{r}`"));
+            assert!(
+                b.files.contains_key(file),
+                "{what}: `{r}` is not a file of the plan"
+            );
+            referenced.insert(file.to_string());
+        }
+        if ns == Some(CAMUNDA)
+            && (&*el.local == "inputParameter" || &*el.local == "outputParameter")
+        {
+            set.insert(doc.attr(e, "name").unwrap().to_string());
+            if el.children.is_empty() {
+                reads.push((el.local.to_string(), el.text.clone()));
+            }
+        }
+        if ns == Some(BPMN) && &*el.local == "conditionExpression" {
+            reads.push(("condition".into(), el.text.clone()));
+        }
+        if (ns == Some(CAMUNDA) || ns == Some(BPMN)) && &*el.local == "script" {
+            let script = &el.text;
+            for part in script.split("execution.setVariable('").skip(1) {
+                if let Some(name) = part.split('\'').next() {
+                    set.insert(name.to_string());
+                }
+            }
+        }
+    }
+    let unused: Vec<&String> = b
+        .files
+        .keys()
+        .filter(|f| !referenced.contains(*f))
+        .collect();
+    assert!(unused.is_empty(), "{what}: files no task uses: {unused:?}");
+    const JUEL: [&str; 16] = [
+        "and",
+        "or",
+        "not",
+        "eq",
+        "ne",
+        "lt",
+        "gt",
+        "le",
+        "ge",
+        "true",
+        "false",
+        "null",
+        "instanceof",
+        "empty",
+        "div",
+        "mod",
+    ];
+    for (place, text) in &reads {
+        for expr in text.split("${").skip(1) {
+            let expr = expr.split('}').next().unwrap();
+            // Identifiers outside string literals.
+            let code: String = expr.split('\'').step_by(2).collect::<Vec<_>>().join(" ");
+            for word in code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+                let is_name = word.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+                if !is_name || JUEL.contains(&word) {
+                    continue;
+                }
+                // A connector's output mapping reads the answer.
+                if place == "outputParameter" && (word == "response" || word == "statusCode") {
+                    continue;
+                }
+                assert!(
+                    set.contains(word),
+                    "{what}: `${{{expr}}}` ({place}) reads `{word}`, which nothing sets"
+                );
+            }
         }
     }
 }
@@ -339,8 +484,9 @@ fn instance_selection_renders_for_every_strategy() {
             .steps
             .insert(0, Step::SelectInstance(vm, s.clone()));
     }
-    let (_, text) = bpmn_text(&loaded, &plan);
-    check("selection", &plan, &text);
+    let b = bpmn(&loaded, &plan);
+    check("selection", &plan, &b);
+    let text = &b.text;
     for (i, label) in [
         "select first instance",
         "select given instance",
@@ -357,6 +503,10 @@ fn instance_selection_renders_for_every_strategy() {
     }
     assert!(text.contains("_s1_compare\" name=\"compare VMType of Ubuntu-14_04-VM instances\""));
     if let Ok(dir) = std::env::var("TOSCANINI_KEEP_BPMN") {
-        std::fs::write(std::path::Path::new(&dir).join("selection.bpmn"), &text).unwrap();
+        let dir = std::path::Path::new(&dir);
+        std::fs::write(dir.join("selection.bpmn"), text).unwrap();
+        for (name, script) in &b.files {
+            std::fs::write(dir.join(name), script).unwrap();
+        }
     }
 }

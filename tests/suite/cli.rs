@@ -274,13 +274,19 @@ fn bpmn_plans_are_exported_and_written_beside_bpel() {
         ],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let files: Vec<String> = std::fs::read_dir(&out)
+    let mut files: Vec<String> = std::fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(
-        files,
-        ["MyTinyToDo-DockerEngine-Test_w1-wip1_bpmnBuildPlan.bpmn"]
+    files.sort();
+    // The process and the shared scripts it references (deployment resources).
+    assert!(files.contains(&"MyTinyToDo-DockerEngine-Test_w1-wip1_bpmnBuildPlan.bpmn".into()));
+    assert!(files.contains(&"check.groovy".into()), "{files:?}");
+    assert!(
+        files
+            .iter()
+            .all(|f| f.ends_with(".groovy") || f.ends_with(".bpmn")),
+        "{files:?}"
     );
     let run = toscanini(
         &repo(),

@@ -3,22 +3,113 @@
 //! it, [`super::xml`] writes it. Keeping structure apart from text lets
 //! the layout and the tests reason about the graph (incoming flows,
 //! gateways) instead of parsing XML.
+//!
+//! Nodes and flows refer to each other by their index in the plane, so
+//! every question the layout and the writer ask (what flows leave this
+//! node, which node is the host of this boundary event) is answered in
+//! constant time from [`Adjacency`], never by a scan of the plane.
+
+use std::cell::OnceCell;
+use std::fmt::Write as _;
+
+use super::scripts::Shared;
+
+/// A piece of a plan's [`Text`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Str {
+    start: usize,
+    end: usize,
+}
+
+impl Str {
+    /// Whether the piece is empty.
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+}
+
+/// The text of a plan's model (ids, labels, values) in one buffer, so that
+/// building the model does not allocate per element.
+#[derive(Debug, Default)]
+pub struct Text {
+    buf: String,
+}
+
+impl Text {
+    /// Add a piece of text.
+    pub fn add(&mut self, s: &str) -> Str {
+        let start = self.buf.len();
+        self.buf.push_str(s);
+        Str {
+            start,
+            end: self.buf.len(),
+        }
+    }
+
+    /// Add formatted text.
+    pub fn fmt(&mut self, args: std::fmt::Arguments) -> Str {
+        let start = self.buf.len();
+        let _ = self.buf.write_fmt(args);
+        Str {
+            start,
+            end: self.buf.len(),
+        }
+    }
+
+    /// Add text written by `f` into the buffer.
+    pub fn build(&mut self, f: impl FnOnce(&mut String)) -> Str {
+        let start = self.buf.len();
+        f(&mut self.buf);
+        Str {
+            start,
+            end: self.buf.len(),
+        }
+    }
+
+    /// The text of a piece.
+    pub fn get(&self, s: Str) -> &str {
+        &self.buf[s.start..s.end]
+    }
+}
+
+/// The value of a Camunda input or output parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// Text content: a constant or a JUEL expression (`${name}`), which
+    /// Camunda evaluates against the variables in scope. Written escaped.
+    Text(Str),
+    /// An inline Groovy script; the helpers of the prelude it calls are
+    /// put in front of it when it is written.
+    Groovy(Str),
+    /// A shared Groovy script of the plan archive (`deployment://…`).
+    Shared(Shared),
+}
 
 /// An HTTP call made by a Camunda Connect `http-connector` service task.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Http {
     /// `GET`, `POST`, `PUT`.
     pub method: &'static str,
-    /// Groovy expression (process variables in scope) giving the URL.
-    pub url: String,
+    /// The URL.
+    pub url: Value,
     /// `Content-Type` of the payload, if any.
     pub content_type: Option<&'static str>,
     /// `Accept` header.
     pub accept: &'static str,
-    /// Groovy script giving the payload, if any.
-    pub payload: Option<String>,
-    /// Output variables: name and Groovy script over `statusCode`, `response`, `headers`.
-    pub outputs: Vec<(String, String)>,
+    /// The payload, if any.
+    pub payload: Option<Value>,
+    /// Output variables: name and value over `statusCode`, `response`, `headers`.
+    pub outputs: Vec<(Str, Value)>,
+}
+
+/// A script task.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Script {
+    /// The script: inline Groovy or a shared script.
+    pub script: Value,
+    /// Local variables of the task (its input mapping), which parameterise
+    /// a shared script.
+    pub locals: Vec<(Str, Value)>,
 }
 
 /// How a subprocess repeats.
@@ -36,27 +127,28 @@ pub enum Repeat {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// Start event; `Some(error)` for the error start of an event subprocess.
-    Start(Option<String>),
+    Start(Option<&'static str>),
     /// End event; `Some(error)` makes it an error end event throwing that error.
-    End(Option<String>),
+    End(Option<&'static str>),
     /// Service task calling a REST API through the HTTP connector.
     Http(Box<Http>),
     /// Script task (Groovy) computing variables, no remote call.
-    Script(String),
+    Script(Box<Script>),
     /// Subprocess.
     Sub(Box<Sub>),
-    /// Exclusive gateway; the id of its default flow, if it splits.
-    Xor(Option<String>),
+    /// Exclusive gateway; the index of its default flow, if it splits.
+    Xor(Option<usize>),
     /// Parallel gateway.
     And,
     /// Intermediate timer catch event with an ISO 8601 duration.
     Timer(&'static str),
     /// Intermediate throw event that compensates the completed activities of its scope.
     Compensate,
-    /// Boundary event on `host`: an error catch (interrupting) or a compensation.
+    /// Boundary event on node `host` (an index in the same plane): an
+    /// error catch (interrupting) or a compensation.
     Boundary {
         /// The activity it is attached to.
-        host: String,
+        host: usize,
         /// `true`: catch-all error event; `false`: compensation event.
         error: bool,
     },
@@ -71,132 +163,193 @@ pub struct Sub {
     pub expanded: bool,
     /// Loop, compensation handler or event subprocess.
     pub repeat: Repeat,
-    /// Local variables (name, Groovy script) created when it starts.
-    pub locals: Vec<(String, String)>,
-    /// Output variables (name, Groovy script) set when it ends.
-    pub outputs: Vec<(String, String)>,
+    /// Local variables created when it starts.
+    pub locals: Vec<(Str, Value)>,
+    /// Output variables set when it ends.
+    pub outputs: Vec<(Str, Value)>,
 }
 
 /// A flow node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Node {
     /// Element id (an NCName, prefixed by its activity's id).
-    pub id: String,
-    /// Label.
-    pub name: String,
+    pub id: Str,
+    /// Label (empty: none).
+    pub name: Str,
     /// What it is.
     pub kind: Kind,
 }
 
-/// A sequence flow.
+/// A sequence flow. Its id is `<plane prefix>_f<n>`, `n` counting the
+/// flows of the plane from 1 ([`Plane::flow_id`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Flow {
-    /// Element id.
-    pub id: String,
-    /// Source node id.
-    pub from: String,
-    /// Target node id.
-    pub to: String,
+    /// Source node index.
+    pub from: usize,
+    /// Target node index.
+    pub to: usize,
     /// JUEL condition, for flows out of an exclusive split.
-    pub condition: Option<String>,
+    pub condition: Option<Str>,
     /// Label.
-    pub name: String,
+    pub name: &'static str,
+}
+
+/// An association from a compensation boundary event to its handler.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Association {
+    /// Element id.
+    pub id: Str,
+    /// The boundary event (node index).
+    pub from: usize,
+    /// The handler (node index).
+    pub to: usize,
 }
 
 /// A plane: what one process or subprocess contains.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Plane {
+    /// Prefix of the ids of its flows: the id of the subprocess it is the
+    /// content of (so flows inside an activity start with its id), or
+    /// `plan` for the process.
+    pub prefix: Str,
     /// Flow nodes, in creation order (which is also the reading order).
     pub nodes: Vec<Node>,
     /// Sequence flows.
     pub flows: Vec<Flow>,
-    /// Associations from compensation boundary events to their handlers: (id, from, to).
-    pub associations: Vec<(String, String, String)>,
+    /// Associations from compensation boundary events to their handlers.
+    pub associations: Vec<Association>,
+    /// Incoming and outgoing flows, built on first use once the plane is complete.
+    adjacency: OnceCell<Adjacency>,
 }
 
 impl Plane {
-    /// Add a node; returns its id.
-    pub fn add(&mut self, id: impl Into<String>, name: impl Into<String>, kind: Kind) -> String {
-        let id = id.into();
-        self.nodes.push(Node {
-            id: id.clone(),
-            name: name.into(),
-            kind,
-        });
-        id
+    /// An empty plane whose flows get ids starting with `prefix`.
+    pub fn new(prefix: Str) -> Plane {
+        Plane {
+            prefix,
+            ..Plane::default()
+        }
     }
 
-    /// Add a sequence flow with an id derived from its ends.
-    pub fn connect(&mut self, from: &str, to: &str) -> String {
+    /// Write the id of flow `k`.
+    pub fn flow_id(&self, text: &Text, k: usize, out: &mut String) {
+        out.push_str(text.get(self.prefix));
+        out.push_str("_f");
+        push_uint(out, k as u64 + 1);
+    }
+
+    /// Add a node; returns its index.
+    pub fn add(&mut self, id: Str, name: Str, kind: Kind) -> usize {
+        self.nodes.push(Node { id, name, kind });
+        self.nodes.len() - 1
+    }
+
+    /// Add a sequence flow; returns its index.
+    pub fn connect(&mut self, from: usize, to: usize) -> usize {
         self.connect_if(from, to, None, "")
     }
 
-    /// Add a sequence flow with a condition and a label.
+    /// Add a sequence flow with a condition and a label; returns its index.
     pub fn connect_if(
         &mut self,
-        from: &str,
-        to: &str,
-        condition: Option<String>,
-        name: &str,
-    ) -> String {
-        let base = format!("{from}_to_{}", short(to, from));
-        let mut id = base.clone();
-        let mut n = 2;
-        while self.flows.iter().any(|f| f.id == id) {
-            id = format!("{base}_{n}");
-            n += 1;
-        }
+        from: usize,
+        to: usize,
+        condition: Option<Str>,
+        name: &'static str,
+    ) -> usize {
         self.flows.push(Flow {
-            id: id.clone(),
-            from: from.into(),
-            to: to.into(),
+            from,
+            to,
             condition,
-            name: name.into(),
+            name,
         });
-        id
+        self.flows.len() - 1
     }
 
-    /// The node with this id.
-    pub fn node(&self, id: &str) -> Option<&Node> {
-        self.nodes.iter().find(|n| n.id == id)
+    /// Add an association from a compensation boundary event to its handler.
+    pub fn associate(&mut self, id: Str, from: usize, to: usize) {
+        self.associations.push(Association { id, from, to });
     }
 
-    /// Ids of the flows into a node.
-    pub fn incoming(&self, id: &str) -> Vec<&Flow> {
-        self.flows.iter().filter(|f| f.to == id).collect()
-    }
-
-    /// Ids of the flows out of a node.
-    pub fn outgoing(&self, id: &str) -> Vec<&Flow> {
-        self.flows.iter().filter(|f| f.from == id).collect()
-    }
-
-    /// Every plane nested in this one (depth first), with this one first.
-    pub fn walk(&self) -> Vec<&Plane> {
-        let mut out = vec![self];
-        for n in &self.nodes {
-            if let Kind::Sub(s) = &n.kind {
-                out.extend(s.plane.walk());
-            }
-        }
-        out
+    /// Incoming and outgoing flows of every node (built on the first call;
+    /// the plane is not to change after that).
+    pub fn adjacency(&self) -> &Adjacency {
+        let a = self.adjacency.get_or_init(|| {
+            Adjacency::new(self.nodes.len(), self.flows.iter().map(|f| (f.from, f.to)))
+        });
+        debug_assert_eq!(a.out.len(), self.flows.len(), "plane changed after use");
+        a
     }
 }
 
-/// Flow ids read `<from>_to_<to>`; when the target shares the source's
-/// prefix (same activity), only the rest of the target's id is repeated.
-fn short<'a>(to: &'a str, from: &str) -> &'a str {
-    let common = to
-        .char_indices()
-        .zip(from.chars())
-        .take_while(|((_, a), b)| a == b)
-        .last()
-        .map(|((i, c), _)| i + c.len_utf8())
-        .unwrap_or(0);
-    // Cut at the last `_` inside the common prefix, so ids stay readable.
-    match to[..common].rfind('_') {
-        Some(cut) if cut + 1 < to.len() => &to[cut + 1..],
-        _ => to,
+/// Append a number in decimal.
+pub fn push_uint(out: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &b in &buf[i..] {
+        out.push(b as char);
+    }
+}
+
+/// Flows into and out of every node of a plane, in flow order: compressed
+/// lists, built in one pass.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Adjacency {
+    out_start: Vec<usize>,
+    out: Vec<usize>,
+    in_start: Vec<usize>,
+    inc: Vec<usize>,
+}
+
+impl Adjacency {
+    /// From `nodes` and the (from, to) pairs of the flows, in order.
+    pub fn new(nodes: usize, flows: impl Iterator<Item = (usize, usize)> + Clone) -> Adjacency {
+        let mut out_start = vec![0usize; nodes + 1];
+        let mut in_start = vec![0usize; nodes + 1];
+        let mut count = 0;
+        for (f, t) in flows.clone() {
+            out_start[f + 1] += 1;
+            in_start[t + 1] += 1;
+            count += 1;
+        }
+        for i in 0..nodes {
+            out_start[i + 1] += out_start[i];
+            in_start[i + 1] += in_start[i];
+        }
+        let mut out = vec![0usize; count];
+        let mut inc = vec![0usize; count];
+        let mut out_fill = out_start.clone();
+        let mut in_fill = in_start.clone();
+        for (k, (f, t)) in flows.enumerate() {
+            out[out_fill[f]] = k;
+            out_fill[f] += 1;
+            inc[in_fill[t]] = k;
+            in_fill[t] += 1;
+        }
+        Adjacency {
+            out_start,
+            out,
+            in_start,
+            inc,
+        }
+    }
+
+    /// Indices of the flows out of node `i`, in flow order.
+    pub fn outgoing(&self, i: usize) -> &[usize] {
+        &self.out[self.out_start[i]..self.out_start[i + 1]]
+    }
+
+    /// Indices of the flows into node `i`, in flow order.
+    pub fn incoming(&self, i: usize) -> &[usize] {
+        &self.inc[self.in_start[i]..self.in_start[i + 1]]
     }
 }
 
@@ -205,10 +358,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn flow_ids_are_short_and_unique() {
-        let mut p = Plane::default();
-        assert_eq!(p.connect("A_s1", "A_s2"), "A_s1_to_s2");
-        assert_eq!(p.connect("A_s1", "A_s2"), "A_s1_to_s2_2");
-        assert_eq!(p.connect("A", "B_join"), "A_to_B_join");
+    fn flows_are_numbered_in_their_plane_and_indexed() {
+        let mut text = Text::default();
+        let mut p = Plane::new(text.add("A"));
+        let a1 = p.add(text.add("A_s1"), Str::default(), Kind::And);
+        let a2 = p.add(text.add("A_s2"), Str::default(), Kind::And);
+        let f1 = p.connect(a1, a2);
+        let f2 = p.connect(a1, a2);
+        let mut id = String::new();
+        p.flow_id(&text, f2, &mut id);
+        assert_eq!(id, "A_f2");
+        assert_eq!(text.get(p.nodes[a2].id), "A_s2");
+        let adj = p.adjacency();
+        assert_eq!(adj.outgoing(a1), &[f1, f2]);
+        assert_eq!(adj.incoming(a2), &[f1, f2]);
+        assert!(adj.incoming(a1).is_empty());
     }
 }

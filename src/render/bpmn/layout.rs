@@ -11,9 +11,10 @@
 //! subprocesses included) and one more for every collapsed subprocess.
 //! Integer coordinates only, so the output is the same on every machine.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::hash::BuildHasherDefault;
 
-use super::graph::{Kind, Plane, Repeat};
+use super::graph::{Adjacency, Kind, Plane, Repeat, Text};
 
 /// A shape's bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,33 +54,42 @@ impl Bounds {
 
 /// One shape of a diagram.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Shape {
+pub struct Shape<'a> {
     /// The element it draws.
-    pub id: String,
+    pub id: &'a str,
     /// Where.
     pub bounds: Bounds,
     /// For subprocesses: drawn open (`Some(true)`) or collapsed.
     pub expanded: Option<bool>,
 }
 
+/// The element an edge draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EdgeOf<'a> {
+    /// Flow `k` of a plane.
+    Flow(&'a Plane, usize),
+    /// An association, by id.
+    Association(&'a str),
+}
+
 /// One edge of a diagram (sequence flow or association).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Edge {
+pub struct Edge<'a> {
     /// The element it draws.
-    pub id: String,
+    pub element: EdgeOf<'a>,
     /// Waypoints, at least two.
     pub points: Vec<(i64, i64)>,
 }
 
 /// The diagram of one plane.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Diagram {
+pub struct Diagram<'a> {
     /// The process or collapsed subprocess it shows.
-    pub element: String,
+    pub element: &'a str,
     /// Shapes, parents before children.
-    pub shapes: Vec<Shape>,
+    pub shapes: Vec<Shape<'a>>,
     /// Edges.
-    pub edges: Vec<Edge>,
+    pub edges: Vec<Edge<'a>>,
 }
 
 const GAP_X: i64 = 50;
@@ -90,329 +100,348 @@ const PAD_TOP: i64 = 40;
 const LOOP_DROP: i64 = 25;
 
 /// The size a node is drawn with (expanded subprocesses: their content).
-fn size(kind: &Kind, sizes: &HashMap<String, (i64, i64)>, id: &str) -> (i64, i64) {
+fn size(kind: &Kind, expanded: Option<(i64, i64)>) -> (i64, i64) {
     match kind {
         Kind::Start(_) | Kind::End(_) | Kind::Timer(_) | Kind::Compensate => (36, 36),
         Kind::Boundary { .. } => (36, 36),
         Kind::Xor(_) | Kind::And => (50, 50),
         Kind::Http(_) | Kind::Script(_) => (100, 80),
-        Kind::Sub(s) if s.expanded => sizes.get(id).copied().unwrap_or((200, 120)),
+        Kind::Sub(s) if s.expanded => expanded.unwrap_or((200, 120)),
         Kind::Sub(_) => (140, 80),
     }
 }
 
 /// Lay out a process plane: its diagram first, then one per collapsed subprocess.
-pub fn layout(process: &str, plane: &Plane) -> Vec<Diagram> {
+pub fn layout<'a>(text: &'a Text, process: &'a str, plane: &'a Plane) -> Vec<Diagram<'a>> {
     let mut out = vec![Diagram {
-        element: process.to_string(),
+        element: process,
         ..Diagram::default()
     }];
-    let placed = place(plane, &mut out);
-    let mut main = std::mem::take(&mut out[0]);
-    translate(&placed, 100, 80, &mut main);
-    out[0] = main;
+    let placed = place(text, plane, &mut out);
+    let main = &mut out[0];
+    append(placed, 100, 80, &mut main.shapes, &mut main.edges);
     out
 }
 
 /// A plane laid out at the origin.
-struct Placed {
-    shapes: Vec<Shape>,
-    edges: Vec<Edge>,
+struct Placed<'a> {
+    shapes: Vec<Shape<'a>>,
+    edges: Vec<Edge<'a>>,
     w: i64,
     h: i64,
 }
 
-fn translate(p: &Placed, dx: i64, dy: i64, d: &mut Diagram) {
-    for s in &p.shapes {
-        let mut s = s.clone();
+/// Move a placed plane by (dx, dy) onto the end of `shapes` and `edges`.
+fn append<'a>(
+    mut p: Placed<'a>,
+    dx: i64,
+    dy: i64,
+    shapes: &mut Vec<Shape<'a>>,
+    edges: &mut Vec<Edge<'a>>,
+) {
+    for s in &mut p.shapes {
         s.bounds.x += dx;
         s.bounds.y += dy;
-        d.shapes.push(s);
     }
-    for e in &p.edges {
-        d.edges.push(Edge {
-            id: e.id.clone(),
-            points: e.points.iter().map(|(x, y)| (x + dx, y + dy)).collect(),
-        });
+    for e in &mut p.edges {
+        for (x, y) in &mut e.points {
+            *x += dx;
+            *y += dy;
+        }
+    }
+    if shapes.is_empty() {
+        *shapes = p.shapes;
+    } else {
+        shapes.append(&mut p.shapes);
+    }
+    if edges.is_empty() {
+        *edges = p.edges;
+    } else {
+        edges.append(&mut p.edges);
     }
 }
 
+/// A hasher for small integer keys (indices, coordinates): the layout's
+/// maps are looked up once per flow or shape, where SipHash costs more
+/// than the rest of the work.
+#[derive(Default, Clone, Copy)]
+struct IntHasher(u64);
+
+impl std::hash::Hasher for IntHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    fn write_i64(&mut self, n: i64) {
+        self.write_u64(n as u64);
+    }
+}
+
+type IntMap<K, V> = HashMap<K, V, BuildHasherDefault<IntHasher>>;
+type IntSet<K> = HashSet<K, BuildHasherDefault<IntHasher>>;
+
+/// A cell of the grid: a node, or a place a long edge passes through.
+#[derive(Clone, Copy)]
+enum Cell {
+    /// Node index.
+    Node(usize),
+    /// Forward edge index, step (0 for the first layer it passes).
+    Pass(usize, usize),
+}
+
 /// Lay out one plane at the origin. Collapsed subprocesses are laid out
-/// into diagrams of their own, appended to `diagrams`.
-fn place(plane: &Plane, diagrams: &mut Vec<Diagram>) -> Placed {
+/// into diagrams of their own, appended to `diagrams`. Every step is
+/// linear in the plane's nodes, flows and the cells long edges pass
+/// through.
+fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) -> Placed<'a> {
+    let n = plane.nodes.len();
     // Children first: expanded ones give their size, collapsed ones a diagram.
-    let mut sizes: HashMap<String, (i64, i64)> = HashMap::new();
-    let mut inner: HashMap<String, Placed> = HashMap::new();
-    for n in &plane.nodes {
-        if let Kind::Sub(s) = &n.kind {
+    let mut inner: Vec<Option<Placed<'a>>> = (0..n).map(|_| None).collect();
+    for (i, node) in plane.nodes.iter().enumerate() {
+        if let Kind::Sub(s) = &node.kind {
             if s.expanded {
-                let p = place(&s.plane, diagrams);
-                sizes.insert(n.id.clone(), (p.w, p.h));
-                inner.insert(n.id.clone(), p);
+                inner[i] = Some(place(text, &s.plane, diagrams));
             } else {
                 let index = diagrams.len();
                 diagrams.push(Diagram {
-                    element: n.id.clone(),
+                    element: text.get(node.id),
                     ..Diagram::default()
                 });
-                let p = place(&s.plane, diagrams);
-                let mut d = std::mem::take(&mut diagrams[index]);
-                translate(&p, 100, 80, &mut d);
-                diagrams[index] = d;
+                let p = place(text, &s.plane, diagrams);
+                let d = &mut diagrams[index];
+                append(p, 100, 80, &mut d.shapes, &mut d.edges);
             }
         }
     }
-    let size_of = |id: &str| -> (i64, i64) {
-        let n = plane.node(id).expect("node of the plane");
-        size(&n.kind, &sizes, id)
-    };
-
-    // Which nodes are laid out in the grid, which hang below a host, which go to the band.
-    let mut boundaries: BTreeMap<usize, Vec<&str>> = BTreeMap::new(); // host index -> boundary ids
-    let mut hanging: HashSet<&str> = HashSet::new();
-    let mut band: Vec<&str> = Vec::new();
-    let index: HashMap<&str, usize> = plane
+    let sizes: Vec<(i64, i64)> = plane
         .nodes
         .iter()
-        .enumerate()
-        .map(|(i, n)| (n.id.as_str(), i))
+        .zip(&inner)
+        .map(|(node, p)| size(&node.kind, p.as_ref().map(|p| (p.w, p.h))))
         .collect();
-    for n in &plane.nodes {
-        match &n.kind {
+    let adj = plane.adjacency();
+
+    // Which nodes are laid out in the grid, which hang below a host, which go to the band.
+    let mut boundaries: BTreeMap<usize, Vec<usize>> = BTreeMap::new(); // host -> boundary events
+    let mut hanging = vec![false; n];
+    let mut in_band = vec![false; n];
+    let mut band: Vec<usize> = Vec::new();
+    for (i, node) in plane.nodes.iter().enumerate() {
+        match &node.kind {
             Kind::Boundary { host, .. } => {
-                boundaries
-                    .entry(index[host.as_str()])
-                    .or_default()
-                    .push(&n.id);
-                hanging.insert(&n.id);
+                boundaries.entry(*host).or_default().push(i);
+                hanging[i] = true;
             }
-            Kind::Sub(s) if s.repeat == Repeat::OnError => band.push(&n.id),
+            Kind::Sub(s) if s.repeat == Repeat::OnError => {
+                band.push(i);
+                in_band[i] = true;
+            }
             _ => {}
         }
     }
     // Tails: everything reachable from a boundary event.
-    let mut tails: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut first_assoc: Vec<Option<usize>> = vec![None; n];
+    for a in &plane.associations {
+        first_assoc[a.from].get_or_insert(a.to);
+    }
+    let mut tails: Vec<Vec<usize>> = vec![Vec::new(); n];
     for ids in boundaries.values() {
         for &b in ids {
             let mut chain = Vec::new();
             let mut cur = b;
             loop {
-                let next = plane
-                    .flows
-                    .iter()
-                    .find(|f| f.from == cur)
-                    .map(|f| f.to.as_str())
-                    .or_else(|| {
-                        plane
-                            .associations
-                            .iter()
-                            .find(|(_, from, _)| from == cur)
-                            .map(|(_, _, to)| to.as_str())
-                    });
+                let next = adj
+                    .outgoing(cur)
+                    .first()
+                    .map(|&f| plane.flows[f].to)
+                    .or(first_assoc[cur]);
                 match next {
-                    Some(n) if !hanging.contains(n) => {
-                        hanging.insert(n);
-                        chain.push(n);
-                        cur = n;
+                    Some(x) if !hanging[x] => {
+                        hanging[x] = true;
+                        chain.push(x);
+                        cur = x;
                     }
                     _ => break,
                 }
             }
-            tails.insert(b, chain);
+            tails[b] = chain;
         }
     }
-    let grid: Vec<&str> = plane
-        .nodes
-        .iter()
-        .map(|n| n.id.as_str())
-        .filter(|id| !hanging.contains(id) && !band.contains(id))
-        .collect();
-    let in_grid: HashSet<&str> = grid.iter().copied().collect();
+    let in_grid: Vec<bool> = (0..n).map(|i| !hanging[i] && !in_band[i]).collect();
+    let grid: Vec<usize> = (0..n).filter(|&i| in_grid[i]).collect();
 
     // Back edges: found by a depth-first search from the start events.
-    let succ = |id: &str| -> Vec<&str> {
-        plane
-            .flows
-            .iter()
-            .filter(|f| f.from == id && in_grid.contains(f.to.as_str()))
-            .map(|f| f.to.as_str())
-            .collect()
-    };
-    let mut back: HashSet<(String, String)> = HashSet::new();
-    let mut state: HashMap<&str, u8> = HashMap::new(); // 1 on stack, 2 done
+    // A stack entry is a node and the position in its outgoing flows
+    // where the search goes on.
+    let mut back: IntSet<(usize, usize)> = IntSet::default();
+    let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
     for &root in &grid {
-        if state.contains_key(root) {
+        if state[root] != 0 {
             continue;
         }
-        let mut stack: Vec<(&str, usize)> = vec![(root, 0)];
-        state.insert(root, 1);
-        while let Some((node, i)) = stack.pop() {
-            let next = succ(node);
-            if i < next.len() {
-                stack.push((node, i + 1));
-                let t = next[i];
-                match state.get(t) {
-                    Some(1) => {
-                        back.insert((node.to_string(), t.to_string()));
+        let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+        state[root] = 1;
+        while let Some((node, pos)) = stack.pop() {
+            let out = adj.outgoing(node);
+            let next = (pos..out.len()).find(|&j| in_grid[plane.flows[out[j]].to]);
+            if let Some(j) = next {
+                stack.push((node, j + 1));
+                let t = plane.flows[out[j]].to;
+                match state[t] {
+                    1 => {
+                        back.insert((node, t));
                     }
-                    Some(_) => {}
-                    None => {
-                        state.insert(t, 1);
+                    0 => {
+                        state[t] = 1;
                         stack.push((t, 0));
                     }
+                    _ => {}
                 }
             } else {
-                state.insert(node, 2);
+                state[node] = 2;
             }
         }
     }
-    let forward: Vec<(&str, &str)> = plane
-        .flows
-        .iter()
-        .filter(|f| in_grid.contains(f.from.as_str()) && in_grid.contains(f.to.as_str()))
-        .filter(|f| !back.contains(&(f.from.clone(), f.to.clone())))
-        .map(|f| (f.from.as_str(), f.to.as_str()))
-        .collect();
+    // Forward edges, and for every flow the first forward edge with its ends.
+    let mut forward: Vec<(usize, usize)> = Vec::new();
+    let mut first_forward: IntMap<(usize, usize), usize> = IntMap::default();
+    let mut flow_forward: Vec<Option<usize>> = vec![None; plane.flows.len()];
+    for (k, f) in plane.flows.iter().enumerate() {
+        let pair = (f.from, f.to);
+        if in_grid[f.from] && in_grid[f.to] && !back.contains(&pair) {
+            let next = forward.len();
+            flow_forward[k] = Some(*first_forward.entry(pair).or_insert(next));
+            forward.push(pair);
+        }
+    }
+    let fwd = Adjacency::new(n, forward.iter().copied());
 
     // Layers: longest path, in a topological order of the forward edges.
-    let mut layer: HashMap<&str, usize> = grid.iter().map(|&id| (id, 0)).collect();
-    let mut indeg: HashMap<&str, usize> = grid.iter().map(|&id| (id, 0)).collect();
-    for (_, t) in &forward {
-        *indeg.get_mut(t).unwrap() += 1;
-    }
-    let mut ready: Vec<&str> = grid.iter().copied().filter(|id| indeg[id] == 0).collect();
-    let mut order = Vec::new();
-    while let Some(n) = ready.first().copied() {
-        ready.remove(0);
-        order.push(n);
-        for (f, t) in &forward {
-            if *f == n {
-                let l = layer[n] + 1;
-                if layer[t] < l {
-                    layer.insert(t, l);
-                }
-                let d = indeg.get_mut(t).unwrap();
-                *d -= 1;
-                if *d == 0 {
-                    ready.push(t);
-                }
+    let mut layer = vec![0usize; n];
+    let mut indeg: Vec<usize> = (0..n).map(|i| fwd.incoming(i).len()).collect();
+    let mut ready: VecDeque<usize> = grid.iter().copied().filter(|&i| indeg[i] == 0).collect();
+    while let Some(v) = ready.pop_front() {
+        for &k in fwd.outgoing(v) {
+            let t = forward[k].1;
+            let l = layer[v] + 1;
+            if layer[t] < l {
+                layer[t] = l;
+            }
+            indeg[t] -= 1;
+            if indeg[t] == 0 {
+                ready.push_back(t);
             }
         }
     }
-    let layers = grid.iter().map(|id| layer[id]).max().map_or(0, |m| m + 1);
+    let layers = grid.iter().map(|&i| layer[i]).max().map_or(0, |m| m + 1);
 
     // Columns hold nodes and the cells that long edges pass through.
-    #[derive(Clone)]
-    enum Cell<'a> {
-        Node(&'a str),
-        Pass(usize, usize), // forward edge index, step
-    }
     let mut columns: Vec<Vec<Cell>> = vec![Vec::new(); layers];
-    for &id in &grid {
-        columns[layer[id]].push(Cell::Node(id));
+    for &i in &grid {
+        columns[layer[i]].push(Cell::Node(i));
     }
-    for (k, (f, t)) in forward.iter().enumerate() {
+    for (k, &(f, t)) in forward.iter().enumerate() {
         for (step, l) in (layer[f] + 1..layer[t]).enumerate() {
             columns[l].push(Cell::Pass(k, step));
         }
     }
     // Order within columns: by the mean row of the predecessors (two sweeps), ties by creation.
     let key = |c: &Cell| -> usize {
-        match c {
-            Cell::Node(id) => index[id],
-            Cell::Pass(k, _) => index[forward[*k].0],
+        match *c {
+            Cell::Node(i) => i,
+            Cell::Pass(k, _) => forward[k].0,
         }
     };
     for col in columns.iter_mut() {
-        col.sort_by_key(|c| key(c));
+        col.sort_by_key(key);
     }
+    // Positions: of nodes, and of the last placed pass cell of each forward edge.
+    let mut node_pos: Vec<Option<f64>> = vec![None; n];
+    let mut pass_pos: Vec<Option<f64>> = vec![None; forward.len()];
+    let mut preds: Vec<f64> = Vec::new();
     for _ in 0..2 {
-        let mut pos: HashMap<String, f64> = HashMap::new();
+        node_pos.fill(None);
+        pass_pos.fill(None);
         for (l, col) in columns.iter_mut().enumerate() {
             if l > 0 {
                 let mut keyed: Vec<(f64, usize, Cell)> = col
                     .iter()
                     .enumerate()
                     .map(|(i, c)| {
-                        let preds: Vec<f64> = match c {
-                            Cell::Node(id) => forward
-                                .iter()
-                                .enumerate()
-                                .filter(|(_, (_, t))| t == id)
-                                .filter_map(|(k, (f, _))| {
-                                    if layer[f] + 1 == l {
-                                        pos.get(*f).copied()
+                        preds.clear();
+                        match *c {
+                            Cell::Node(id) => {
+                                for &k in fwd.incoming(id) {
+                                    let f = forward[k].0;
+                                    let p = if layer[f] + 1 == l {
+                                        node_pos[f]
                                     } else {
-                                        pos.get(&format!("#{k}")).copied()
-                                    }
-                                })
-                                .collect(),
-                            Cell::Pass(k, step) => {
-                                let (f, _) = forward[*k];
-                                let p = if *step == 0 {
-                                    pos.get(f).copied()
-                                } else {
-                                    pos.get(&format!("#{k}")).copied()
-                                };
-                                p.into_iter().collect()
+                                        pass_pos[k]
+                                    };
+                                    preds.extend(p);
+                                }
                             }
-                        };
+                            Cell::Pass(k, step) => {
+                                let f = forward[k].0;
+                                let p = if step == 0 { node_pos[f] } else { pass_pos[k] };
+                                preds.extend(p);
+                            }
+                        }
                         let mean = if preds.is_empty() {
                             i as f64
                         } else {
                             preds.iter().sum::<f64>() / preds.len() as f64
                         };
-                        (mean, i, c.clone())
+                        (mean, i, *c)
                     })
                     .collect();
                 keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
                 *col = keyed.into_iter().map(|(_, _, c)| c).collect();
             }
-            let n = col.len() as f64;
+            let count = col.len() as f64;
             for (i, c) in col.iter().enumerate() {
-                let p = i as f64 - (n - 1.0) / 2.0;
-                match c {
-                    Cell::Node(id) => {
-                        pos.insert(id.to_string(), p);
-                    }
-                    Cell::Pass(k, _) => {
-                        pos.insert(format!("#{k}"), p);
-                    }
+                let p = i as f64 - (count - 1.0) / 2.0;
+                match *c {
+                    Cell::Node(id) => node_pos[id] = Some(p),
+                    Cell::Pass(k, _) => pass_pos[k] = Some(p),
                 }
             }
         }
     }
 
     // Tails: where each boundary event and its chain go, relative to the host.
-    struct Tail<'a> {
-        boundary: &'a str,
-        bx: i64,                    // boundary centre, from the host's left
-        row: i64,                   // tail row below the host
-        chain: Vec<(&'a str, i64)>, // node, left from the host's left
+    struct Tail {
+        boundary: usize,
+        bx: i64,                  // boundary centre, from the host's left
+        row: i64,                 // tail row below the host
+        chain: Vec<(usize, i64)>, // node, left from the host's left
     }
-    let mut host_tails: HashMap<&str, Vec<Tail>> = HashMap::new();
-    let mut cell_w: HashMap<&str, i64> = HashMap::new();
-    let mut cell_h: HashMap<&str, i64> = HashMap::new();
-    let mut row_h = 0i64; // tallest node of the grid
-    for &id in &grid {
-        let (w, h) = size_of(id);
-        row_h = row_h.max(h);
-        cell_w.insert(id, w);
-        cell_h.insert(id, h);
-    }
-    for (&host_index, ids) in &boundaries {
-        let host = plane.nodes[host_index].id.as_str();
-        let (hw, hh) = size_of(host);
-        let n = ids.len() as i64;
+    let mut host_tails: Vec<(usize, Vec<Tail>)> = Vec::new();
+    let mut cell_w: Vec<i64> = sizes.iter().map(|s| s.0).collect();
+    let mut cell_h: Vec<i64> = sizes.iter().map(|s| s.1).collect();
+    let row_h = grid.iter().map(|&i| sizes[i].1).max().unwrap_or(0).max(0); // tallest node of the grid
+    for (&host, ids) in &boundaries {
+        let (hw, _) = sizes[host];
+        let count = ids.len() as i64;
         let mut tails_here: Vec<Tail> = Vec::new();
         let mut rows_right: Vec<i64> = Vec::new(); // leftmost x used in each row (right to left)
         for (k, &b) in ids.iter().enumerate().rev() {
-            let bx = hw * (k as i64 + 1) / (n + 1);
+            let bx = hw * (k as i64 + 1) / (count + 1);
             let mut x = bx;
             let mut chain = Vec::new();
             let mut right = bx + 18;
             for (j, &c) in tails[b].iter().enumerate() {
-                let (w, _) = size_of(c);
+                let (w, _) = sizes[c];
                 let left = if j == 0 { bx - (w / 2).min(18) } else { x };
                 chain.push((c, left));
                 x = left + w + TAIL_GAP;
@@ -428,9 +457,7 @@ fn place(plane: &Plane, diagrams: &mut Vec<Diagram>) -> Placed {
             } else {
                 rows_right[row] = left_most;
             }
-            let w = cell_w.entry(host).or_insert(hw);
-            *w = (*w).max(right);
-            let _ = hh;
+            cell_w[host] = cell_w[host].max(right);
             tails_here.push(Tail {
                 boundary: b,
                 bx,
@@ -439,16 +466,13 @@ fn place(plane: &Plane, diagrams: &mut Vec<Diagram>) -> Placed {
             });
         }
         let rows = rows_right.len() as i64;
-        let tail_h = TAIL_GAP + rows * 80;
-        let h = cell_h.entry(host).or_insert(hh);
-        *h += tail_h;
-        host_tails.insert(host, tails_here);
+        cell_h[host] += TAIL_GAP + rows * 80;
+        host_tails.push((host, tails_here));
     }
     let mut cell_h_max = 0;
-    for &id in &grid {
+    for &i in &grid {
         // Cells align the centres of their nodes; extra height hangs below.
-        let (_, h) = size_of(id);
-        let below = cell_h[id] - h;
+        let below = cell_h[i] - sizes[i].1;
         cell_h_max = cell_h_max.max(row_h + below);
     }
     let pitch = cell_h_max.max(row_h) + GAP_Y;
@@ -460,8 +484,8 @@ fn place(plane: &Plane, diagrams: &mut Vec<Diagram>) -> Placed {
     for col in &columns {
         let w = col
             .iter()
-            .map(|c| match c {
-                Cell::Node(id) => cell_w[id],
+            .map(|c| match *c {
+                Cell::Node(i) => cell_w[i],
                 Cell::Pass(..) => 20,
             })
             .max()
@@ -473,116 +497,113 @@ fn place(plane: &Plane, diagrams: &mut Vec<Diagram>) -> Placed {
     let max_rows = columns.iter().map(Vec::len).max().unwrap_or(1).max(1) as i64;
     // Centre line of a row slot: columns with fewer cells are centred.
     let centre = |col: usize, i: usize| -> i64 {
-        let n = columns[col].len() as i64;
-        PAD_TOP + row_h / 2 + (2 * i as i64 + max_rows - n) * pitch / 2
+        let count = columns[col].len() as i64;
+        PAD_TOP + row_h / 2 + (2 * i as i64 + max_rows - count) * pitch / 2
     };
 
-    let mut shapes: Vec<Shape> = Vec::new();
-    let mut at: HashMap<&str, Bounds> = HashMap::new();
-    let mut pass_at: HashMap<(usize, usize), (i64, i64, i64)> = HashMap::new(); // x left, x right, y
+    let mut at: Vec<Option<Bounds>> = vec![None; n];
+    // Per forward edge, the cells it passes through: x left, x right, y.
+    let mut pass_at: Vec<Vec<(i64, i64, i64)>> = vec![Vec::new(); forward.len()];
     for (l, col) in columns.iter().enumerate() {
         for (i, c) in col.iter().enumerate() {
             let cy = centre(l, i);
-            match c {
+            match *c {
                 Cell::Node(id) => {
-                    let (w, h) = size_of(id);
-                    let b = Bounds {
+                    let (w, h) = sizes[id];
+                    at[id] = Some(Bounds {
                         x: col_x[l] + (col_w[l] - cell_w[id]) / 2,
                         y: cy - h / 2,
                         w,
                         h,
-                    };
-                    at.insert(id, b);
+                    });
                 }
                 Cell::Pass(k, step) => {
-                    pass_at.insert((*k, *step), (col_x[l], col_x[l] + col_w[l], cy));
+                    debug_assert_eq!(pass_at[k].len(), step);
+                    pass_at[k].push((col_x[l], col_x[l] + col_w[l], cy));
                 }
             }
         }
     }
     // Boundary events and tails.
     for (host, ts) in &host_tails {
-        let hb = at[host];
+        let hb = at[*host].expect("the host of a boundary event is placed");
         for t in ts {
-            let b = Bounds {
+            at[t.boundary] = Some(Bounds {
                 x: hb.x + t.bx - 18,
                 y: hb.bottom() - 18,
                 w: 36,
                 h: 36,
-            };
-            at.insert(t.boundary, b);
+            });
             let row_cy = hb.bottom() + TAIL_GAP + 40 + t.row * 80;
-            for (c, left) in &t.chain {
-                let (w, h) = size_of(c);
-                at.insert(
-                    c,
-                    Bounds {
-                        x: hb.x + left,
-                        y: row_cy - h / 2,
-                        w,
-                        h,
-                    },
-                );
+            for &(c, left) in &t.chain {
+                let (w, h) = sizes[c];
+                at[c] = Some(Bounds {
+                    x: hb.x + left,
+                    y: row_cy - h / 2,
+                    w,
+                    h,
+                });
             }
         }
     }
-    let grid_bottom = at.values().map(Bounds::bottom).max().unwrap_or(PAD_TOP);
+    let grid_bottom = at
+        .iter()
+        .flatten()
+        .map(Bounds::bottom)
+        .max()
+        .unwrap_or(PAD_TOP);
     // Event subprocesses: a band below.
     let mut bx = PAD;
-    for &id in &band {
-        let (w, h) = size_of(id);
-        at.insert(
-            id,
-            Bounds {
-                x: bx,
-                y: grid_bottom + 40,
-                w,
-                h,
-            },
-        );
+    for &i in &band {
+        let (w, h) = sizes[i];
+        at[i] = Some(Bounds {
+            x: bx,
+            y: grid_bottom + 40,
+            w,
+            h,
+        });
         bx += w + GAP_X;
     }
-
-    // Shapes in plane order; expanded subprocesses bring their content.
-    for n in &plane.nodes {
-        let b = at[n.id.as_str()];
-        let expanded = match &n.kind {
-            Kind::Sub(s) => Some(s.expanded),
-            _ => None,
-        };
-        shapes.push(Shape {
-            id: n.id.clone(),
-            bounds: b,
-            expanded,
-        });
-    }
-    let mut edges: Vec<Edge> = Vec::new();
-    let mut nested = Diagram::default();
-    for n in &plane.nodes {
-        if let Some(p) = inner.get(&n.id) {
-            let b = at[n.id.as_str()];
-            translate(p, b.x, b.y, &mut nested);
-        }
-    }
+    let at: Vec<Bounds> = at
+        .into_iter()
+        .map(|b| b.expect("every node is placed"))
+        .collect();
 
     // Edges.
+    // Loops return below everything on their row between their ends: the
+    // shapes of each row, by x, to find the lowest in a range quickly.
+    let mut rows: IntMap<i64, (i64, Vec<usize>)> = IntMap::default(); // widest shape, shapes
+    if !back.is_empty() {
+        for (i, b) in at.iter().enumerate() {
+            let row = rows.entry(b.cy()).or_default();
+            row.0 = row.0.max(b.w);
+            row.1.push(i);
+        }
+        for (_, r) in rows.values_mut() {
+            r.sort_by_key(|&i| (at[i].x, i));
+        }
+    }
     let loop_y = |from: &Bounds, to: &Bounds| -> i64 {
-        from.bottom().max(to.bottom()).max(
-            at.values()
-                .filter(|b| b.right() > to.x.min(from.x) && b.x < from.right().max(to.right()))
-                .filter(|b| b.cy() == from.cy())
-                .map(Bounds::bottom)
+        let (lo, hi) = (to.x.min(from.x), from.right().max(to.right()));
+        let lowest = rows.get(&from.cy()).map_or(0, |(widest, row)| {
+            // Shapes with x < hi and right > lo; those starting at or
+            // before lo - widest end at or before lo.
+            let start = row.partition_point(|&i| at[i].x <= lo - widest);
+            let end = row.partition_point(|&i| at[i].x < hi);
+            row[start..end.max(start)]
+                .iter()
+                .map(|&i| at[i])
+                .filter(|b| b.right() > lo)
+                .map(|b| b.bottom())
                 .max()
-                .unwrap_or(0),
-        ) + LOOP_DROP
+                .unwrap_or(0)
+        });
+        from.bottom().max(to.bottom()).max(lowest) + LOOP_DROP
     };
-    for f in &plane.flows {
-        let (Some(s), Some(t)) = (at.get(f.from.as_str()), at.get(f.to.as_str())) else {
-            continue;
-        };
-        let (s, t) = (*s, *t);
-        let from_hanging = hanging.contains(f.from.as_str());
-        let points = if from_hanging {
+    let mut edges: Vec<Edge> = Vec::with_capacity(plane.flows.len() + plane.associations.len());
+    for (fi, f) in plane.flows.iter().enumerate() {
+        let (s, t) = (at[f.from], at[f.to]);
+        let points = if hanging[f.from] {
             if t.y > s.bottom() && t.x <= s.cx() && s.cx() <= t.right() {
                 // Straight down into the node below.
                 vec![(s.cx(), s.bottom()), (s.cx(), t.y)]
@@ -591,7 +612,28 @@ fn place(plane: &Plane, diagrams: &mut Vec<Diagram>) -> Placed {
             } else {
                 vec![(s.cx(), s.bottom()), (s.cx(), t.cy()), (t.x, t.cy())]
             }
-        } else if back.contains(&(f.from.clone(), f.to.clone())) {
+        } else if let Some(k) = flow_forward[fi] {
+            let mut pts = vec![(s.right(), s.cy())];
+            let mut cur_y = s.cy();
+            let mut cur_right = s.right().max(col_x[layer[f.from]] + col_w[layer[f.from]]);
+            for &(left, right, y) in &pass_at[k] {
+                if y != cur_y {
+                    let mx = cur_right + (left - cur_right) / 2;
+                    pts.push((mx, cur_y));
+                    pts.push((mx, y));
+                }
+                cur_y = y;
+                cur_right = right;
+            }
+            if t.cy() != cur_y {
+                let left = col_x[layer[f.to]];
+                let mx = cur_right + (left - cur_right) / 2;
+                pts.push((mx, cur_y));
+                pts.push((mx, t.cy()));
+            }
+            pts.push((t.x, t.cy()));
+            pts
+        } else if back.contains(&(f.from, f.to)) {
             let y = loop_y(&s, &t);
             vec![
                 (s.cx(), s.bottom()),
@@ -600,65 +642,43 @@ fn place(plane: &Plane, diagrams: &mut Vec<Diagram>) -> Placed {
                 (t.cx(), t.bottom()),
             ]
         } else {
-            let k = forward
-                .iter()
-                .position(|(a, b)| *a == f.from && *b == f.to)
-                .expect("forward edge");
-            let mut pts = vec![(s.right(), s.cy())];
-            let mut cur_y = s.cy();
-            let mut cur_right = s
-                .right()
-                .max(col_x[layer[f.from.as_str()]] + col_w[layer[f.from.as_str()]]);
-            let mut step = 0;
-            while let Some(&(left, right, y)) = pass_at.get(&(k, step)) {
-                if y != cur_y {
-                    let mx = cur_right + (left - cur_right) / 2;
-                    pts.push((mx, cur_y));
-                    pts.push((mx, y));
-                }
-                cur_y = y;
-                cur_right = right;
-                step += 1;
-            }
-            if t.cy() != cur_y {
-                let left = col_x[layer[f.to.as_str()]];
-                let mx = cur_right + (left - cur_right) / 2;
-                pts.push((mx, cur_y));
-                pts.push((mx, t.cy()));
-            }
-            pts.push((t.x, t.cy()));
-            pts
+            // Into a node that hangs or sits in the band: straight.
+            vec![(s.right(), s.cy()), (t.x, t.cy())]
         };
         edges.push(Edge {
-            id: f.id.clone(),
+            element: EdgeOf::Flow(plane, fi),
             points,
         });
     }
-    for (id, from, to) in &plane.associations {
-        let (s, t) = (at[from.as_str()], at[to.as_str()]);
+    for a in &plane.associations {
+        let (s, t) = (at[a.from], at[a.to]);
         let x = s.cx().clamp(t.x + 1, t.right() - 1);
         edges.push(Edge {
-            id: id.clone(),
+            element: EdgeOf::Association(text.get(a.id)),
             points: vec![(s.cx(), s.bottom()), (x, t.y)],
         });
     }
 
-    // The content of expanded subprocesses follows their own shape.
-    let mut all_shapes = Vec::new();
-    for s in shapes {
-        let id = s.id.clone();
-        all_shapes.push(s);
-        if inner.contains_key(&id) {
-            let prefix: Vec<Shape> = nested
-                .shapes
-                .iter()
-                .filter(|x| owned_by(plane, &id, &x.id))
-                .cloned()
-                .collect();
-            all_shapes.extend(prefix);
+    // Shapes in plane order; the content of expanded subprocesses follows
+    // their own shape, and their edges follow this plane's.
+    let mut all_shapes: Vec<Shape<'a>> = Vec::with_capacity(n);
+    let mut nested_edges: Vec<Edge<'a>> = Vec::new();
+    for (i, node) in plane.nodes.iter().enumerate() {
+        let b = at[i];
+        let expanded = match &node.kind {
+            Kind::Sub(s) => Some(s.expanded),
+            _ => None,
+        };
+        all_shapes.push(Shape {
+            id: text.get(node.id),
+            bounds: b,
+            expanded,
+        });
+        if let Some(p) = inner[i].take() {
+            append(p, b.x, b.y, &mut all_shapes, &mut nested_edges);
         }
     }
-    edges.extend(nested.edges);
+    edges.append(&mut nested_edges);
     let w = all_shapes
         .iter()
         .map(|s| s.bounds.right())
@@ -679,12 +699,4 @@ fn place(plane: &Plane, diagrams: &mut Vec<Diagram>) -> Placed {
         w,
         h,
     }
-}
-
-/// Whether shape `id` belongs to the content of expanded subprocess `sub` of `plane`.
-fn owned_by(plane: &Plane, sub: &str, id: &str) -> bool {
-    plane.nodes.iter().any(|n| {
-        n.id == sub
-            && matches!(&n.kind, Kind::Sub(s) if s.plane.walk().iter().any(|p| p.nodes.iter().any(|x| x.id == id)))
-    })
 }

@@ -3,8 +3,9 @@
 //! Groovy scripts, both shipped with their distributions).
 //!
 //! In: a [`ConcretePlan`] and the topology (for names). Out: a
-//! [`RenderedPlan`] holding one `.bpmn` file: an executable process with
-//! diagram interchange.
+//! [`RenderedPlan`] holding the `.bpmn` file (an executable process with
+//! diagram interchange) and the shared Groovy scripts it references as
+//! deployment resources ([`scripts`]).
 //!
 //! Shape of the process: start, initialise the variables, create (build)
 //! or find (other plans) the service instance, then one expanded
@@ -18,26 +19,34 @@
 //! instance's variables local to each turn.
 //!
 //! Failures: a failing call throws the BPMN error `ToscaniniFailure`; the
-//! activity's error event subprocess marks the instance ERROR, the error
-//! boundary event of the activity leads to an error end event, the event
-//! subprocess of `plan_activities` compensates the finished activities
-//! (e.g. `terminateVM` after `createVM`), and the boundary event of
-//! `plan_activities` records the failure on the service instance and ends
-//! the process in the error end event `plan_failed`.
+//! error boundary event of the activity marks the instance ERROR (in a
+//! termination activity, an error event subprocess in each loop turn does,
+//! where the instance's variables are) and ends in an error end event; the
+//! event subprocess of `plan_activities` compensates the finished
+//! activities (e.g. `terminateVM` after `createVM`), and the boundary event
+//! of `plan_activities` records the failure on the service instance and
+//! ends the process in the error end event `plan_failed`.
+//!
+//! The model's text (ids, labels, values) lives in one [`graph::Text`] per
+//! plan; nodes refer to it by range, so building a plan of tens of
+//! thousands of elements does not allocate per element.
 
 mod expr;
 pub mod graph;
 pub mod layout;
 mod names;
+pub mod scripts;
 mod steps;
 pub mod xml;
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 
-use self::expr::{literal, var};
-use self::graph::{Kind, Plane, Repeat, Sub};
+use self::expr::{Part, concat, push_literal, push_var};
+use self::graph::{Adjacency, Kind, Plane, Repeat, Script, Str, Sub, Text, Value};
 use self::names::{Names, word};
-use self::steps::Chain;
+use self::scripts::{PropertyFiles, Shared, Used};
+use self::steps::{Chain, Prefix};
 use super::templates::Templates;
 use super::{Language, PlanFile, PlanParameter, RenderedPlan, plan_name, plan_namespace};
 use crate::error::Result;
@@ -72,6 +81,11 @@ pub(crate) struct Ctx<'a> {
     inputs: HashMap<String, String>,
     bus: String,
     vars: Unique,
+    properties: PropertyFiles,
+    /// The text of the model: ids, labels, values.
+    text: Text,
+    /// A buffer to build text in before it goes to `text`.
+    scratch: String,
 }
 
 impl Ctx<'_> {
@@ -85,13 +99,25 @@ impl Ctx<'_> {
 
     /// The Groovy expression of a binding.
     fn expr(&self, b: &Binding) -> String {
-        expr::expr(b, self.topology, &self.names, &|n| self.input(n))
+        let mut out = String::new();
+        expr::expr(&mut out, b, self.topology, &self.names, &|n| self.input(n));
+        out
     }
 
     /// A variable of one element (poll loops, instance lists): a JUEL
     /// identifier, unique in the plan.
-    fn poll_var(&mut self, element: &str, what: &str) -> String {
-        self.vars.name(format!("{}_{what}", word(element)))
+    fn poll_var(&mut self, element: Prefix, what: &str) -> String {
+        let mut base = String::with_capacity(element.base.len() + 16);
+        let _ = write!(base, "{element}");
+        let mut base = word(&base);
+        base.push('_');
+        base.push_str(what);
+        self.vars.name(base)
+    }
+
+    /// An id or label made of a prefix and a suffix.
+    fn id(&mut self, prefix: impl std::fmt::Display, suffix: &str) -> Str {
+        self.text.fmt(format_args!("{prefix}{suffix}"))
     }
 }
 
@@ -174,104 +200,120 @@ pub fn render(
         inputs,
         bus,
         vars,
+        properties: PropertyFiles::default(),
+        text: Text::default(),
+        scratch: String::new(),
     };
 
-    let mut process = Plane::default();
-    let start = process.add("plan_start", "plan requested", Kind::Start(None));
+    let mut process = Plane::new(cx.text.add("plan"));
+    let (id, label) = (cx.text.add("plan_start"), cx.text.add("plan requested"));
+    let start = process.add(id, label, Kind::Start(None));
     let mut main = Chain::new(&mut process, start);
-    main.then(
-        "plan_init".into(),
-        "initialise variables".into(),
-        Kind::Script(init_script(&cx, plan)),
+    let init = init_script(&mut cx, plan, &parameters);
+    let (id, label) = (
+        cx.text.add("plan_init"),
+        cx.text.add("initialise variables"),
     );
+    main.then(id, label, init);
     let (start_state, end_state) = match kind {
         PlanKind::Build => (Some("CREATING"), Some("CREATED")),
         PlanKind::Termination => (Some("DELETING"), Some("DELETED")),
         _ => (None, None),
     };
     if *kind == PlanKind::Build {
-        main.then(
-            "plan_createServiceInstance".into(),
-            "create service instance".into(),
-            Kind::Http(Box::new(graph::Http {
-                method: "POST",
-                url: var(&cx.input(INSTANCE_DATA_API_URL)),
-                content_type: Some("application/xml"),
-                accept: "application/xml",
-                payload: Some(format!(
-                    "'<api:correlationID xmlns:api=\"http://opentosca.org/api\">' + x({}) + '</api:correlationID>'",
-                    var(&cx.input(CORRELATION_ID))
-                )),
-                outputs: vec![
-                    ("httpStatus".into(), "check('plan_createServiceInstance')".into()),
-                    ("serviceInstanceURL".into(), "url(body())".into()),
-                    ("serviceInstanceID".into(), "last(url(body()))".into()),
-                ],
+        let api = cx.input(INSTANCE_DATA_API_URL);
+        let correlation = cx.input(CORRELATION_ID);
+        let text = &mut cx.text;
+        let http = graph::Http {
+            method: "POST",
+            url: concat(text, &[Part::Var(&api)]),
+            content_type: Some("application/xml"),
+            accept: "application/xml",
+            payload: Some(steps::groovy(text, |o| {
+                o.push_str("'<api:correlationID xmlns:api=\"http://opentosca.org/api\">' + x(");
+                push_var(o, &correlation);
+                o.push_str(") + '</api:correlationID>'");
             })),
+            outputs: vec![
+                steps::status_check(text),
+                (
+                    text.add("serviceInstanceURL"),
+                    Value::Shared(Shared::InstanceUrl),
+                ),
+                (
+                    text.add("serviceInstanceID"),
+                    Value::Shared(Shared::InstanceId),
+                ),
+            ],
+        };
+        let (id, label) = (
+            text.add("plan_createServiceInstance"),
+            text.add("create service instance"),
         );
+        main.then(id, label, Kind::Http(Box::new(http)));
     }
     if let Some(s) = start_state {
-        main.then(
-            "plan_serviceInstanceStarting".into(),
-            format!("service instance {s}"),
-            service_state("plan_serviceInstanceStarting", s),
-        );
+        let kind = service_state(&mut cx.text, s);
+        let id = cx.text.add("plan_serviceInstanceStarting");
+        let label = cx.id("service instance ", s);
+        main.then(id, label, kind);
     }
     let activities = activities_subprocess(&mut cx, plan);
-    let act = main.then(
-        "plan_activities".into(),
-        format!("{} activities", kind.slug()),
-        Kind::Sub(Box::new(activities)),
+    let (id, label) = (
+        cx.text.add("plan_activities"),
+        cx.id(kind.slug(), " activities"),
     );
+    let act = main.then(id, label, Kind::Sub(Box::new(activities)));
     if let Some(s) = end_state {
-        main.then(
-            "plan_serviceInstanceDone".into(),
-            format!("service instance {s}"),
-            service_state("plan_serviceInstanceDone", s),
-        );
+        let kind = service_state(&mut cx.text, s);
+        let id = cx.text.add("plan_serviceInstanceDone");
+        let label = cx.id("service instance ", s);
+        main.then(id, label, kind);
     }
-    main.then(
-        "plan_outputs".into(),
-        "set outputs".into(),
-        Kind::Script(outputs_script(&cx, plan)),
-    );
-    main.then("plan_end".into(), "plan done".into(), Kind::End(None));
+    let outputs = outputs_script(&mut cx, plan);
+    let (id, label) = (cx.text.add("plan_outputs"), cx.text.add("set outputs"));
+    main.then(id, label, outputs);
+    let (id, label) = (cx.text.add("plan_end"), cx.text.add("plan done"));
+    main.then(id, label, Kind::End(None));
     // The failure path.
-    process.add(
-        "plan_catch",
-        "plan failed",
+    let (id, label) = (cx.text.add("plan_catch"), cx.text.add("plan failed"));
+    let catch = process.add(
+        id,
+        label,
         Kind::Boundary {
             host: act,
             error: true,
         },
     );
-    let mut fail = Chain::new(&mut process, "plan_catch".into());
-    fail.then(
-        "plan_recordFailure".into(),
-        "service instance ERROR".into(),
-        Kind::Http(Box::new(graph::Http {
-            method: "PUT",
-            url: format!("{} + '/state'", var("serviceInstanceURL")),
-            content_type: Some("text/plain"),
-            accept: "application/json",
-            payload: Some(literal("ERROR")),
-            outputs: vec![(
-                "httpStatus".into(),
-                "binding.variables.get('statusCode')".into(),
-            )],
-        })),
+    let mut fail = Chain::new(&mut process, catch);
+    let text = &mut cx.text;
+    let record = graph::Http {
+        method: "PUT",
+        url: Value::Text(text.add("${serviceInstanceURL}/state")),
+        content_type: Some("text/plain"),
+        accept: "application/json",
+        payload: Some(steps::literal_value(text, "ERROR")),
+        outputs: vec![(
+            text.add("httpStatus"),
+            Value::Text(text.add("${statusCode}")),
+        )],
+    };
+    let (id, label) = (
+        text.add("plan_recordFailure"),
+        text.add("service instance ERROR"),
     );
-    fail.then(
-        "plan_failed".into(),
-        "plan failed".into(),
-        Kind::End(Some(ERR_PLAN.into())),
-    );
+    fail.then(id, label, Kind::Http(Box::new(record)));
+    let (id, label) = (text.add("plan_failed"), text.add("plan failed"));
+    fail.then(id, label, Kind::End(Some(ERR_PLAN)));
 
-    let diagrams = layout::layout(&name, &process);
+    let diagrams = layout::layout(&cx.text, &name, &process);
     let title = format!("{} plan of {}", kind.slug(), topology.service_template.id);
     let st = &topology.service_template;
+    let mut used = Used::default();
     let bpmn = xml::write(
         templates,
+        &mut used,
+        &cx.properties,
         &xml::Document {
             title: &title,
             service_template: &format!("{{{}}}{}", st.namespace, st.id),
@@ -283,10 +325,12 @@ pub fn render(
                 (ERR_PLAN, ERROR_PLAN),
             ],
             inputs: &parameters,
+            text: &cx.text,
             plane: &process,
             diagrams: &diagrams,
         },
     )?;
+    drop(diagrams);
     let mut outputs = vec![CORRELATION_ID.to_string()];
     if *kind == PlanKind::Build {
         outputs.push("instanceId".into());
@@ -302,188 +346,216 @@ pub fn render(
         name: name.clone(),
         kind: kind.clone(),
         language: Language::Bpmn,
-        files: vec![PlanFile {
+        files: std::iter::once(PlanFile {
             name: format!("{name}.bpmn"),
             data: bpmn.into_bytes(),
-        }],
+        })
+        .chain(
+            used.files(&cx.properties, &cx.bus)
+                .into_iter()
+                .map(|(name, text)| PlanFile {
+                    name,
+                    data: text.into_bytes(),
+                }),
+        )
+        .collect(),
         packed: None,
         inputs: parameters,
         outputs,
     })
 }
 
-fn service_state(id: &str, state: &str) -> Kind {
+/// A task that sets the state of the service instance.
+fn service_state(text: &mut Text, state: &str) -> Kind {
     Kind::Http(Box::new(graph::Http {
         method: "PUT",
-        url: format!("{} + '/state'", var("serviceInstanceURL")),
+        url: Value::Text(text.add("${serviceInstanceURL}/state")),
         content_type: Some("text/plain"),
         accept: "application/json",
-        payload: Some(literal(state)),
-        outputs: vec![("httpStatus".into(), format!("check({})", literal(id)))],
+        payload: Some(steps::literal_value(text, state)),
+        outputs: vec![steps::status_check(text)],
     }))
 }
 
-/// The variables a plan starts with: fixed ones, instance variables, and
-/// the property variables (modelled values or inputs for new instances;
-/// empty where the plan reads them from the instance data).
-fn init_script(cx: &Ctx, plan: &ConcretePlan) -> String {
+/// A script task with an inline script.
+fn inline_script(text: &mut Text, body: &str) -> Kind {
+    Kind::Script(Box::new(Script {
+        script: Value::Groovy(text.add(body)),
+        locals: Vec::new(),
+    }))
+}
+
+/// `execution.setVariable('name', <value written by f>)` and a line break.
+fn set_variable(s: &mut String, name: &str, f: impl FnOnce(&mut String)) {
+    s.push_str("execution.setVariable(");
+    push_literal(s, name);
+    s.push_str(", ");
+    f(s);
+    s.push_str(")\n");
+}
+
+/// The variables a plan starts with: plan inputs the caller left out
+/// (empty, as `v()` reads them), fixed ones, instance variables, and the
+/// property variables (modelled values or inputs for new instances; empty
+/// where the plan reads them from the instance data).
+fn init_script(cx: &mut Ctx, plan: &ConcretePlan, inputs: &[PlanParameter]) -> Kind {
     let mut s = String::new();
-    let set = |s: &mut String, name: &str, value: String| {
-        s.push_str(&format!(
-            "execution.setVariable({}, {value})\n",
-            literal(name)
-        ));
-    };
-    let entry = var(&cx.input(CSAR_ENTRYPOINT));
-    set(&mut s, "csarID", format!("last({entry})"));
-    set(&mut s, "httpStatus", "0".into());
+    if !inputs.is_empty() {
+        s.push('[');
+        for (i, p) in inputs.iter().enumerate() {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            push_literal(&mut s, &p.name);
+        }
+        s.push_str(
+            "].each { n -> if (binding.variables.get(n) == null) execution.setVariable(n, '') }\n",
+        );
+    }
+    let empty = |o: &mut String| o.push_str("''");
+    let entry = cx.input(CSAR_ENTRYPOINT);
+    set_variable(&mut s, "csarID", |o| {
+        o.push_str("last(");
+        push_var(o, &entry);
+        o.push(')');
+    });
+    set_variable(&mut s, "httpStatus", |o| o.push('0'));
     if plan.plan.kind == PlanKind::Build {
         for v in [
             "serviceTemplateURL",
             "serviceInstanceURL",
             "serviceInstanceID",
         ] {
-            set(&mut s, v, "''".into());
+            set_variable(&mut s, v, empty);
         }
-        set(
-            &mut s,
-            "serviceTemplateURL",
-            format!(
-                "{}.replaceAll('/instances/?$', '')",
-                var(&cx.input(INSTANCE_DATA_API_URL))
-            ),
-        );
+        let api = cx.input(INSTANCE_DATA_API_URL);
+        set_variable(&mut s, "serviceTemplateURL", |o| {
+            push_var(o, &api);
+            o.push_str(".replaceAll('/instances/?$', '')");
+        });
     } else {
-        let si = var(&cx.input(SERVICE_INSTANCE_URL));
-        set(
-            &mut s,
-            "serviceInstanceURL",
-            format!("{si}.replaceAll('/+$', '')"),
-        );
-        set(&mut s, "serviceInstanceID", format!("last({si})"));
-        set(
-            &mut s,
-            "serviceTemplateURL",
-            format!("{si}.replaceAll('/instances/[^/]+/?$', '')"),
-        );
+        let si = cx.input(SERVICE_INSTANCE_URL);
+        set_variable(&mut s, "serviceInstanceURL", |o| {
+            push_var(o, &si);
+            o.push_str(".replaceAll('/+$', '')");
+        });
+        set_variable(&mut s, "serviceInstanceID", |o| {
+            o.push_str("last(");
+            push_var(o, &si);
+            o.push(')');
+        });
+        set_variable(&mut s, "serviceTemplateURL", |o| {
+            push_var(o, &si);
+            o.push_str(".replaceAll('/instances/[^/]+/?$', '')");
+        });
     }
     let fresh = plan.plan.kind == PlanKind::Build;
     let topology = cx.topology;
     for &t in &cx.names.templates {
-        set(&mut s, cx.names.url(t), "''".into());
-        set(&mut s, cx.names.id(t), "''".into());
+        set_variable(&mut s, cx.names.url(t), empty);
+        set_variable(&mut s, cx.names.id(t), empty);
         for ((_, v), value) in cx
             .names
             .props_of(topology, t)
             .zip(topology.properties(t).values())
         {
-            let e = if fresh {
-                match (value.as_input(), value.literal()) {
-                    (Some(i), _) => var(&cx.input(i)),
-                    (None, Some(l)) => literal(&l),
-                    (None, None) => {
-                        cx.expr(&crate::plugins::params::value_binding(topology, t, value))
-                    }
+            set_variable(&mut s, v, |o| {
+                if !fresh {
+                    return empty(o);
                 }
-            } else {
-                "''".into()
-            };
-            set(&mut s, v, e);
+                match (value.as_input(), value.literal()) {
+                    (Some(i), _) => push_var(o, &cx.input(i)),
+                    (None, Some(l)) => push_literal(o, &l),
+                    (None, None) => o.push_str(
+                        &cx.expr(&crate::plugins::params::value_binding(topology, t, value)),
+                    ),
+                }
+            });
         }
     }
-    s
+    inline_script(&mut cx.text, &s)
 }
 
 /// The plan outputs as process variables.
-fn outputs_script(cx: &Ctx, plan: &ConcretePlan) -> String {
-    let mut s = format!(
-        "execution.setVariable('CorrelationID', {})\n",
-        var(&cx.input(CORRELATION_ID))
-    );
+fn outputs_script(cx: &mut Ctx, plan: &ConcretePlan) -> Kind {
+    let mut s = String::new();
+    let correlation = cx.input(CORRELATION_ID);
+    set_variable(&mut s, "CorrelationID", |o| push_var(o, &correlation));
     let mut out_unique = Unique::new();
     out_unique.name("CorrelationID".into());
     if plan.plan.kind == PlanKind::Build {
         out_unique.name("instanceId".into());
-        s.push_str("execution.setVariable('instanceId', v('serviceInstanceURL'))\n");
+        set_variable(&mut s, "instanceId", |o| push_var(o, "serviceInstanceURL"));
     }
     for (n, b) in &plan.outputs {
-        s.push_str(&format!(
-            "execution.setVariable({}, {})\n",
-            literal(&out_unique.name(ncname(n))),
-            cx.expr(b)
-        ));
+        let name = out_unique.name(ncname(n));
+        let e = cx.expr(b);
+        set_variable(&mut s, &name, |o| o.push_str(&e));
     }
-    s
+    inline_script(&mut cx.text, &s)
 }
 
 /// `plan_activities`: the plan graph, with gateways where it forks and joins.
 fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
     let p = &plan.plan;
-    let mut plane = Plane::default();
-    let start = plane.add("plan_activitiesStart", "", Kind::Start(None));
+    let mut plane = Plane::new(cx.text.add("plan_activities"));
+    let id = cx.text.add("plan_activitiesStart");
+    let start = plane.add(id, Str::default(), Kind::Start(None));
     let n = p.activities.len();
-    let preds: Vec<Vec<usize>> = (0..n)
-        .map(|i| {
-            p.edges
-                .iter()
-                .filter(|e| e.to == i)
-                .map(|e| e.from)
-                .collect()
-        })
-        .collect();
-    let succs: Vec<Vec<usize>> = (0..n)
-        .map(|i| {
-            p.edges
-                .iter()
-                .filter(|e| e.from == i)
-                .map(|e| e.to)
-                .collect()
-        })
-        .collect();
-    let sources: Vec<usize> = (0..n).filter(|&i| preds[i].is_empty()).collect();
-    let sinks: Vec<usize> = (0..n).filter(|&i| succs[i].is_empty()).collect();
+    let graph = Adjacency::new(n, p.edges.iter().map(|e| (e.from, e.to)));
+    let sources: Vec<usize> = (0..n).filter(|&i| graph.incoming(i).is_empty()).collect();
+    let sinks: Vec<usize> = (0..n).filter(|&i| graph.outgoing(i).is_empty()).collect();
     // Activities, each with its error boundary event and compensation handler.
+    let mut node = Vec::with_capacity(n);
     for (i, a) in p.activities.iter().enumerate() {
         let sub = activity(cx, plan, i);
-        let label = format!("{} {}", cx.topology.template_id(a.template), a.kind.name());
         let empty = sub.plane.nodes.len() <= 2;
-        plane.add(a.id.clone(), label, Kind::Sub(Box::new(sub)));
+        let id = cx.text.add(&a.id);
+        let label = cx.text.fmt(format_args!(
+            "{} {}",
+            cx.topology.template_id(a.template),
+            a.kind.name()
+        ));
+        let host = plane.add(id, label, Kind::Sub(Box::new(sub)));
+        node.push(host);
         if !empty {
-            let catch = plane.add(
-                format!("{}_catch", a.id),
-                "",
-                Kind::Boundary {
-                    host: a.id.clone(),
-                    error: true,
-                },
-            );
-            let end = plane.add(
-                format!("{}_failed", a.id),
-                "",
-                Kind::End(Some(ERR_ACTIVITY.into())),
-            );
-            plane.connect(&catch, &end);
+            // Any error ends the activity: mark its instance ERROR (a
+            // termination activity does that per instance, inside its loop)
+            // and throw the activity error.
+            let id = cx.id(&a.id, "_catch");
+            let catch = plane.add(id, Str::default(), Kind::Boundary { host, error: true });
+            let mut chain = Chain::new(&mut plane, catch);
+            if !plan.bodies[i].per_instance {
+                let kind = steps::mark_error(cx, a.template);
+                let (id, label) = (cx.id(&a.id, "_markError"), cx.text.add("instance ERROR"));
+                chain.then(id, label, kind);
+            }
+            let id = cx.id(&a.id, "_failed");
+            chain.then(id, Str::default(), Kind::End(Some(ERR_ACTIVITY)));
         }
         let comp = &plan.bodies[i].compensation;
         if !comp.is_empty() {
-            let b = plane.add(
-                format!("{}_compensation", a.id),
-                "",
-                Kind::Boundary {
-                    host: a.id.clone(),
-                    error: false,
-                },
+            let id = cx.id(&a.id, "_compensation");
+            let b = plane.add(id, Str::default(), Kind::Boundary { host, error: false });
+            let mut undo = Plane::new(cx.id(&a.id, "_undo"));
+            let s = undo.add(
+                cx.id(&a.id, "_undoStart"),
+                Str::default(),
+                Kind::Start(None),
             );
-            let mut undo = Plane::default();
-            let s = undo.add(format!("{}_undoStart", a.id), "", Kind::Start(None));
             let mut chain = Chain::new(&mut undo, s);
             for (k, step) in comp.iter().enumerate() {
-                steps::step(cx, &mut chain, step, &format!("{}_c{}", a.id, k + 1));
+                steps::step(cx, &mut chain, step, Prefix::step(&a.id, "_c", k + 1));
             }
-            chain.then(format!("{}_undoEnd", a.id), String::new(), Kind::End(None));
+            let id = cx.id(&a.id, "_undoEnd");
+            chain.then(id, Str::default(), Kind::End(None));
+            let (id, label) = (
+                cx.id(&a.id, "_undo"),
+                cx.id("undo ", cx.topology.template_id(a.template)),
+            );
             let h = plane.add(
-                format!("{}_undo", a.id),
-                format!("undo {}", cx.topology.template_id(a.template)),
+                id,
+                label,
                 Kind::Sub(Box::new(Sub {
                     plane: undo,
                     expanded: false,
@@ -492,78 +564,74 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
                     outputs: Vec::new(),
                 })),
             );
-            plane
-                .associations
-                .push((format!("{}_undoLink", a.id), b, h));
+            let link = cx.id(&a.id, "_undoLink");
+            plane.associate(link, b, h);
         }
     }
     // Where control enters and leaves each activity: gateways only where
     // the graph forks or joins.
-    let mut entry: Vec<String> = p.activities.iter().map(|a| a.id.clone()).collect();
-    let mut exit: Vec<String> = entry.clone();
+    let mut entry = node.clone();
+    let mut exit = node.clone();
     for i in 0..n {
-        let ins = preds[i].len() + usize::from(preds[i].is_empty() && sources.len() > 1);
-        if preds[i].len() > 1 {
-            let j = plane.add(format!("{}_join", p.activities[i].id), "", Kind::And);
-            plane.connect(&j, &p.activities[i].id);
+        if graph.incoming(i).len() > 1 {
+            let id = cx.id(&p.activities[i].id, "_join");
+            let j = plane.add(id, Str::default(), Kind::And);
+            plane.connect(j, node[i]);
             entry[i] = j;
         }
-        let _ = ins;
-        if succs[i].len() > 1 {
-            let f = plane.add(format!("{}_fork", p.activities[i].id), "", Kind::And);
-            plane.connect(&p.activities[i].id, &f);
+        if graph.outgoing(i).len() > 1 {
+            let id = cx.id(&p.activities[i].id, "_fork");
+            let f = plane.add(id, Str::default(), Kind::And);
+            plane.connect(node[i], f);
             exit[i] = f;
         }
     }
-    let end = plane.add("plan_activitiesEnd", "", Kind::End(None));
+    let end = plane.add(
+        cx.text.add("plan_activitiesEnd"),
+        Str::default(),
+        Kind::End(None),
+    );
     if n == 0 {
-        plane.connect(&start, &end);
+        plane.connect(start, end);
     }
     // Start: straight into the single source, or a fork into all of them.
     let from_start = if sources.len() > 1 {
-        let f = plane.add("plan_fork", "", Kind::And);
-        plane.connect(&start, &f);
+        let f = plane.add(cx.text.add("plan_fork"), Str::default(), Kind::And);
+        plane.connect(start, f);
         f
     } else {
-        start.clone()
+        start
     };
     for &i in &sources {
-        plane.connect(&from_start, &entry[i]);
+        plane.connect(from_start, entry[i]);
     }
     for e in &p.edges {
-        plane.connect(&exit[e.from], &entry[e.to]);
+        plane.connect(exit[e.from], entry[e.to]);
     }
     let to_end = if sinks.len() > 1 {
-        let j = plane.add("plan_join", "", Kind::And);
-        plane.connect(&j, &end);
+        let j = plane.add(cx.text.add("plan_join"), Str::default(), Kind::And);
+        plane.connect(j, end);
         j
     } else {
-        end.clone()
+        end
     };
     for &i in &sinks {
-        plane.connect(&exit[i], &to_end);
+        plane.connect(exit[i], to_end);
     }
     // Failure of any activity: compensate the finished ones, fail the plan.
-    let mut on_failure = Plane::default();
-    let s = on_failure.add(
-        "plan_onFailureStart",
-        "activity failed",
-        Kind::Start(Some(ERR_ACTIVITY.into())),
-    );
+    let text = &mut cx.text;
+    let mut on_failure = Plane::new(text.add("plan_onFailure"));
+    let (id, label) = (text.add("plan_onFailureStart"), text.add("activity failed"));
+    let s = on_failure.add(id, label, Kind::Start(Some(ERR_ACTIVITY)));
     let mut chain = Chain::new(&mut on_failure, s);
-    chain.then(
-        "plan_undo".into(),
-        "undo finished activities".into(),
-        Kind::Compensate,
-    );
-    chain.then(
-        "plan_abort".into(),
-        String::new(),
-        Kind::End(Some(ERR_PLAN.into())),
-    );
+    let (id, label) = (text.add("plan_undo"), text.add("undo finished activities"));
+    chain.then(id, label, Kind::Compensate);
+    let id = text.add("plan_abort");
+    chain.then(id, Str::default(), Kind::End(Some(ERR_PLAN)));
+    let (id, label) = (text.add("plan_onFailure"), text.add("on failure"));
     plane.add(
-        "plan_onFailure",
-        "on failure",
+        id,
+        label,
         Kind::Sub(Box::new(Sub {
             plane: on_failure,
             expanded: true,
@@ -586,20 +654,18 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
 fn activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize) -> Sub {
     let a = &plan.plan.activities[i];
     let body = &plan.bodies[i];
-    let mut plane = Plane::default();
-    let start = plane.add(format!("{}_start", a.id), "", Kind::Start(None));
+    let mut plane = Plane::new(cx.text.add(&a.id));
+    let id = cx.id(&a.id, "_start");
+    let start = plane.add(id, Str::default(), Kind::Start(None));
     if body.per_instance {
         each_instance(cx, &mut plane, start, &a.id, a.template, body);
     } else {
         let mut chain = Chain::new(&mut plane, start);
         for (k, step) in body.steps.iter().enumerate() {
-            steps::step(cx, &mut chain, step, &format!("{}_s{}", a.id, k + 1));
+            steps::step(cx, &mut chain, step, Prefix::step(&a.id, "_s", k + 1));
         }
-        let nonempty = chain.plane.nodes.len() > 1;
-        chain.then(format!("{}_end", a.id), String::new(), Kind::End(None));
-        if nonempty {
-            on_error(cx, &mut plane, &a.id, a.template);
-        }
+        let id = cx.id(&a.id, "_end");
+        chain.then(id, Str::default(), Kind::End(None));
     }
     Sub {
         plane,
@@ -610,29 +676,23 @@ fn activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize) -> Sub {
     }
 }
 
-/// The error event subprocess of a scope: mark the instance ERROR and end
-/// the activity with the activity error.
-fn on_error(cx: &Ctx, plane: &mut Plane, prefix: &str, t: TemplateRef) {
-    let mut p = Plane::default();
-    let s = p.add(
-        format!("{prefix}_errorStart"),
-        "call failed",
-        Kind::Start(Some(ERR_FAILURE.into())),
-    );
+/// The error event subprocess of a loop turn: mark the turn's instance
+/// ERROR and end the activity with the activity error. (It runs inside the
+/// turn, where the instance's variables are.)
+fn on_error(cx: &mut Ctx, plane: &mut Plane, prefix: &str, t: TemplateRef) {
+    let mut p = Plane::new(cx.id(prefix, "_onError"));
+    let (id, label) = (cx.id(prefix, "_errorStart"), cx.text.add("call failed"));
+    let s = p.add(id, label, Kind::Start(Some(ERR_FAILURE)));
     let mut chain = Chain::new(&mut p, s);
-    chain.then(
-        format!("{prefix}_markError"),
-        "instance ERROR".into(),
-        steps::mark_error(cx, &format!("{prefix}_markError"), t),
-    );
-    chain.then(
-        format!("{prefix}_abort"),
-        String::new(),
-        Kind::End(Some(ERR_ACTIVITY.into())),
-    );
+    let kind = steps::mark_error(cx, t);
+    let (id, label) = (cx.id(prefix, "_markError"), cx.text.add("instance ERROR"));
+    chain.then(id, label, kind);
+    let id = cx.id(prefix, "_abort");
+    chain.then(id, Str::default(), Kind::End(Some(ERR_ACTIVITY)));
+    let (id, label) = (cx.id(prefix, "_onError"), cx.text.add("on error"));
     plane.add(
-        format!("{prefix}_onError"),
-        "on error",
+        id,
+        label,
         Kind::Sub(Box::new(Sub {
             plane: p,
             expanded: true,
@@ -650,62 +710,71 @@ fn on_error(cx: &Ctx, plane: &mut Plane, prefix: &str, t: TemplateRef) {
 fn each_instance(
     cx: &mut Ctx,
     plane: &mut Plane,
-    start: String,
+    start: usize,
     a: &str,
     subject: TemplateRef,
     body: &crate::plugins::ActivityBody,
 ) {
     let t = cx.topology;
-    let ids = cx.poll_var(a, "ids");
-    let count = cx.poll_var(a, "count");
-    let index = cx.poll_var(a, "index");
-    let path = steps::instances_path(cx, subject);
+    let ids = cx.poll_var(Prefix::of(a), "ids");
+    let count = cx.poll_var(Prefix::of(a), "count");
+    let index = cx.poll_var(Prefix::of(a), "index");
     let mut chain = Chain::new(plane, start);
-    chain.then(
-        format!("{a}_list"),
-        format!("list instances of {}", t.template_id(subject)),
-        Kind::Http(Box::new(graph::Http {
-            method: "GET",
-            url: format!(
-                "{} + {} + '?serviceInstanceId=' + {}",
-                var("serviceTemplateURL"),
-                literal(&path),
-                var("serviceInstanceID")
-            ),
-            content_type: None,
-            accept: "application/json",
-            payload: None,
-            outputs: vec![
-                (
-                    "httpStatus".into(),
-                    format!("check({})", literal(&format!("{a}_list"))),
-                ),
-                (ids.clone(), "jnum(body(), 'id').join(',')".into()),
-                (count.clone(), "jnum(body(), 'id').size()".into()),
-                (index.clone(), "0".into()),
+    let Ctx { names, text, .. } = &mut *cx;
+    let path = names.path(subject);
+    let list = graph::Http {
+        method: "GET",
+        url: concat(
+            text,
+            &[
+                Part::Var("serviceTemplateURL"),
+                Part::Lit(path),
+                Part::Lit("?serviceInstanceId="),
+                Part::Var("serviceInstanceID"),
             ],
-        })),
+        ),
+        content_type: None,
+        accept: "application/json",
+        payload: None,
+        outputs: vec![
+            steps::status_check(text),
+            (text.add(&ids), Value::Shared(Shared::InstanceIds)),
+            (text.add(&count), Value::Shared(Shared::InstanceCount)),
+            (text.add(&index), Value::Groovy(text.add("0"))),
+        ],
+    };
+    let (id, label) = (
+        text.fmt(format_args!("{a}_list")),
+        text.fmt(format_args!("list instances of {}", t.template_id(subject))),
     );
-    let any = chain.then(format!("{a}_any"), "any?".into(), Kind::Xor(None));
-    let none = chain
-        .plane
-        .add(format!("{a}_none"), "none", Kind::End(None));
-    chain
-        .plane
-        .connect_if(&any, &none, Some(format!("${{{count} == 0}}")), "none");
+    chain.then(id, label, Kind::Http(Box::new(list)));
+    let (id, label) = (text.fmt(format_args!("{a}_any")), text.add("any?"));
+    let any = chain.then(id, label, Kind::Xor(None));
+    let (id, label) = (text.fmt(format_args!("{a}_none")), text.add("none"));
+    let none = chain.plane.add(id, label, Kind::End(None));
+    let condition = text.fmt(format_args!("${{{count} == 0}}"));
+    chain.plane.connect_if(any, none, Some(condition), "none");
     chain.default_next();
-    let next = chain.then(format!("{a}_next"), String::new(), Kind::Xor(None));
+    let id = text.fmt(format_args!("{a}_next"));
+    let next = chain.then(id, Str::default(), Kind::Xor(None));
     // One turn: locals for the instance and everything read below it.
-    let current = format!("{}.split(',')[{} as int]", var(&ids), var(&index));
+    let current = |o: &mut String| {
+        push_var(o, &ids);
+        o.push_str(".split(',')[");
+        push_var(o, &index);
+        o.push_str(" as int]");
+    };
     let mut locals = vec![
-        (cx.names.id(subject).to_string(), current.clone()),
+        (text.add(names.id(subject)), steps::groovy(text, current)),
         (
-            cx.names.url(subject).to_string(),
-            format!(
-                "{} + {} + '/' + {current}",
-                var("serviceTemplateURL"),
-                literal(&path)
-            ),
+            text.add(names.url(subject)),
+            steps::groovy(text, |o| {
+                push_var(o, "serviceTemplateURL");
+                o.push_str(" + ");
+                push_literal(o, path);
+                o.push_str(" + '/' + ");
+                current(o);
+            }),
         ),
     ];
     let mut local_templates = vec![subject];
@@ -714,50 +783,70 @@ fn each_instance(
             local_templates.push(TemplateRef::Node(*to));
         }
     }
+    let empty = text.add("${''}");
+    let mut last: Option<&str> = None;
     for (k, &lt) in local_templates.iter().enumerate() {
+        let mut vars: Vec<&str> = Vec::new();
         if k > 0 {
-            locals.push((cx.names.url(lt).to_string(), "''".into()));
-            locals.push((cx.names.id(lt).to_string(), "''".into()));
+            vars.push(names.url(lt));
+            vars.push(names.id(lt));
         }
-        for (_, v) in cx.names.props_of(t, lt) {
-            locals.push((v.to_string(), "''".into()));
+        vars.extend(names.props_of(t, lt).map(|(_, v)| v));
+        for v in vars {
+            // Consecutive repeats once (a template followed twice in a row).
+            if last != Some(v) {
+                locals.push((text.add(v), Value::Text(empty)));
+                last = Some(v);
+            }
         }
     }
-    locals.dedup_by(|x, y| x.0 == y.0);
-    let mut turn = Plane::default();
-    let ts = turn.add(format!("{a}_turnStart"), "", Kind::Start(None));
+    let mut turn = Plane::new(text.fmt(format_args!("{a}_each")));
+    let id = text.fmt(format_args!("{a}_turnStart"));
+    let ts = turn.add(id, Str::default(), Kind::Start(None));
     let mut inner = Chain::new(&mut turn, ts);
-    if let Some(kind) = steps::load_properties(cx, &format!("{a}_load"), subject) {
-        inner.then(
-            format!("{a}_load"),
-            format!("load properties of {}", t.template_id(subject)),
-            kind,
+    if let Some(kind) = steps::load_properties(cx, subject) {
+        let (id, label) = (
+            cx.id(a, "_load"),
+            cx.id("load properties of ", t.template_id(subject)),
         );
+        inner.then(id, label, kind);
     }
     for (k, step) in body.steps.iter().enumerate() {
-        steps::step(cx, &mut inner, step, &format!("{a}_s{}", k + 1));
+        steps::step(cx, &mut inner, step, Prefix::step(a, "_s", k + 1));
     }
-    inner.then(format!("{a}_turnEnd"), String::new(), Kind::End(None));
-    on_error(cx, &mut turn, &format!("{a}_turn"), subject);
-    let each = chain.then(
-        format!("{a}_each"),
-        format!("each instance of {}", t.template_id(subject)),
+    let id = cx.id(a, "_turnEnd");
+    inner.then(id, Str::default(), Kind::End(None));
+    let turn_prefix = format!("{a}_turn");
+    on_error(cx, &mut turn, &turn_prefix, subject);
+    let text = &mut cx.text;
+    let outputs = vec![(
+        text.add(&index),
+        steps::groovy(text, |o| {
+            o.push('(');
+            push_var(o, &index);
+            o.push_str(" as int) + 1");
+        }),
+    )];
+    let (id, label) = (
+        text.fmt(format_args!("{a}_each")),
+        text.fmt(format_args!("each instance of {}", t.template_id(subject))),
+    );
+    chain.then(
+        id,
+        label,
         Kind::Sub(Box::new(Sub {
             plane: turn,
             expanded: false,
             repeat: Repeat::Once,
             locals,
-            outputs: vec![(index.clone(), format!("({} as int) + 1", var(&index)))],
+            outputs,
         })),
     );
-    let _ = each;
-    let more = chain.then(format!("{a}_more"), "more?".into(), Kind::Xor(None));
-    chain.plane.connect_if(
-        &more,
-        &next,
-        Some(format!("${{{index} < {count}}}")),
-        "next",
-    );
+    let (id, label) = (text.fmt(format_args!("{a}_more")), text.add("more?"));
+    let more = chain.then(id, label, Kind::Xor(None));
+    let condition = text.fmt(format_args!("${{{index} < {count}}}"));
+    chain.plane.connect_if(more, next, Some(condition), "next");
     chain.default_next();
-    chain.then(format!("{a}_end"), String::new(), Kind::End(None));
+    let id = text.fmt(format_args!("{a}_end"));
+    chain.then(id, Str::default(), Kind::End(None));
 }

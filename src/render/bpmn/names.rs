@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use super::expr::url_path;
 use crate::model::{TemplateRef, Topology};
 use crate::plan::ids::Unique;
 use crate::plugins::ConcretePlan;
@@ -25,6 +26,7 @@ pub struct Names {
     props: HashMap<TemplateRef, Vec<String>>,
     url: HashMap<TemplateRef, String>,
     id: HashMap<TemplateRef, String>,
+    path: HashMap<TemplateRef, String>,
     /// Every template the plan touches, in first-use order.
     pub templates: Vec<TemplateRef>,
 }
@@ -44,6 +46,7 @@ impl Names {
             props: HashMap::new(),
             url: HashMap::new(),
             id: HashMap::new(),
+            path: HashMap::new(),
             templates: Vec::new(),
         };
         let mut unique = Unique::new();
@@ -77,6 +80,7 @@ impl Names {
                 .map(|p| unique.name(format!("prop_{base}_{}", word(p))))
                 .collect();
             n.props.insert(t, props);
+            n.path.insert(t, instances_path(topology, t));
             n.templates.push(t);
         }
         n
@@ -119,6 +123,26 @@ impl Names {
     /// The instance id variable.
     pub fn id(&self, t: TemplateRef) -> &str {
         &self.id[&t]
+    }
+
+    /// The collection path of the template's instances in the instance
+    /// API (`/nodetemplates/<id>/instances`).
+    pub fn path(&self, t: TemplateRef) -> &str {
+        &self.path[&t]
+    }
+}
+
+/// The collection path of a template's instances.
+fn instances_path(topology: &Topology, t: TemplateRef) -> String {
+    match t {
+        TemplateRef::Node(n) => format!(
+            "/nodetemplates/{}/instances",
+            url_path(&topology.node(n).id)
+        ),
+        TemplateRef::Relationship(r) => format!(
+            "/relationshiptemplates/{}/instances",
+            url_path(&topology.relationship(r).id)
+        ),
     }
 }
 

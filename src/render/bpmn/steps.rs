@@ -1,34 +1,82 @@
 //! Each language-neutral step as BPMN flow nodes, appended to a chain.
 //! REST calls (instance API, management bus) are service tasks with the
-//! Camunda Connect `http-connector`; values are computed by Groovy
-//! scripts in the connector's input and output mappings; a failed call
-//! throws the BPMN error `ToscaniniFailure`. Operations go through the
-//! management bus REST API, which answers asynchronously: the call is
-//! followed by a poll loop (timer, GET, exclusive split) and a script
-//! that stores the outputs.
+//! Camunda Connect `http-connector`; URLs and payloads are JUEL text where
+//! they only put variables and literals together, Groovy otherwise;
+//! answers are read by the shared scripts of the plan archive; a failed
+//! call throws the BPMN error `ToscaniniFailure`. Operations go through
+//! the management bus REST API, which answers asynchronously: the call is
+//! followed by a poll loop (timer, GET, exclusive split; the poll fails
+//! when the operation ended in a fault) and, for an operation with
+//! outputs, the shared script that stores them.
+
+use std::fmt::{self, Write as _};
 
 use super::Ctx;
-use super::expr::{literal, url_path, var};
-use super::graph::{Http, Kind, Plane};
+use super::expr::{Part, concat, juel_ident, push_literal, push_var};
+use super::graph::{Http, Kind, Plane, Script, Str, Text, Value};
+use super::scripts::Shared;
 use crate::model::TemplateRef;
 use crate::plugins::steps::{Invocation, Step, Strategy};
 
 /// How long the poll loop waits between two looks at a running operation.
 pub const POLL_INTERVAL: &str = "PT5S";
 
+/// The id prefix of a step's elements: `<base><suffix><n>`, e.g.
+/// `Tomcat_provision_s3` (base `Tomcat_provision`, suffix `_s`, n 3).
+#[derive(Clone, Copy, Debug)]
+pub struct Prefix<'a> {
+    /// The activity id.
+    pub base: &'a str,
+    /// What follows it (`_s`, `_c`, `_turn`, or nothing).
+    pub suffix: &'static str,
+    /// The step number, if any.
+    pub n: Option<usize>,
+}
+
+impl<'a> Prefix<'a> {
+    /// The activity itself.
+    pub fn of(base: &'a str) -> Prefix<'a> {
+        Prefix {
+            base,
+            suffix: "",
+            n: None,
+        }
+    }
+
+    /// Step `n` (`_s<n>`, compensation `_c<n>`).
+    pub fn step(base: &'a str, suffix: &'static str, n: usize) -> Prefix<'a> {
+        Prefix {
+            base,
+            suffix,
+            n: Some(n),
+        }
+    }
+}
+
+impl fmt::Display for Prefix<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.base)?;
+        f.write_str(self.suffix)?;
+        if let Some(n) = self.n {
+            write!(f, "{n}")?;
+        }
+        Ok(())
+    }
+}
+
 /// A chain of nodes: each added node follows the previous one.
 pub struct Chain<'p> {
     /// The plane the chain grows in.
     pub plane: &'p mut Plane,
-    /// The node the next one follows.
-    pub last: String,
+    /// The node the next one follows (an index in the plane).
+    pub last: usize,
     /// An exclusive split whose next outgoing flow is its default.
-    default_of: Option<String>,
+    default_of: Option<usize>,
 }
 
 impl<'p> Chain<'p> {
-    /// A chain continuing after `last`.
-    pub fn new(plane: &'p mut Plane, last: String) -> Chain<'p> {
+    /// A chain continuing after node `last`.
+    pub fn new(plane: &'p mut Plane, last: usize) -> Chain<'p> {
         Chain {
             plane,
             last,
@@ -36,43 +84,41 @@ impl<'p> Chain<'p> {
         }
     }
 
-    /// Append a node.
-    pub fn then(&mut self, id: String, name: String, kind: Kind) -> String {
-        let id = self.plane.add(id, name, kind);
-        self.link_to(&id);
-        id
+    /// Append a node; returns its index.
+    pub fn then(&mut self, id: Str, name: Str, kind: Kind) -> usize {
+        let i = self.plane.add(id, name, kind);
+        self.link_to(i);
+        i
     }
 
     /// Connect the chain to an existing node, which becomes the last.
-    pub fn link_to(&mut self, id: &str) {
-        let flow = self.plane.connect(&self.last, id);
+    pub fn link_to(&mut self, i: usize) {
+        let flow = self.plane.connect(self.last, i);
         if let Some(split) = self.default_of.take() {
-            set_default(self.plane, &split, flow);
+            set_default(self.plane, split, flow);
         }
-        self.last = id.to_string();
+        self.last = i;
     }
 
     /// The next flow out of the current last node is its default flow.
     pub fn default_next(&mut self) {
-        self.default_of = Some(self.last.clone());
+        self.default_of = Some(self.last);
     }
 }
 
-/// Make `flow` the default flow of exclusive gateway `split`.
-pub fn set_default(plane: &mut Plane, split: &str, flow: String) {
-    if let Some(n) = plane.nodes.iter_mut().find(|n| n.id == split) {
-        n.kind = Kind::Xor(Some(flow));
-    }
+/// Make flow `flow` the default flow of exclusive gateway `split`.
+pub fn set_default(plane: &mut Plane, split: usize, flow: usize) {
+    plane.nodes[split].kind = Kind::Xor(Some(flow));
 }
 
 /// An HTTP service task.
 fn http(
     method: &'static str,
-    url: String,
+    url: Value,
     content_type: Option<&'static str>,
     accept: &'static str,
-    payload: Option<String>,
-    outputs: Vec<(String, String)>,
+    payload: Option<Value>,
+    outputs: Vec<(Str, Value)>,
 ) -> Kind {
     Kind::Http(Box::new(Http {
         method,
@@ -85,232 +131,224 @@ fn http(
 }
 
 /// Output mapping that fails the task on a status outside 2xx.
-fn status_check(id: &str) -> (String, String) {
-    ("httpStatus".into(), format!("check({})", literal(id)))
+pub fn status_check(text: &mut Text) -> (Str, Value) {
+    (text.add("httpStatus"), Value::Shared(Shared::Check))
+}
+
+/// A literal payload (plain text when Camunda reads it as itself).
+pub fn literal_value(text: &mut Text, s: &str) -> Value {
+    concat(text, &[Part::Lit(s)])
+}
+
+/// An inline Groovy value written by `f`.
+pub fn groovy(text: &mut Text, f: impl FnOnce(&mut String)) -> Value {
+    Value::Groovy(text.build(f))
 }
 
 /// The instance URL variable of a template, or the service instance when
 /// it is not known yet (the error path marks the nearest known instance).
-fn state_url(cx: &Ctx, t: TemplateRef) -> String {
-    format!(
-        "({} ?: {}) + '/state'",
-        var(cx.names.url(t)),
-        var("serviceInstanceURL")
-    )
+fn state_url(cx: &mut Ctx, t: TemplateRef) -> Value {
+    let url = cx.names.url(t);
+    if juel_ident(url) {
+        Value::Text(cx.text.fmt(format_args!(
+            "${{empty {url} ? serviceInstanceURL : {url}}}/state"
+        )))
+    } else {
+        groovy(&mut cx.text, |o| {
+            o.push('(');
+            push_var(o, url);
+            o.push_str(" ?: ");
+            push_var(o, "serviceInstanceURL");
+            o.push_str(") + '/state'");
+        })
+    }
 }
 
 /// A task that sets the state of a template's current instance.
-pub fn set_state(cx: &Ctx, id: &str, t: TemplateRef, state: &str) -> Kind {
-    let _ = cx;
+pub fn set_state(cx: &mut Ctx, t: TemplateRef, state: &str) -> Kind {
+    let url = concat(
+        &mut cx.text,
+        &[Part::Var(cx.names.url(t)), Part::Lit("/state")],
+    );
+    let payload = literal_value(&mut cx.text, state);
+    let check = status_check(&mut cx.text);
     http(
         "PUT",
-        format!("{} + '/state'", var(cx.names.url(t))),
+        url,
         Some("text/plain"),
         "application/json",
-        Some(literal(state)),
-        vec![status_check(id)],
+        Some(payload),
+        vec![check],
     )
 }
 
 /// A task that marks the failing instance ERROR (error paths).
-pub fn mark_error(cx: &Ctx, _id: &str, t: TemplateRef) -> Kind {
+pub fn mark_error(cx: &mut Ctx, t: TemplateRef) -> Kind {
+    let url = state_url(cx, t);
+    let payload = literal_value(&mut cx.text, "ERROR");
+    let status = (
+        cx.text.add("httpStatus"),
+        Value::Text(cx.text.add("${statusCode}")),
+    );
     http(
         "PUT",
-        state_url(cx, t),
+        url,
         Some("text/plain"),
         "application/json",
-        Some(literal("ERROR")),
-        vec![(
-            "httpStatus".into(),
-            "binding.variables.get('statusCode')".into(),
-        )],
+        Some(payload),
+        vec![status],
     )
 }
 
-/// Outputs that read every property of a template from a JSON map.
-fn load_outputs(cx: &Ctx, id: &str, t: TemplateRef) -> Vec<(String, String)> {
-    let mut out = vec![status_check(id)];
-    for (p, v) in cx.names.props_of(cx.topology, t) {
-        out.push((v.to_string(), format!("jstr(body(), {}) ?: ''", literal(p))));
-    }
-    out
-}
-
 /// A task that loads the properties of a template's current instance.
-pub fn load_properties(cx: &Ctx, id: &str, t: TemplateRef) -> Option<Kind> {
-    if cx.topology.properties(t).is_empty() {
+pub fn load_properties(cx: &mut Ctx, t: TemplateRef) -> Option<Kind> {
+    let Ctx {
+        names,
+        topology,
+        properties,
+        text,
+        ..
+    } = cx;
+    if topology.properties(t).is_empty() {
         return None;
     }
-    Some(http(
-        "GET",
-        format!("{} + '/properties'", var(cx.names.url(t))),
-        None,
-        "application/json",
-        None,
-        load_outputs(cx, id, t),
-    ))
+    let url = concat(text, &[Part::Var(names.url(t)), Part::Lit("/properties")]);
+    let mut outputs = vec![status_check(text)];
+    for (p, v) in names.props_of(topology, t) {
+        let value = match properties.get(p) {
+            Some(shared) => Value::Shared(shared),
+            None => groovy(text, |o| {
+                o.push_str("jstr(body(), ");
+                push_literal(o, p);
+                o.push_str(") ?: ''");
+            }),
+        };
+        outputs.push((text.add(v), value));
+    }
+    Some(http("GET", url, None, "application/json", None, outputs))
 }
 
-/// The collection path of a template's instances.
-pub fn instances_path(cx: &Ctx, t: TemplateRef) -> String {
-    match t {
-        TemplateRef::Node(n) => format!(
-            "/nodetemplates/{}/instances",
-            url_path(&cx.topology.node(n).id)
+/// Outputs of a POST that creates an instance: its URL and id.
+fn created(cx: &mut Ctx, r: TemplateRef) -> Vec<(Str, Value)> {
+    vec![
+        status_check(&mut cx.text),
+        (
+            cx.text.add(cx.names.url(r)),
+            Value::Shared(Shared::InstanceUrl),
         ),
-        TemplateRef::Relationship(r) => format!(
-            "/relationshiptemplates/{}/instances",
-            url_path(&cx.topology.relationship(r).id)
+        (
+            cx.text.add(cx.names.id(r)),
+            Value::Shared(Shared::InstanceId),
         ),
-    }
+    ]
 }
 
 /// Append the nodes of one step. `p` is the id prefix of the step.
-pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: &str) {
+pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
     let t = cx.topology;
     match step {
         // Refused by `render` before any step is drawn.
         Step::Check { .. } => {}
         Step::CreateNodeInstance(n) => {
             let r = TemplateRef::Node(*n);
-            let node = &t.node(*n).id;
+            let url = concat(
+                &mut cx.text,
+                &[Part::Var("serviceTemplateURL"), Part::Lit(cx.names.path(r))],
+            );
+            let payload = concat(&mut cx.text, &[Part::Var("serviceInstanceID")]);
+            let outputs = created(cx, r);
             let kind = http(
                 "POST",
-                format!(
-                    "{} + {}",
-                    var("serviceTemplateURL"),
-                    literal(&instances_path(cx, r))
-                ),
+                url,
                 Some("text/plain"),
                 "text/plain",
-                Some(var("serviceInstanceID")),
-                vec![
-                    status_check(p),
-                    (cx.names.url(r).into(), "url(body())".into()),
-                    (cx.names.id(r).into(), "last(url(body()))".into()),
-                ],
+                Some(payload),
+                outputs,
             );
-            chain.then(p.into(), format!("register instance of {node}"), kind);
+            let id = cx.text.fmt(format_args!("{p}"));
+            let name = cx
+                .text
+                .fmt(format_args!("register instance of {}", t.node(*n).id));
+            chain.then(id, name, kind);
         }
         Step::CreateRelationshipInstance(rel) => {
             let r = TemplateRef::Relationship(*rel);
             let rt = t.relationship(*rel);
-            let payload = format!(
-                "'<api:CreateRelationshipTemplateInstanceRequest xmlns:api=\"http://opentosca.org/api\" service-instance-id=\"' + x({}) + '\" source-instance-id=\"' + x({}) + '\" target-instance-id=\"' + x({}) + '\"/>'",
-                var("serviceInstanceID"),
-                var(cx.names.id(TemplateRef::Node(rt.source))),
-                var(cx.names.id(TemplateRef::Node(rt.target))),
+            let source = cx.names.id(TemplateRef::Node(rt.source));
+            let target = cx.names.id(TemplateRef::Node(rt.target));
+            let payload = groovy(&mut cx.text, |o| {
+                o.push_str("'<api:CreateRelationshipTemplateInstanceRequest xmlns:api=\"http://opentosca.org/api\" service-instance-id=\"' + x(");
+                push_var(o, "serviceInstanceID");
+                o.push_str(") + '\" source-instance-id=\"' + x(");
+                push_var(o, source);
+                o.push_str(") + '\" target-instance-id=\"' + x(");
+                push_var(o, target);
+                o.push_str(") + '\"/>'");
+            });
+            let url = concat(
+                &mut cx.text,
+                &[Part::Var("serviceTemplateURL"), Part::Lit(cx.names.path(r))],
             );
+            let outputs = created(cx, r);
             let kind = http(
                 "POST",
-                format!(
-                    "{} + {}",
-                    var("serviceTemplateURL"),
-                    literal(&instances_path(cx, r))
-                ),
+                url,
                 Some("application/xml"),
                 "text/plain",
                 Some(payload),
-                vec![
-                    status_check(p),
-                    (cx.names.url(r).into(), "url(body())".into()),
-                    (cx.names.id(r).into(), "last(url(body()))".into()),
-                ],
+                outputs,
             );
-            chain.then(p.into(), format!("register relationship {}", rt.id), kind);
+            let id = cx.text.fmt(format_args!("{p}"));
+            let name = cx.text.fmt(format_args!("register relationship {}", rt.id));
+            chain.then(id, name, kind);
         }
         Step::SetState(r, state) => {
-            let kind = set_state(cx, p, *r, state);
-            chain.then(p.into(), format!("state {state}"), kind);
+            let kind = set_state(cx, *r, state);
+            let id = cx.text.fmt(format_args!("{p}"));
+            let name = cx.text.fmt(format_args!("state {state}"));
+            chain.then(id, name, kind);
         }
-        Step::StoreProperties(n) => {
-            let r = TemplateRef::Node(*n);
-            let props: Vec<(&str, &str)> = cx
-                .names
-                .props_of(t, r)
-                .filter(|(name, _)| is_xml_name(name))
-                .collect();
-            if props.is_empty() {
-                return;
-            }
-            let (ns, root) = t.node(*n).properties_element.clone().unwrap_or_default();
-            let root = if root.is_empty() {
-                "Properties".to_string()
-            } else {
-                root
-            };
-            let (open, prefix) = if ns.is_empty() {
-                (format!("<{root}>"), String::new())
-            } else {
-                (
-                    format!(
-                        "<p:{root} xmlns:p=\"{}\">",
-                        super::xml::escape(&ns).replace('\'', "&apos;")
-                    ),
-                    "p:".to_string(),
-                )
-            };
-            let mut payload = literal(&open);
-            for (name, v) in &props {
-                payload.push_str(&format!(
-                    " + {} + x({}) + {}",
-                    literal(&format!("<{prefix}{name}>")),
-                    var(v),
-                    literal(&format!("</{prefix}{name}>"))
-                ));
-            }
-            payload.push_str(&format!(" + {}", literal(&format!("</{prefix}{root}>"))));
-            let kind = http(
-                "PUT",
-                format!("{} + '/properties'", var(cx.names.url(r))),
-                Some("application/xml"),
-                "application/json",
-                Some(payload),
-                vec![status_check(p)],
-            );
-            chain.then(p.into(), "store properties".into(), kind);
-        }
+        Step::StoreProperties(n) => store_properties(cx, chain, *n, p),
         Step::FollowRelationship { rel, from, to } => {
             let rt = t.relationship(*rel);
             let to_ref = TemplateRef::Node(*to);
-            let kind = http(
-                "GET",
-                format!(
-                    "{} + {} + '?source=' + {}",
-                    var("serviceTemplateURL"),
-                    literal(&instances_path(cx, TemplateRef::Relationship(*rel))),
-                    var(cx.names.id(TemplateRef::Node(*from)))
-                ),
-                None,
-                "application/json",
-                None,
-                vec![
-                    status_check(p),
-                    (
-                        cx.names.id(to_ref).into(),
-                        "(jnum(body(), 'target_node_template_instance_id') + [''])[0]".into(),
-                    ),
-                    (
-                        cx.names.url(to_ref).into(),
-                        format!(
-                            "{} + {} + '/' + (jnum(body(), 'target_node_template_instance_id') + [''])[0]",
-                            var("serviceTemplateURL"),
-                            literal(&instances_path(cx, to_ref))
-                        ),
-                    ),
+            let Ctx { names, text, .. } = &mut *cx;
+            let url = concat(
+                text,
+                &[
+                    Part::Var("serviceTemplateURL"),
+                    Part::Lit(names.path(TemplateRef::Relationship(*rel))),
+                    Part::Lit("?source="),
+                    Part::Var(names.id(TemplateRef::Node(*from))),
                 ],
             );
-            chain.then(
-                p.into(),
-                format!("follow {} to {}", rt.id, t.node(*to).id),
-                kind,
-            );
-            if let Some(kind) = load_properties(cx, &format!("{p}_load"), to_ref) {
-                chain.then(
-                    format!("{p}_load"),
-                    format!("load properties of {}", t.node(*to).id),
-                    kind,
-                );
+            let outputs = vec![
+                status_check(text),
+                (text.add(names.id(to_ref)), Value::Shared(Shared::TargetId)),
+                (
+                    text.add(names.url(to_ref)),
+                    groovy(text, |o| {
+                        push_var(o, "serviceTemplateURL");
+                        o.push_str(" + ");
+                        push_literal(o, names.path(to_ref));
+                        o.push_str(
+                            " + '/' + (jnum(body(), 'target_node_template_instance_id') + [''])[0]",
+                        );
+                    }),
+                ),
+            ];
+            let kind = http("GET", url, None, "application/json", None, outputs);
+            let id = cx.text.fmt(format_args!("{p}"));
+            let name = cx
+                .text
+                .fmt(format_args!("follow {} to {}", rt.id, t.node(*to).id));
+            chain.then(id, name, kind);
+            if let Some(kind) = load_properties(cx, to_ref) {
+                let id = cx.text.fmt(format_args!("{p}_load"));
+                let name = cx
+                    .text
+                    .fmt(format_args!("load properties of {}", t.node(*to).id));
+                chain.then(id, name, kind);
             }
         }
         Step::SelectInstance(n, strategy) => select(cx, chain, *n, strategy, p),
@@ -322,22 +360,94 @@ fn is_xml_name(s: &str) -> bool {
     !s.is_empty() && crate::plan::ncname(s) == s
 }
 
+/// PUT the properties of a node instance as the XML document its type
+/// declares.
+fn store_properties(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, p: Prefix) {
+    let t = cx.topology;
+    let r = TemplateRef::Node(n);
+    let Ctx { names, text, .. } = &mut *cx;
+    let props: Vec<(&str, &str)> = names
+        .props_of(t, r)
+        .filter(|(name, _)| is_xml_name(name))
+        .collect();
+    if props.is_empty() {
+        return;
+    }
+    let (ns, root) = t.node(n).properties_element.clone().unwrap_or_default();
+    let root = if root.is_empty() {
+        "Properties".to_string()
+    } else {
+        root
+    };
+    let (open, prefix) = if ns.is_empty() {
+        (format!("<{root}>"), "")
+    } else {
+        (
+            format!(
+                "<p:{root} xmlns:p=\"{}\">",
+                super::xml::escape(&ns).replace('\'', "&apos;")
+            ),
+            "p:",
+        )
+    };
+    let payload = groovy(text, |o| {
+        push_literal(o, &open);
+        let mut tag = String::new();
+        for (name, v) in &props {
+            o.push_str(" + ");
+            tag.clear();
+            let _ = write!(tag, "<{prefix}{name}>");
+            push_literal(o, &tag);
+            o.push_str(" + x(");
+            push_var(o, v);
+            o.push_str(") + ");
+            tag.clear();
+            let _ = write!(tag, "</{prefix}{name}>");
+            push_literal(o, &tag);
+        }
+        o.push_str(" + ");
+        push_literal(o, &format!("</{prefix}{root}>"));
+    });
+    let url = concat(text, &[Part::Var(names.url(r)), Part::Lit("/properties")]);
+    let check = status_check(text);
+    let kind = http(
+        "PUT",
+        url,
+        Some("application/xml"),
+        "application/json",
+        Some(payload),
+        vec![check],
+    );
+    let id = cx.text.fmt(format_args!("{p}"));
+    let name = cx.text.add("store properties");
+    chain.then(id, name, kind);
+}
+
 /// Pick an instance of a node by strategy and load its properties.
-fn select(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, strategy: &Strategy, p: &str) {
+/// (Scale-out plans only, and rare: these scripts are written inline,
+/// with their messages.)
+fn select(
+    cx: &mut Ctx,
+    chain: &mut Chain,
+    n: crate::model::NodeId,
+    strategy: &Strategy,
+    p: Prefix,
+) {
+    use super::expr::{literal, var};
     let t = cx.topology;
     let r = TemplateRef::Node(n);
     let node = &t.node(n).id;
-    let list = format!(
-        "{} + {} + '?state=STARTED&serviceInstanceId=' + {}",
-        var("serviceTemplateURL"),
-        literal(&instances_path(cx, r)),
-        var("serviceInstanceID")
+    let path = cx.names.path(r).to_string();
+    let list = concat(
+        &mut cx.text,
+        &[
+            Part::Var("serviceTemplateURL"),
+            Part::Lit(&path),
+            Part::Lit("?state=STARTED&serviceInstanceId="),
+            Part::Var("serviceInstanceID"),
+        ],
     );
-    let base = format!(
-        "{} + {} + '/'",
-        var("serviceTemplateURL"),
-        literal(&instances_path(cx, r))
-    );
+    let base = format!("{} + {} + '/'", var("serviceTemplateURL"), literal(&path));
     let (choice, label) = match strategy {
         Strategy::FirstInstance => ("(jnum(body(), 'id') + [''])[0]".to_string(), "first"),
         Strategy::UserProvided(input) => (
@@ -357,27 +467,33 @@ fn select(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, strategy: &S
     let check_some = format!(
         "jnum(body(), 'id').isEmpty() ? fail({}) : check({})",
         literal(&format!("{p}: no running instance of {node}")),
-        literal(p)
+        literal(&p.to_string())
     );
     let candidates = match strategy {
         Strategy::WorkloadBased(_) => cx.poll_var(p, "candidates"),
         _ => String::new(),
     };
-    let mut outputs = vec![("httpStatus".to_string(), check_some)];
+    let text = &mut cx.text;
+    let mut outputs = vec![(text.add("httpStatus"), Value::Groovy(text.add(&check_some)))];
     if let Strategy::WorkloadBased(_) = strategy {
-        outputs.push((candidates.clone(), "jnum(body(), 'id').join(',')".into()));
+        outputs.push((text.add(&candidates), Value::Shared(Shared::InstanceIds)));
     }
-    outputs.push((cx.names.id(r).into(), choice.clone()));
-    outputs.push((cx.names.url(r).into(), format!("{base} + {choice}")));
+    outputs.push((text.add(cx.names.id(r)), Value::Groovy(text.add(&choice))));
+    outputs.push((
+        text.add(cx.names.url(r)),
+        Value::Groovy(text.fmt(format_args!("{base} + {choice}"))),
+    ));
+    let id = text.fmt(format_args!("{p}"));
+    let name = text.fmt(format_args!("select {label} instance of {node}"));
     chain.then(
-        p.into(),
-        format!("select {label} instance of {node}"),
+        id,
+        name,
         http("GET", list, None, "application/json", None, outputs),
     );
     if let Strategy::WorkloadBased(prop) = strategy {
         // The instance API lists instances without their properties, so
         // the comparison reads each candidate's properties in a script.
-        let script = format!(
+        let script = text.fmt(format_args!(
             "def best = null; def bestValue = null\n\
              for (id in {cands}.split(',').findAll {{ it }}) {{\n\
              \x20 def c = new URL({base} + id + '/properties').openConnection()\n\
@@ -394,138 +510,199 @@ fn select(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, strategy: &S
             prop = literal(prop),
             idv = literal(cx.names.id(r)),
             urlv = literal(cx.names.url(r)),
-        );
+        ));
+        let id = text.fmt(format_args!("{p}_compare"));
+        let name = text.fmt(format_args!("compare {prop} of {node} instances"));
         chain.then(
-            format!("{p}_compare"),
-            format!("compare {prop} of {node} instances"),
-            Kind::Script(script),
+            id,
+            name,
+            Kind::Script(Box::new(Script {
+                script: Value::Groovy(script),
+                locals: Vec::new(),
+            })),
         );
     }
-    if let Some(kind) = load_properties(cx, &format!("{p}_load"), r) {
-        chain.then(
-            format!("{p}_load"),
-            format!("load properties of {node}"),
-            kind,
-        );
+    if let Some(kind) = load_properties(cx, r) {
+        let id = cx.text.fmt(format_args!("{p}_load"));
+        let name = cx.text.fmt(format_args!("load properties of {node}"));
+        chain.then(id, name, kind);
     }
 }
 
-/// An operation call through the management bus REST API: POST the
-/// invocation, poll until it is done, store the outputs.
-fn invoke(cx: &mut Ctx, chain: &mut Chain, inv: &Invocation, p: &str) {
+/// Append `s` as a JSON string.
+fn push_json(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// The Groovy payload of an invocation: the JSON the management bus takes,
+/// constant text encoded here, variables at run time with `q()`. Pieces of
+/// JSON text are collected in `json` and flushed as one literal.
+fn invocation_payload(cx: &Ctx, inv: &Invocation, out: &mut String) {
+    /// A field: constant text or a Groovy expression written by the closure.
+    enum Field<'a> {
+        Const(&'a str),
+        Var(&'a str),
+        Expr(&'a crate::plugins::steps::Binding),
+    }
     let t = cx.topology;
     let st = &t.service_template;
-    let mut info = vec![
-        ("csarID", var("csarID")),
-        (
-            "serviceTemplateID",
-            literal(&format!("{{{}}}{}", st.namespace, st.id)),
-        ),
-        ("serviceInstanceID", var("serviceInstanceURL")),
+    let service_template = format!("{{{}}}{}", st.namespace, st.id);
+    let template = t.template_id(inv.target);
+    let mut info: Vec<(&str, Field)> = vec![
+        ("csarID", Field::Var("csarID")),
+        ("serviceTemplateID", Field::Const(&service_template)),
+        ("serviceInstanceID", Field::Var("serviceInstanceURL")),
     ];
-    let template = t.template_id(inv.target).to_string();
     match inv.target {
         TemplateRef::Node(_) => {
-            info.push(("nodeTemplateID", literal(&template)));
-            info.push(("nodeInstanceID", var(cx.names.url(inv.target))));
+            info.push(("nodeTemplateID", Field::Const(template)));
+            info.push(("nodeInstanceID", Field::Var(cx.names.url(inv.target))));
         }
-        TemplateRef::Relationship(_) => info.push(("relationshipTemplateID", literal(&template))),
+        TemplateRef::Relationship(_) => {
+            info.push(("relationshipTemplateID", Field::Const(template)))
+        }
     }
-    info.push(("interface", literal(&inv.interface)));
-    info.push(("operation", literal(&inv.operation)));
-    let field = |(k, v): &(&str, String)| format!("q({}) + ':' + q({})", literal(k), v);
-    let info_json = info.iter().map(field).collect::<Vec<_>>().join(" + ',' + ");
-    let params: Vec<(&str, String)> = inv
+    info.push(("interface", Field::Const(&inv.interface)));
+    info.push(("operation", Field::Const(&inv.operation)));
+    let params: Vec<(&str, Field)> = inv
         .inputs
         .iter()
-        .map(|(n, b)| (n.as_str(), cx.expr(b)))
+        .map(|(n, b)| (n.as_str(), Field::Expr(b)))
         .collect();
-    let params_json = params
-        .iter()
-        .map(field)
-        .collect::<Vec<_>>()
-        .join(" + ',' + ");
-    let payload = format!(
-        "'{{\"invocation-information\":{{' + {info_json} + '}},\"params\":{{' + {} + '}}}}'",
-        if params_json.is_empty() {
-            "''".to_string()
-        } else {
-            params_json
+    let mut json = String::from("{\"invocation-information\":{");
+    let mut first_piece = true;
+    let mut object = |json: &mut String, out: &mut String, fields: &[(&str, Field)]| {
+        for (i, (k, f)) in fields.iter().enumerate() {
+            if i > 0 {
+                json.push(',');
+            }
+            push_json(json, k);
+            json.push(':');
+            let value = match f {
+                Field::Const(c) => {
+                    push_json(json, c);
+                    continue;
+                }
+                Field::Var(v) => Err(*v),
+                Field::Expr(b) => Ok(*b),
+            };
+            if !first_piece {
+                out.push_str(" + ");
+            }
+            first_piece = false;
+            push_literal(out, json);
+            json.clear();
+            out.push_str(" + q(");
+            match value {
+                Err(v) => push_var(out, v),
+                Ok(b) => super::expr::expr(out, b, t, &cx.names, &|n| cx.input(n)),
+            }
+            out.push(')');
         }
-    );
+    };
+    object(&mut json, out, &info);
+    json.push_str("},\"params\":{");
+    object(&mut json, out, &params);
+    json.push_str("}}");
+    out.push_str(" + ");
+    push_literal(out, &json);
+}
+
+/// An operation call through the management bus REST API: POST the
+/// invocation, poll until it is done (the poll fails on a fault), store
+/// the outputs.
+fn invoke(cx: &mut Ctx, chain: &mut Chain, inv: &Invocation, p: Prefix) {
+    let template = cx.topology.template_id(inv.target);
+    let payload = {
+        let mut out = std::mem::take(&mut cx.scratch);
+        out.clear();
+        invocation_payload(cx, inv, &mut out);
+        let v = Value::Groovy(cx.text.add(&out));
+        cx.scratch = out;
+        v
+    };
     let location = cx.poll_var(p, "location");
     let pending = cx.poll_var(p, "pending");
     let result = cx.poll_var(p, "result");
-    let bus = var(&cx.bus);
+    let text = &mut cx.text;
+    let url = concat(text, &[Part::Var(&cx.bus)]);
+    let outputs = vec![
+        status_check(text),
+        (text.add(&location), Value::Shared(Shared::Location)),
+    ];
+    let id = text.fmt(format_args!("{p}"));
+    let name = text.fmt(format_args!("{} on {template}", inv.operation));
     chain.then(
-        p.into(),
-        format!("{} on {template}", inv.operation),
+        id,
+        name,
         http(
             "POST",
-            bus.clone(),
+            url,
             Some("application/json"),
             "application/json",
             Some(payload),
-            vec![
-                status_check(p),
-                (
-                    location.clone(),
-                    "binding.variables.get('headers')?.find { k, _ -> k?.equalsIgnoreCase('Location') }?.value ?: ''".into(),
-                ),
-            ],
+            outputs,
         ),
     );
-    let merge = chain.then(format!("{p}_next"), String::new(), Kind::Xor(None));
+    let id = text.fmt(format_args!("{p}_next"));
+    let merge = chain.then(id, Str::default(), Kind::Xor(None));
+    let id = text.fmt(format_args!("{p}_wait"));
+    let name = text.add("wait");
+    chain.then(id, name, Kind::Timer(POLL_INTERVAL));
+    let url = concat(text, &[Part::Var(&location)]);
+    let outputs = vec![
+        status_check(text),
+        (text.add(&pending), Value::Shared(Shared::Pending)),
+        (text.add(&result), Value::Text(text.add("${response}"))),
+    ];
+    let id = text.fmt(format_args!("{p}_poll"));
+    let name = text.fmt(format_args!("poll {}", inv.operation));
     chain.then(
-        format!("{p}_wait"),
-        "wait".into(),
-        Kind::Timer(POLL_INTERVAL),
+        id,
+        name,
+        http("GET", url, None, "application/json", None, outputs),
     );
-    chain.then(
-        format!("{p}_poll"),
-        format!("poll {}", inv.operation),
-        http(
-            "GET",
-            format!("new URI({bus}).resolve({}).toString()", var(&location)),
-            None,
-            "application/json",
-            None,
-            vec![
-                status_check(&format!("{p}_poll")),
-                (
-                    pending.clone(),
-                    "(body() =~ '\"status\"\\\\s*:\\\\s*\"PENDING\"').find()".into(),
-                ),
-                (result.clone(), "body()".into()),
-            ],
-        ),
-    );
-    let split = chain.then(format!("{p}_done"), "done?".into(), Kind::Xor(None));
+    let id = text.fmt(format_args!("{p}_done"));
+    let name = text.add("done?");
+    let split = chain.then(id, name, Kind::Xor(None));
+    let condition = text.fmt(format_args!("${{{pending}}}"));
     chain
         .plane
-        .connect_if(&split, &merge, Some(format!("${{{pending}}}")), "running");
+        .connect_if(split, merge, Some(condition), "running");
     chain.default_next();
-    let mut script = format!(
-        "def r = {}\n\
-         def fault = jstr(r, 'Fault')\n\
-         if (fault != null) fail({} + fault)\n",
-        var(&result),
-        literal(&format!(
-            "{p}: {}/{} on {template} failed: ",
-            inv.interface, inv.operation
-        ))
-    );
-    for (o, prop) in &inv.outputs {
-        script.push_str(&format!(
-            "if (jstr(r, {}) != null) execution.setVariable({}, jstr(r, {}))\n",
-            literal(o),
-            literal(cx.names.prop(t, prop)),
-            literal(o)
-        ));
+    // pending.groovy has failed the poll if the operation ended in a
+    // fault; what is left is storing the outputs, if there are any.
+    if inv.outputs.is_empty() {
+        return;
     }
+    let mut locals = vec![(text.add("result"), concat(text, &[Part::Var(&result)]))];
+    for (o, prop) in &inv.outputs {
+        let name = text.fmt(format_args!("output:{o}"));
+        let var = cx.names.prop(cx.topology, prop);
+        locals.push((name, literal_value(text, var)));
+    }
+    let id = text.fmt(format_args!("{p}_result"));
+    let name = text.fmt(format_args!("outputs of {}", inv.operation));
     chain.then(
-        format!("{p}_result"),
-        format!("outputs of {}", inv.operation),
-        Kind::Script(script),
+        id,
+        name,
+        Kind::Script(Box::new(Script {
+            script: Value::Shared(Shared::OperationResult),
+            locals,
+        })),
     );
 }

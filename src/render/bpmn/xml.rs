@@ -1,28 +1,31 @@
-//! Writing the BPMN model as XML: the document skeleton and the service
-//! task come from `templates/bpmn/`, flow nodes and diagram elements are
-//! written here. Groovy scripts get the helpers of
-//! `templates/bpmn/scripts/prelude.groovy` they use, and no others.
-
-use std::fmt::Write as _;
+//! Writing the BPMN model as XML. The document skeleton comes from
+//! `templates/bpmn/process.bpmn` (tera, once per plan); flow nodes, their
+//! Camunda extensions and the diagram are written here, straight into one
+//! buffer: a plan has tens of thousands of elements, and a template render
+//! per element cost more than everything else together.
+//!
+//! The BPMN model namespace is the default namespace; diagram elements
+//! keep their usual prefixes. Every element is one line (a service task
+//! one line per parameter), indented by one space per subprocess level.
+//! Diagram elements carry no ids (they are optional), only the element
+//! they draw. Inline Groovy gets the prelude helpers it calls
+//! ([`super::scripts::Library::inline`]); shared scripts are referenced
+//! with `deployment://<file>` and noted in [`Used`].
 
 use serde::Serialize;
 
-use super::graph::{Flow, Kind, Node, Plane, Repeat, Sub};
-use super::layout::Diagram;
-use crate::error::Result;
+use super::graph::{
+    Adjacency, Http, Kind, Plane, Repeat, Script, Str, Sub, Text, Value, push_uint,
+};
+use super::layout::{Diagram, EdgeOf};
+use super::scripts::{Library, PropertyFiles, Used, library};
+use crate::error::{Error, Result};
 use crate::render::PlanParameter;
-use crate::render::templates::{Templates, indent};
+use crate::render::templates::Templates;
 
 /// Escape text for XML content and attributes.
 pub fn escape(s: &str) -> String {
     crate::render::templates::xml_escape(s).into_owned()
-}
-
-/// Escape element content (scripts stay readable: quotes are left alone).
-fn text(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 /// What the document template needs.
@@ -39,98 +42,25 @@ pub struct Document<'a> {
     pub errors: &'a [(&'a str, &'a str)],
     /// Plan inputs (process variables the caller sets).
     pub inputs: &'a [PlanParameter],
+    /// The text of the model.
+    pub text: &'a Text,
     /// The process plane.
     pub plane: &'a Plane,
     /// Its diagrams.
-    pub diagrams: &'a [Diagram],
+    pub diagrams: &'a [Diagram<'a>],
 }
 
-/// The helpers of the prelude, in order: (name, definition).
-fn helpers() -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    for line in Templates::raw("bpmn/scripts/prelude.groovy").lines() {
-        if let Some(rest) = line.strip_prefix("def ") {
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect();
-            out.push((name, format!("{line}\n")));
-        } else if let Some(last) = out.last_mut() {
-            last.1.push_str(line);
-            last.1.push('\n');
-        }
-    }
-    out
-}
-
-/// Whether `text` calls `name(`.
-fn calls(text: &str, name: &str) -> bool {
-    let pat = format!("{name}(");
-    text.match_indices(&pat).any(|(i, _)| {
-        text[..i]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
-    })
-}
-
-/// A Groovy script with the helpers it needs in front.
-pub fn script(body: &str) -> String {
-    let all = helpers();
-    let mut need = vec![false; all.len()];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for (i, (name, _)) in all.iter().enumerate() {
-            if need[i] {
-                continue;
-            }
-            let used = calls(body, name)
-                || all
-                    .iter()
-                    .zip(&need)
-                    .any(|((_, def), n)| *n && calls(def, name));
-            if used {
-                need[i] = true;
-                changed = true;
-            }
-        }
-    }
-    let mut out = String::new();
-    for ((_, def), n) in all.iter().zip(&need) {
-        if *n {
-            out.push_str(def);
-        }
-    }
-    out.push_str(body);
-    out
-}
-
-fn groovy(body: &str) -> String {
-    format!(
-        "<camunda:script scriptFormat=\"groovy\">{}</camunda:script>",
-        text(script(body).trim_end())
-    )
-}
+/// Where the body and the diagrams go in the rendered skeleton.
+const BODY: &str = "\u{1}body\u{1}";
+const DIAGRAMS: &str = "\u{1}diagrams\u{1}";
 
 /// Write the whole document.
-pub fn write(templates: &Templates, doc: &Document) -> Result<String> {
-    let mut body = String::new();
-    write_plane(templates, doc.plane, &mut body)?;
-    // Associations are artifacts of the process: linters and modelers look
-    // for compensation handlers there, whatever plane the events are in.
-    for p in doc.plane.walk() {
-        for (id, from, to) in &p.associations {
-            let _ = writeln!(
-                body,
-                "<bpmn:association id=\"{id}\" associationDirection=\"One\" sourceRef=\"{from}\" targetRef=\"{to}\"/>"
-            );
-        }
-    }
-    let mut diagrams = String::new();
-    for d in doc.diagrams {
-        write_diagram(d, &mut diagrams);
-    }
+pub fn write(
+    templates: &Templates,
+    used: &mut Used,
+    properties: &PropertyFiles,
+    doc: &Document,
+) -> Result<String> {
     #[derive(Serialize)]
     struct Error<'a> {
         id: &'a str,
@@ -144,10 +74,10 @@ pub fn write(templates: &Templates, doc: &Document) -> Result<String> {
         namespace: &'a str,
         errors: Vec<Error<'a>>,
         inputs: Vec<&'a str>,
-        body: String,
-        diagrams: String,
+        body: &'a str,
+        diagrams: &'a str,
     }
-    templates.render(
+    let skeleton = templates.render(
         "bpmn/process.bpmn",
         &Ctx {
             title: doc.title,
@@ -160,271 +90,500 @@ pub fn write(templates: &Templates, doc: &Document) -> Result<String> {
                 .map(|(id, code)| Error { id, code })
                 .collect(),
             inputs: doc.inputs.iter().map(|p| p.name.as_str()).collect(),
-            body: indent(&body, 4),
-            diagrams,
+            body: BODY,
+            diagrams: DIAGRAMS,
         },
-    )
-}
-
-fn flows_of(plane: &Plane, node: &Node) -> String {
-    let mut s = String::new();
-    for f in plane.incoming(&node.id) {
-        let _ = writeln!(s, "  <bpmn:incoming>{}</bpmn:incoming>", f.id);
-    }
-    for f in plane.outgoing(&node.id) {
-        let _ = writeln!(s, "  <bpmn:outgoing>{}</bpmn:outgoing>", f.id);
-    }
-    s
-}
-
-fn name_attr(name: &str) -> String {
-    if name.is_empty() {
-        String::new()
-    } else {
-        format!(" name=\"{}\"", escape(name))
-    }
-}
-
-fn error_ref(error: &Option<String>) -> String {
-    match error {
-        Some(e) => format!("  <bpmn:errorEventDefinition errorRef=\"{e}\"/>\n"),
-        None => String::new(),
-    }
-}
-
-fn write_plane(templates: &Templates, plane: &Plane, out: &mut String) -> Result<()> {
-    for n in &plane.nodes {
-        write_node(templates, plane, n, out)?;
-    }
-    for f in &plane.flows {
-        write_flow(f, out);
-    }
-    Ok(())
-}
-
-fn write_flow(f: &Flow, out: &mut String) {
-    match &f.condition {
-        None => {
-            let _ = writeln!(
-                out,
-                "<bpmn:sequenceFlow id=\"{}\"{} sourceRef=\"{}\" targetRef=\"{}\"/>",
-                f.id,
-                name_attr(&f.name),
-                f.from,
-                f.to
-            );
-        }
-        Some(c) => {
-            let _ = writeln!(
-                out,
-                "<bpmn:sequenceFlow id=\"{}\"{} sourceRef=\"{}\" targetRef=\"{}\">\n  <bpmn:conditionExpression xsi:type=\"bpmn:tFormalExpression\">{}</bpmn:conditionExpression>\n</bpmn:sequenceFlow>",
-                f.id,
-                name_attr(&f.name),
-                f.from,
-                f.to,
-                text(c)
-            );
-        }
-    }
-}
-
-fn write_node(templates: &Templates, plane: &Plane, n: &Node, out: &mut String) -> Result<()> {
-    let id = &n.id;
-    let name = name_attr(&n.name);
-    let flows = flows_of(plane, n);
-    match &n.kind {
-        Kind::Start(error) => {
-            let async_after = if id == "plan_start" {
-                // The caller gets the process instance at once; the plan runs in the job executor.
-                " camunda:asyncAfter=\"true\""
-            } else {
-                ""
-            };
-            let interrupting = if error.is_some() {
-                " isInterrupting=\"true\""
-            } else {
-                ""
-            };
-            let _ = write!(
-                out,
-                "<bpmn:startEvent id=\"{id}\"{name}{interrupting}{async_after}>\n{flows}{}</bpmn:startEvent>\n",
-                error_ref(error)
-            );
-        }
-        Kind::End(error) => {
-            let _ = write!(
-                out,
-                "<bpmn:endEvent id=\"{id}\"{name}>\n{flows}{}</bpmn:endEvent>\n",
-                error_ref(error)
-            );
-        }
-        Kind::Xor(default) => {
-            let d = default
-                .as_ref()
-                .map(|f| format!(" default=\"{f}\""))
-                .unwrap_or_default();
-            let _ = write!(
-                out,
-                "<bpmn:exclusiveGateway id=\"{id}\"{name}{d}>\n{flows}</bpmn:exclusiveGateway>\n"
-            );
-        }
-        Kind::And => {
-            let _ = write!(
-                out,
-                "<bpmn:parallelGateway id=\"{id}\"{name}>\n{flows}</bpmn:parallelGateway>\n"
-            );
-        }
-        Kind::Timer(duration) => {
-            let _ = write!(
-                out,
-                "<bpmn:intermediateCatchEvent id=\"{id}\"{name}>\n{flows}  <bpmn:timerEventDefinition>\n    <bpmn:timeDuration xsi:type=\"bpmn:tFormalExpression\">{duration}</bpmn:timeDuration>\n  </bpmn:timerEventDefinition>\n</bpmn:intermediateCatchEvent>\n"
-            );
-        }
-        Kind::Compensate => {
-            let _ = write!(
-                out,
-                "<bpmn:intermediateThrowEvent id=\"{id}\"{name}>\n{flows}  <bpmn:compensateEventDefinition waitForCompletion=\"true\"/>\n</bpmn:intermediateThrowEvent>\n"
-            );
-        }
-        Kind::Boundary { host, error } => {
-            let def = if *error {
-                "  <bpmn:errorEventDefinition/>\n"
-            } else {
-                "  <bpmn:compensateEventDefinition/>\n"
-            };
-            let vars = if *error && id == "plan_catch" {
-                " camunda:errorCodeVariable=\"failedCode\" camunda:errorMessageVariable=\"failureMessage\""
-            } else {
-                ""
-            };
-            let _ = write!(
-                out,
-                "<bpmn:boundaryEvent id=\"{id}\"{name} attachedToRef=\"{host}\" cancelActivity=\"true\"{vars}>\n{flows}{def}</bpmn:boundaryEvent>\n"
-            );
-        }
-        Kind::Script(body) => {
-            let _ = write!(
-                out,
-                "<bpmn:scriptTask id=\"{id}\"{name} scriptFormat=\"groovy\">\n{flows}  <bpmn:script>{}</bpmn:script>\n</bpmn:scriptTask>\n",
-                text(script(body).trim_end())
-            );
-        }
-        Kind::Http(h) => {
-            #[derive(Serialize)]
-            struct Param {
-                name: String,
-                script: String,
-            }
-            #[derive(Serialize)]
-            struct Task<'a> {
-                id: &'a str,
-                name: &'a str,
-                method: &'a str,
-                url: String,
-                accept: &'a str,
-                content_type: Option<&'a str>,
-                payload: Option<String>,
-                outputs: Vec<Param>,
-                flows: &'a str,
-            }
-            let task = Task {
-                id,
-                name: &name,
-                method: h.method,
-                url: groovy(&h.url),
-                accept: h.accept,
-                content_type: h.content_type,
-                payload: h.payload.as_deref().map(groovy),
-                outputs: h
-                    .outputs
-                    .iter()
-                    .map(|(n, s)| Param {
-                        name: escape(n),
-                        script: groovy(s),
-                    })
-                    .collect(),
-                flows: &flows,
-            };
-            out.push_str(&templates.render("bpmn/http-task.bpmn", &task)?);
-        }
-        Kind::Sub(sub) => write_sub(templates, id, &name, &flows, sub, out)?,
-    }
-    Ok(())
-}
-
-fn write_sub(
-    templates: &Templates,
-    id: &str,
-    name: &str,
-    flows: &str,
-    sub: &Sub,
-    out: &mut String,
-) -> Result<()> {
-    let attrs = match sub.repeat {
-        Repeat::Once => "",
-        Repeat::Compensation => " isForCompensation=\"true\"",
-        Repeat::OnError => " triggeredByEvent=\"true\"",
+    )?;
+    let (head, rest) = skeleton.split_once(BODY).ok_or_else(|| missing("body"))?;
+    let (middle, tail) = rest
+        .split_once(DIAGRAMS)
+        .ok_or_else(|| missing("diagrams"))?;
+    // About 1 KB per shape: the element, its flow, their diagram lines,
+    // a share of a service task. Capacity that is never written costs no
+    // memory; growing the buffer costs copies of all of it.
+    let shapes: usize = doc.diagrams.iter().map(|d| d.shapes.len()).sum();
+    let mut w = Writer {
+        out: String::with_capacity(skeleton.len() + shapes * 1100),
+        used,
+        properties,
+        text: doc.text,
+        lib: library(),
     };
-    let _ = writeln!(out, "<bpmn:subProcess id=\"{id}\"{name}{attrs}>");
-    if !sub.locals.is_empty() || !sub.outputs.is_empty() {
-        out.push_str("  <bpmn:extensionElements>\n    <camunda:inputOutput>\n");
-        for (n, s) in &sub.locals {
-            let _ = writeln!(
-                out,
-                "      <camunda:inputParameter name=\"{}\">{}</camunda:inputParameter>",
-                escape(n),
-                groovy(s)
-            );
-        }
-        for (n, s) in &sub.outputs {
-            let _ = writeln!(
-                out,
-                "      <camunda:outputParameter name=\"{}\">{}</camunda:outputParameter>",
-                escape(n),
-                groovy(s)
-            );
-        }
-        out.push_str("    </camunda:inputOutput>\n  </bpmn:extensionElements>\n");
+    w.out.push_str(head);
+    w.plane(doc.plane, 0);
+    // Associations are artifacts of the process: linters and modelers look
+    // for compensation handlers there, whatever plane the events are in.
+    w.associations(doc.plane);
+    w.out.push_str(middle);
+    for d in doc.diagrams {
+        w.diagram(d);
     }
-    out.push_str(flows);
-    let mut inner = String::new();
-    write_plane(templates, &sub.plane, &mut inner)?;
-    out.push_str(&indent(&inner, 2));
-    out.push_str("</bpmn:subProcess>\n");
-    Ok(())
+    w.out.push_str(tail);
+    Ok(w.out)
 }
 
-fn write_diagram(d: &Diagram, out: &mut String) {
-    let _ = writeln!(
-        out,
-        "  <bpmndi:BPMNDiagram id=\"{0}_diagram\">\n    <bpmndi:BPMNPlane id=\"{0}_plane\" bpmnElement=\"{0}\">",
-        d.element
-    );
-    for s in &d.shapes {
-        let expanded = match s.expanded {
-            Some(true) => " isExpanded=\"true\"",
-            Some(false) => " isExpanded=\"false\"",
-            None => "",
+fn missing(what: &str) -> Error {
+    Error::Internal(format!("bpmn/process.bpmn has no place for the {what}"))
+}
+
+/// Escape text content (scripts stay readable: quotes are left alone).
+fn push_text(out: &mut String, s: &str) {
+    let mut last = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let rep = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            _ => continue,
         };
-        let b = s.bounds;
-        let _ = writeln!(
-            out,
-            "      <bpmndi:BPMNShape id=\"{0}_di\" bpmnElement=\"{0}\"{expanded}>\n        <dc:Bounds x=\"{1}\" y=\"{2}\" width=\"{3}\" height=\"{4}\"/>\n      </bpmndi:BPMNShape>",
-            s.id, b.x, b.y, b.w, b.h
-        );
+        out.push_str(&s[last..i]);
+        out.push_str(rep);
+        last = i + 1;
     }
-    for e in &d.edges {
-        let _ = writeln!(
-            out,
-            "      <bpmndi:BPMNEdge id=\"{}_di\" bpmnElement=\"{}\">",
-            e.id, e.id
-        );
-        for (x, y) in &e.points {
-            let _ = writeln!(out, "        <di:waypoint x=\"{x}\" y=\"{y}\"/>");
+    out.push_str(&s[last..]);
+}
+
+/// Escape an attribute value.
+fn push_attr(out: &mut String, s: &str) {
+    let mut last = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let rep = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            b'\'' => "&apos;",
+            _ => continue,
+        };
+        out.push_str(&s[last..i]);
+        out.push_str(rep);
+        last = i + 1;
+    }
+    out.push_str(&s[last..]);
+}
+
+/// Append an integer.
+fn push_int(out: &mut String, v: i64) {
+    if v < 0 {
+        out.push('-');
+    }
+    push_uint(out, v.unsigned_abs());
+}
+
+struct Writer<'a> {
+    out: String,
+    used: &'a mut Used,
+    properties: &'a PropertyFiles,
+    text: &'a Text,
+    lib: &'static Library,
+}
+
+impl Writer<'_> {
+    fn indent(&mut self, depth: usize) {
+        for _ in 0..depth {
+            self.out.push(' ');
         }
-        out.push_str("      </bpmndi:BPMNEdge>\n");
     }
-    out.push_str("    </bpmndi:BPMNPlane>\n  </bpmndi:BPMNDiagram>\n");
+
+    /// `<tag id="…" name="…"` (no name when empty).
+    fn open(&mut self, depth: usize, tag: &str, id: &str, name: &str) {
+        self.indent(depth);
+        self.out.push('<');
+        self.out.push_str(tag);
+        self.out.push_str(" id=\"");
+        self.out.push_str(id);
+        self.out.push('"');
+        if !name.is_empty() {
+            self.out.push_str(" name=\"");
+            push_attr(&mut self.out, name);
+            self.out.push('"');
+        }
+    }
+
+    fn flow_id(&mut self, plane: &Plane, k: usize) {
+        plane.flow_id(self.text, k, &mut self.out);
+    }
+
+    /// The id of node `i` of a plane.
+    fn node_id(&mut self, plane: &Plane, i: usize) {
+        self.out.push_str(self.text.get(plane.nodes[i].id));
+    }
+
+    /// The incoming and outgoing flows of node `i`.
+    fn flows(&mut self, plane: &Plane, adj: &Adjacency, i: usize) {
+        for &f in adj.incoming(i) {
+            self.out.push_str("<incoming>");
+            self.flow_id(plane, f);
+            self.out.push_str("</incoming>");
+        }
+        for &f in adj.outgoing(i) {
+            self.out.push_str("<outgoing>");
+            self.flow_id(plane, f);
+            self.out.push_str("</outgoing>");
+        }
+    }
+
+    fn close(&mut self, tag: &str) {
+        self.out.push_str("</");
+        self.out.push_str(tag);
+        self.out.push_str(">\n");
+    }
+
+    fn error_ref(&mut self, error: Option<&str>) {
+        if let Some(e) = error {
+            self.out.push_str("<errorEventDefinition errorRef=\"");
+            self.out.push_str(e);
+            self.out.push_str("\"/>");
+        }
+    }
+
+    fn plane(&mut self, plane: &Plane, depth: usize) {
+        let adj = plane.adjacency();
+        for i in 0..plane.nodes.len() {
+            self.node(plane, adj, i, depth);
+        }
+        for k in 0..plane.flows.len() {
+            self.sequence_flow(plane, k, depth);
+        }
+    }
+
+    fn sequence_flow(&mut self, plane: &Plane, k: usize, depth: usize) {
+        let f = &plane.flows[k];
+        self.indent(depth);
+        self.out.push_str("<sequenceFlow id=\"");
+        self.flow_id(plane, k);
+        self.out.push('"');
+        if !f.name.is_empty() {
+            self.out.push_str(" name=\"");
+            push_attr(&mut self.out, f.name);
+            self.out.push('"');
+        }
+        self.out.push_str(" sourceRef=\"");
+        self.node_id(plane, f.from);
+        self.out.push_str("\" targetRef=\"");
+        self.node_id(plane, f.to);
+        match &f.condition {
+            None => self.out.push_str("\"/>\n"),
+            Some(c) => {
+                self.out
+                    .push_str("\"><conditionExpression xsi:type=\"bpmn:tFormalExpression\">");
+                push_text(&mut self.out, self.text.get(*c));
+                self.out.push_str("</conditionExpression></sequenceFlow>\n");
+            }
+        }
+    }
+
+    fn node(&mut self, plane: &Plane, adj: &Adjacency, i: usize, depth: usize) {
+        let n = &plane.nodes[i];
+        let (id, name) = (self.text.get(n.id), self.text.get(n.name));
+        match &n.kind {
+            Kind::Start(error) => {
+                self.open(depth, "startEvent", id, name);
+                if error.is_some() {
+                    self.out.push_str(" isInterrupting=\"true\"");
+                }
+                if id == "plan_start" {
+                    // The caller gets the process instance at once; the plan runs in the job executor.
+                    self.out.push_str(" camunda:asyncAfter=\"true\"");
+                }
+                self.out.push('>');
+                self.flows(plane, adj, i);
+                self.error_ref(*error);
+                self.close("startEvent");
+            }
+            Kind::End(error) => {
+                self.open(depth, "endEvent", id, name);
+                self.out.push('>');
+                self.flows(plane, adj, i);
+                self.error_ref(*error);
+                self.close("endEvent");
+            }
+            Kind::Xor(default) => {
+                self.open(depth, "exclusiveGateway", id, name);
+                if let Some(f) = default {
+                    self.out.push_str(" default=\"");
+                    self.flow_id(plane, *f);
+                    self.out.push('"');
+                }
+                self.out.push('>');
+                self.flows(plane, adj, i);
+                self.close("exclusiveGateway");
+            }
+            Kind::And => {
+                self.open(depth, "parallelGateway", id, name);
+                self.out.push('>');
+                self.flows(plane, adj, i);
+                self.close("parallelGateway");
+            }
+            Kind::Timer(duration) => {
+                self.open(depth, "intermediateCatchEvent", id, name);
+                self.out.push('>');
+                self.flows(plane, adj, i);
+                self.out.push_str(
+                    "<timerEventDefinition><timeDuration xsi:type=\"bpmn:tFormalExpression\">",
+                );
+                self.out.push_str(duration);
+                self.out.push_str("</timeDuration></timerEventDefinition>");
+                self.close("intermediateCatchEvent");
+            }
+            Kind::Compensate => {
+                self.open(depth, "intermediateThrowEvent", id, name);
+                self.out.push('>');
+                self.flows(plane, adj, i);
+                self.out
+                    .push_str("<compensateEventDefinition waitForCompletion=\"true\"/>");
+                self.close("intermediateThrowEvent");
+            }
+            Kind::Boundary { host, error } => {
+                self.open(depth, "boundaryEvent", id, name);
+                self.out.push_str(" attachedToRef=\"");
+                self.node_id(plane, *host);
+                self.out.push_str("\" cancelActivity=\"true\"");
+                if *error && id == "plan_catch" {
+                    self.out.push_str(
+                        " camunda:errorCodeVariable=\"failedCode\" camunda:errorMessageVariable=\"failureMessage\"",
+                    );
+                }
+                self.out.push('>');
+                self.flows(plane, adj, i);
+                self.out.push_str(if *error {
+                    "<errorEventDefinition/>"
+                } else {
+                    "<compensateEventDefinition/>"
+                });
+                self.close("boundaryEvent");
+            }
+            Kind::Script(s) => self.script_task(plane, adj, i, s, depth),
+            Kind::Http(h) => self.service_task(plane, adj, i, h, depth),
+            Kind::Sub(sub) => self.sub_process(plane, adj, i, sub, depth),
+        }
+    }
+
+    /// A parameter value: text, an inline script, or a shared one.
+    fn value(&mut self, v: &Value) {
+        match v {
+            Value::Text(t) => push_text(&mut self.out, self.text.get(*t)),
+            Value::Groovy(body) => {
+                self.out
+                    .push_str("<camunda:script scriptFormat=\"groovy\">");
+                let out = &mut self.out;
+                self.lib
+                    .inline(self.text.get(*body), |piece| push_text(out, piece));
+                self.out.push_str("</camunda:script>");
+            }
+            Value::Shared(s) => {
+                self.out
+                    .push_str("<camunda:script scriptFormat=\"groovy\" resource=\"");
+                self.used.mark(*s, self.properties).write(&mut self.out);
+                self.out.push_str("\"/>");
+            }
+        }
+    }
+
+    /// One parameter line of an input/output mapping.
+    fn parameter(&mut self, depth: usize, kind: &str, name: Str, v: &Value) {
+        self.indent(depth);
+        self.out.push_str("<camunda:");
+        self.out.push_str(kind);
+        self.out.push_str(" name=\"");
+        push_attr(&mut self.out, self.text.get(name));
+        self.out.push_str("\">");
+        self.value(v);
+        self.out.push_str("</camunda:");
+        self.out.push_str(kind);
+        self.out.push_str(">\n");
+    }
+
+    /// A connector input parameter with a fixed name.
+    fn value_parameter(&mut self, depth: usize, name: &str, v: &Value) {
+        self.indent(depth);
+        self.out.push_str("<camunda:inputParameter name=\"");
+        self.out.push_str(name);
+        self.out.push_str("\">");
+        self.value(v);
+        self.out.push_str("</camunda:inputParameter>\n");
+    }
+
+    /// `<extensionElements><camunda:inputOutput>` with inputs and outputs,
+    /// the parameters one per line.
+    fn input_output(&mut self, depth: usize, inputs: &[(Str, Value)], outputs: &[(Str, Value)]) {
+        self.out
+            .push_str("<extensionElements><camunda:inputOutput>\n");
+        for (n, v) in inputs {
+            self.parameter(depth + 1, "inputParameter", *n, v);
+        }
+        for (n, v) in outputs {
+            self.parameter(depth + 1, "outputParameter", *n, v);
+        }
+        self.indent(depth);
+        self.out
+            .push_str("</camunda:inputOutput></extensionElements>");
+    }
+
+    fn script_task(&mut self, plane: &Plane, adj: &Adjacency, i: usize, s: &Script, depth: usize) {
+        let n = &plane.nodes[i];
+        let (id, name) = (self.text.get(n.id), self.text.get(n.name));
+        self.open(depth, "scriptTask", id, name);
+        self.out.push_str(" scriptFormat=\"groovy\"");
+        match &s.script {
+            Value::Shared(shared) => {
+                self.out.push_str(" camunda:resource=\"");
+                self.used
+                    .mark(*shared, self.properties)
+                    .write(&mut self.out);
+                self.out.push_str("\">");
+                if !s.locals.is_empty() {
+                    self.input_output(depth, &s.locals, &[]);
+                }
+                self.flows(plane, adj, i);
+            }
+            Value::Groovy(body) => {
+                self.out.push('>');
+                if !s.locals.is_empty() {
+                    self.input_output(depth, &s.locals, &[]);
+                }
+                self.flows(plane, adj, i);
+                self.out.push_str("<script>");
+                let out = &mut self.out;
+                self.lib
+                    .inline(self.text.get(*body), |piece| push_text(out, piece));
+                self.out.push_str("</script>");
+            }
+            Value::Text(t) => {
+                // A one-line Groovy script given as text.
+                self.out.push('>');
+                self.flows(plane, adj, i);
+                self.out.push_str("<script>");
+                push_text(&mut self.out, self.text.get(*t));
+                self.out.push_str("</script>");
+            }
+        }
+        self.close("scriptTask");
+    }
+
+    fn service_task(&mut self, plane: &Plane, adj: &Adjacency, i: usize, h: &Http, depth: usize) {
+        let n = &plane.nodes[i];
+        let (id, name) = (self.text.get(n.id), self.text.get(n.name));
+        self.open(depth, "serviceTask", id, name);
+        self.out.push_str(
+            "><extensionElements><camunda:connector><camunda:connectorId>http-connector</camunda:connectorId><camunda:inputOutput>\n",
+        );
+        let d = depth + 1;
+        self.indent(d);
+        self.out
+            .push_str("<camunda:inputParameter name=\"method\">");
+        self.out.push_str(h.method);
+        self.out.push_str("</camunda:inputParameter>\n");
+        self.value_parameter(d, "url", &h.url);
+        self.indent(d);
+        self.out.push_str(
+            "<camunda:inputParameter name=\"headers\"><camunda:map><camunda:entry key=\"Accept\">",
+        );
+        self.out.push_str(h.accept);
+        self.out.push_str("</camunda:entry>");
+        if let Some(ct) = h.content_type {
+            self.out.push_str("<camunda:entry key=\"Content-Type\">");
+            self.out.push_str(ct);
+            self.out.push_str("</camunda:entry>");
+        }
+        self.out
+            .push_str("</camunda:map></camunda:inputParameter>\n");
+        if let Some(p) = &h.payload {
+            self.value_parameter(d, "payload", p);
+        }
+        for (name, v) in &h.outputs {
+            self.parameter(d, "outputParameter", *name, v);
+        }
+        self.indent(depth);
+        self.out
+            .push_str("</camunda:inputOutput></camunda:connector></extensionElements>");
+        self.flows(plane, adj, i);
+        self.close("serviceTask");
+    }
+
+    fn sub_process(&mut self, plane: &Plane, adj: &Adjacency, i: usize, sub: &Sub, depth: usize) {
+        let n = &plane.nodes[i];
+        let (id, name) = (self.text.get(n.id), self.text.get(n.name));
+        self.open(depth, "subProcess", id, name);
+        self.out.push_str(match sub.repeat {
+            Repeat::Once => ">",
+            Repeat::Compensation => " isForCompensation=\"true\">",
+            Repeat::OnError => " triggeredByEvent=\"true\">",
+        });
+        if !sub.locals.is_empty() || !sub.outputs.is_empty() {
+            self.input_output(depth, &sub.locals, &sub.outputs);
+        }
+        self.flows(plane, adj, i);
+        self.out.push('\n');
+        self.plane(&sub.plane, depth + 1);
+        self.indent(depth);
+        self.close("subProcess");
+    }
+
+    /// The associations of a plane and every plane nested in it, depth first.
+    fn associations(&mut self, plane: &Plane) {
+        for a in &plane.associations {
+            self.out.push_str("<association id=\"");
+            self.out.push_str(self.text.get(a.id));
+            self.out
+                .push_str("\" associationDirection=\"One\" sourceRef=\"");
+            self.node_id(plane, a.from);
+            self.out.push_str("\" targetRef=\"");
+            self.node_id(plane, a.to);
+            self.out.push_str("\"/>\n");
+        }
+        for n in &plane.nodes {
+            if let Kind::Sub(s) = &n.kind {
+                self.associations(&s.plane);
+            }
+        }
+    }
+
+    fn diagram(&mut self, d: &Diagram) {
+        let out = &mut self.out;
+        out.push_str("<bpmndi:BPMNDiagram id=\"");
+        out.push_str(d.element);
+        out.push_str("_diagram\"><bpmndi:BPMNPlane id=\"");
+        out.push_str(d.element);
+        out.push_str("_plane\" bpmnElement=\"");
+        out.push_str(d.element);
+        out.push_str("\">\n");
+        for s in &d.shapes {
+            out.push_str(" <bpmndi:BPMNShape bpmnElement=\"");
+            out.push_str(s.id);
+            out.push_str(match s.expanded {
+                Some(true) => "\" isExpanded=\"true",
+                Some(false) => "\" isExpanded=\"false",
+                None => "",
+            });
+            out.push_str("\"><dc:Bounds x=\"");
+            push_int(out, s.bounds.x);
+            out.push_str("\" y=\"");
+            push_int(out, s.bounds.y);
+            out.push_str("\" width=\"");
+            push_int(out, s.bounds.w);
+            out.push_str("\" height=\"");
+            push_int(out, s.bounds.h);
+            out.push_str("\"/></bpmndi:BPMNShape>\n");
+        }
+        for e in &d.edges {
+            out.push_str(" <bpmndi:BPMNEdge bpmnElement=\"");
+            match e.element {
+                EdgeOf::Flow(plane, k) => plane.flow_id(self.text, k, out),
+                EdgeOf::Association(id) => out.push_str(id),
+            }
+            out.push_str("\">");
+            for &(x, y) in &e.points {
+                out.push_str("<di:waypoint x=\"");
+                push_int(out, x);
+                out.push_str("\" y=\"");
+                push_int(out, y);
+                out.push_str("\"/>");
+            }
+            out.push_str("</bpmndi:BPMNEdge>\n");
+        }
+        out.push_str("</bpmndi:BPMNPlane></bpmndi:BPMNDiagram>\n");
+    }
 }
 
 #[cfg(test)]
@@ -432,12 +591,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn scripts_get_only_the_helpers_they_use() {
-        let s = script("check('t')");
-        assert!(s.contains("def check"));
-        assert!(s.contains("def fail"), "check needs fail");
-        assert!(!s.contains("def jstr"));
-        assert!(calls("x(1)", "x"));
-        assert!(!calls("max(1)", "x"));
+    fn escapes_and_numbers() {
+        let mut s = String::new();
+        push_text(&mut s, "a < b && 'c'");
+        assert_eq!(s, "a &lt; b &amp;&amp; 'c'");
+        s.clear();
+        push_attr(&mut s, "\"x\" & 'y'");
+        assert_eq!(s, "&quot;x&quot; &amp; &apos;y&apos;");
+        s.clear();
+        for v in [0, 7, -12, 1234567] {
+            push_int(&mut s, v);
+            s.push(' ');
+        }
+        assert_eq!(s, "0 7 -12 1234567 ");
     }
 }

@@ -1,0 +1,434 @@
+//! The Groovy of a BPMN plan. Helpers (reading variables, escaping,
+//! JSON and XML answers of the container, failing with the BPMN error)
+//! are defined once, in `templates/bpmn/scripts/prelude.groovy`.
+//!
+//! A script that is the same wherever it is used (check the HTTP status,
+//! read the instance URL from the answer, …) is a file of the plan
+//! archive, which is the Camunda deployment, and tasks reference it with
+//! `resource="deployment://<file>"`: [`Shared`]. A script that differs
+//! from task to task (a payload, a URL) is written inline, with the
+//! helpers it calls in front of it: [`Library::inline`].
+
+use std::fmt::Write as _;
+use std::sync::OnceLock;
+
+use crate::render::templates::Templates;
+
+/// A shared script of the plan archive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Shared {
+    /// Output `httpStatus`: fail with the BPMN error unless the status is 2xx.
+    Check,
+    /// The instance URL in the answer to a POST of the instance API.
+    InstanceUrl,
+    /// The instance id in the answer to a POST of the instance API.
+    InstanceId,
+    /// Where to poll an operation: the `Location` of the bus's answer,
+    /// resolved against the bus URL.
+    Location,
+    /// Whether the operation the bus answers about is still running (fails
+    /// with the BPMN error when it ended in a fault).
+    Pending,
+    /// The ids of the instances in a list answer, comma separated.
+    InstanceIds,
+    /// How many instances a list answer holds.
+    InstanceCount,
+    /// The target instance id of the first relationship instance in a list answer.
+    TargetId,
+    /// Script task after an operation with outputs: store them (task
+    /// locals `result` and `output:<name>` = variable).
+    OperationResult,
+    /// A property of a JSON properties answer: index into the plan's
+    /// property files ([`PropertyFiles`]).
+    Property(u32),
+}
+
+/// Every shared script but the property ones, in file name order.
+const FIXED: [Shared; 9] = [
+    Shared::Check,
+    Shared::InstanceCount,
+    Shared::InstanceId,
+    Shared::InstanceIds,
+    Shared::InstanceUrl,
+    Shared::Location,
+    Shared::OperationResult,
+    Shared::Pending,
+    Shared::TargetId,
+];
+
+impl Shared {
+    fn file(self) -> &'static str {
+        match self {
+            Shared::Check => "check.groovy",
+            Shared::InstanceUrl => "instance-url.groovy",
+            Shared::InstanceId => "instance-id.groovy",
+            Shared::Location => "location.groovy",
+            Shared::Pending => "pending.groovy",
+            Shared::InstanceIds => "instance-ids.groovy",
+            Shared::InstanceCount => "instance-count.groovy",
+            Shared::TargetId => "target-id.groovy",
+            Shared::OperationResult => "operation-result.groovy",
+            Shared::Property(_) => "",
+        }
+    }
+
+    fn slot(self) -> usize {
+        match self {
+            Shared::Property(i) => FIXED.len() + i as usize,
+            s => FIXED.iter().position(|f| *f == s).unwrap_or(0),
+        }
+    }
+
+    /// What the file says about itself, and its script.
+    fn text(self, bus: &str) -> (&'static str, String) {
+        match self {
+            Shared::Check => (
+                "Output mapping `httpStatus` of every REST call: the status, or the BPMN\n// error ToscaniniFailure when it is not 2xx.",
+                "check('HTTP call')".into(),
+            ),
+            Shared::InstanceUrl => (
+                "The URL of the instance the instance API created.",
+                "url(body())".into(),
+            ),
+            Shared::InstanceId => (
+                "The id of the instance the instance API created.",
+                "last(url(body()))".into(),
+            ),
+            Shared::Location => (
+                "Where to poll a running operation: the Location the management bus\n// answered, resolved against the bus URL.",
+                format!(
+                    "new URI(v({})).resolve((binding.variables.get('headers')?.find {{ k, _ -> k?.equalsIgnoreCase('Location') }}?.value ?: '').toString()).toString()",
+                    super::expr::literal(bus)
+                ),
+            ),
+            Shared::Pending => (
+                "Whether the operation the management bus answered about still runs;\n// the BPMN error ToscaniniFailure when it ended in a fault.",
+                "def pending = (body() =~ '\"status\"\\\\s*:\\\\s*\"PENDING\"').find()\n\
+                 def fault = pending ? null : jstr(body(), 'Fault')\n\
+                 if (fault != null) fail('operation failed: ' + fault)\n\
+                 pending"
+                    .into(),
+            ),
+            Shared::InstanceIds => (
+                "The ids of the listed instances, comma separated.",
+                "jnum(body(), 'id').join(',')".into(),
+            ),
+            Shared::InstanceCount => (
+                "How many instances the list holds.",
+                "jnum(body(), 'id').size()".into(),
+            ),
+            Shared::TargetId => (
+                "The target of the first relationship instance listed ('' if none).",
+                "(jnum(body(), 'target_node_template_instance_id') + [''])[0]".into(),
+            ),
+            Shared::OperationResult => (
+                "Script task after an operation with outputs: store them (the poll\n// has checked for a fault). Local variables of the task: `result` (the\n// answer) and, per output, `output:<name>` = the variable that receives it.",
+                "def r = v('result')\n\
+                 execution.variablesLocal.each { k, n ->\n\
+                 \x20 if (k.startsWith('output:')) {\n\
+                 \x20   def o = jstr(r, k.substring(7))\n\
+                 \x20   if (o != null) execution.setVariable(n.toString(), o)\n\
+                 \x20 }\n\
+                 }"
+                .into(),
+            ),
+            Shared::Property(_) => ("", String::new()),
+        }
+    }
+}
+
+/// The property files of a plan: one per property name it loads (names
+/// that make a portable file name; others are read inline).
+#[derive(Debug, Default)]
+pub struct PropertyFiles {
+    names: Vec<String>,
+    index: std::collections::HashMap<String, u32>,
+    lower: std::collections::HashSet<String>,
+}
+
+impl PropertyFiles {
+    /// The shared script reading property `name`, if it gets a file.
+    pub fn get(&mut self, name: &str) -> Option<Shared> {
+        if let Some(&i) = self.index.get(name) {
+            return Some(Shared::Property(i));
+        }
+        let portable = !name.is_empty()
+            && name.len() <= 64
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+            && !name.starts_with('.');
+        // Distinct also on file systems that ignore case.
+        if !portable || !self.lower.insert(name.to_ascii_lowercase()) {
+            return None;
+        }
+        let i = self.names.len() as u32;
+        self.names.push(name.to_string());
+        self.index.insert(name.to_string(), i);
+        Some(Shared::Property(i))
+    }
+}
+
+/// A helper of the prelude.
+struct Helper {
+    /// `def <name> = …` and the lines that continue it.
+    full: String,
+    /// The same without comment lines, for inline copies.
+    compact: String,
+    /// Bit set of the helpers it needs, itself included (transitively).
+    needs: u32,
+    /// `name(`, to find calls.
+    call: String,
+}
+
+/// The helpers of the prelude, parsed once.
+pub struct Library {
+    helpers: Vec<Helper>,
+    /// Comment lines at the top of the prelude.
+    header: String,
+}
+
+/// The library of the embedded prelude.
+pub fn library() -> &'static Library {
+    static LIB: OnceLock<Library> = OnceLock::new();
+    LIB.get_or_init(|| Library::parse(Templates::raw("bpmn/scripts/prelude.groovy")))
+}
+
+/// Whether `text` calls `call` (`name(`, not preceded by a name character or `.`).
+fn calls(text: &str, call: &str) -> bool {
+    text.match_indices(call).any(|(i, _)| {
+        text[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+    })
+}
+
+impl Library {
+    fn parse(prelude: &str) -> Library {
+        let mut helpers: Vec<Helper> = Vec::new();
+        let mut header = String::new();
+        for line in prelude.lines() {
+            if let Some(rest) = line.strip_prefix("def ") {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                helpers.push(Helper {
+                    full: format!("{line}\n"),
+                    compact: format!("{line}\n"),
+                    needs: 0,
+                    call: format!("{name}("),
+                });
+            } else if let Some(last) = helpers.last_mut() {
+                last.full.push_str(line);
+                last.full.push('\n');
+                if !line.trim_start().starts_with("//") {
+                    last.compact.push_str(line);
+                    last.compact.push('\n');
+                }
+            } else {
+                header.push_str(line);
+                header.push('\n');
+            }
+        }
+        assert!(helpers.len() <= 32, "at most 32 helpers in the prelude");
+        // Direct needs, then the closure.
+        let direct: Vec<u32> = helpers
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                helpers
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, o)| *j == i || calls(&h.full, &o.call))
+                    .fold(0, |m, (j, _)| m | (1 << j))
+            })
+            .collect();
+        let mut needs = direct.clone();
+        loop {
+            let mut changed = false;
+            for i in 0..needs.len() {
+                let mut m = needs[i];
+                for (j, d) in needs.iter().enumerate() {
+                    if m & (1 << j) != 0 {
+                        m |= d;
+                    }
+                }
+                if m != needs[i] {
+                    needs[i] = m;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        for (h, n) in helpers.iter_mut().zip(needs) {
+            h.needs = n;
+        }
+        Library { helpers, header }
+    }
+
+    /// The helpers a script body needs, as a bit set: one pass over the
+    /// body, looking at every name followed by `(`.
+    fn needs(&self, body: &str) -> u32 {
+        let bytes = body.as_bytes();
+        let name_char = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+        let mut needs = 0;
+        let mut start = None;
+        for (i, &c) in bytes.iter().enumerate() {
+            if name_char(c) {
+                start.get_or_insert(i);
+                continue;
+            }
+            if let Some(s) = start.take() {
+                let called = c == b'(' && (s == 0 || bytes[s - 1] != b'.');
+                if called {
+                    let name = &body[s..i];
+                    if let Some(h) = self
+                        .helpers
+                        .iter()
+                        .find(|h| &h.call[..h.call.len() - 1] == name)
+                    {
+                        needs |= h.needs;
+                    }
+                }
+            }
+        }
+        needs
+    }
+
+    /// Write a script body with the helpers it needs in front (compact
+    /// copies), passing every piece through `put` (which escapes).
+    pub fn inline(&self, body: &str, mut put: impl FnMut(&str)) {
+        let needs = self.needs(body);
+        for (i, h) in self.helpers.iter().enumerate() {
+            if needs & (1 << i) != 0 {
+                put(&h.compact);
+            }
+        }
+        put(body.trim_end());
+    }
+
+    /// The text of a script file: the helpers it needs, then the body.
+    fn file(&self, about: &str, body: &str) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "// toscanini: {about}\n// Generated with the plan; regenerate instead of editing."
+        );
+        let needs = self.needs(body);
+        if needs != 0 {
+            out.push_str(&self.header);
+        }
+        for (i, h) in self.helpers.iter().enumerate() {
+            if needs & (1 << i) != 0 {
+                out.push_str(&h.full);
+            }
+        }
+        out.push_str(body.trim_end());
+        out.push('\n');
+        out
+    }
+}
+
+/// Which shared scripts a plan uses.
+#[derive(Debug, Default)]
+pub struct Used {
+    slots: Vec<bool>,
+}
+
+impl Used {
+    /// Note that `s` is referenced; returns its file name.
+    pub fn mark<'a>(&mut self, s: Shared, properties: &'a PropertyFiles) -> ResourceName<'a> {
+        let slot = s.slot();
+        if self.slots.len() <= slot {
+            self.slots.resize(slot + 1, false);
+        }
+        self.slots[slot] = true;
+        match s {
+            Shared::Property(i) => ResourceName::Property(&properties.names[i as usize]),
+            s => ResourceName::Fixed(s.file()),
+        }
+    }
+
+    /// The files of the shared scripts used, sorted by name.
+    pub fn files(&self, properties: &PropertyFiles, bus: &str) -> Vec<(String, String)> {
+        let lib = library();
+        let used = |s: Shared| self.slots.get(s.slot()).copied().unwrap_or(false);
+        let mut out: Vec<(String, String)> = Vec::new();
+        for s in FIXED {
+            if used(s) {
+                let (about, body) = s.text(bus);
+                out.push((s.file().to_string(), lib.file(about, &body)));
+            }
+        }
+        for (i, name) in properties.names.iter().enumerate() {
+            if used(Shared::Property(i as u32)) {
+                out.push((
+                    format!("property-{name}.groovy"),
+                    lib.file(
+                        &format!("property `{name}` of a JSON properties answer ('' if absent)."),
+                        &format!("jstr(body(), {}) ?: ''", super::expr::literal(name)),
+                    ),
+                ));
+            }
+        }
+        out.sort();
+        out
+    }
+}
+
+/// The file name a reference writes.
+pub enum ResourceName<'a> {
+    /// A fixed shared script.
+    Fixed(&'static str),
+    /// `property-<name>.groovy`.
+    Property(&'a str),
+}
+
+impl ResourceName<'_> {
+    /// Append `deployment://<file>`.
+    pub fn write(&self, out: &mut String) {
+        out.push_str("deployment://");
+        match self {
+            ResourceName::Fixed(f) => out.push_str(f),
+            ResourceName::Property(p) => {
+                out.push_str("property-");
+                out.push_str(p);
+                out.push_str(".groovy");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scripts_get_only_the_helpers_they_use() {
+        let mut s = String::new();
+        library().inline("check('t')", |p| s.push_str(p));
+        assert!(s.contains("def check"));
+        assert!(s.contains("def fail"), "check needs fail");
+        assert!(!s.contains("def jstr"));
+        assert!(
+            !s.contains("// A BPMN error"),
+            "inline copies drop comments"
+        );
+        assert!(calls("x(1)", "x("));
+        assert!(!calls("max(1)", "x("));
+    }
+
+    #[test]
+    fn property_files_are_portable_and_distinct_ignoring_case() {
+        let mut p = PropertyFiles::default();
+        assert_eq!(p.get("VMIP"), Some(Shared::Property(0)));
+        assert_eq!(p.get("VMIP"), Some(Shared::Property(0)));
+        assert_eq!(p.get("vmip"), None);
+        assert_eq!(p.get("a b"), None);
+        assert_eq!(p.get("Port"), Some(Shared::Property(1)));
+    }
+}
