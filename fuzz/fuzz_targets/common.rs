@@ -10,7 +10,6 @@ use toscanini::Options;
 use toscanini::csar::Csar;
 use toscanini::diagnostics::SourceMap;
 use toscanini::error::Error;
-use toscanini::plan::PlanKind;
 use toscanini::plugins::Registry;
 use toscanini::render::templates::Templates;
 
@@ -55,14 +54,7 @@ pub fn compile_with(csar: Csar, registry: &Registry) {
     ) else {
         return;
     };
-    let mut kinds = vec![PlanKind::Build, PlanKind::Termination];
-    kinds.extend(
-        loaded
-            .topology
-            .regions
-            .iter()
-            .map(|r| PlanKind::ScaleOut(r.name.clone())),
-    );
+    let kinds = toscanini::all_plans(&loaded.topology);
     let Some((plans, _)) = check(
         toscanini::derive(&loaded.topology, &kinds, registry, &options),
         &sources,
@@ -72,6 +64,9 @@ pub fn compile_with(csar: Csar, registry: &Registry) {
     let mut rendered = Vec::new();
     for p in &plans {
         let r = toscanini::render::bpel::render(p, &loaded.topology, templates());
+        rendered.extend(check(r, &sources));
+        // BPMN too; a plan it refuses (a usage error) is not a finding.
+        let r = toscanini::render::bpmn::render(p, &loaded.topology, templates());
         rendered.extend(check(r, &sources));
     }
     if let Some((changes, _)) = check(toscanini::writeback::changes(&loaded, &rendered), &sources)
