@@ -510,3 +510,43 @@ fn instance_selection_renders_for_every_strategy() {
         }
     }
 }
+
+/// A deep plan (the synthetic topology's DependsOn chain spans most of
+/// it) is drawn in space and waypoints linear in its size: an edge that
+/// skips many layers runs in a lane below the grid, with six waypoints,
+/// instead of through every layer it skips.
+#[test]
+fn deep_plans_are_drawn_with_few_waypoints_per_edge() {
+    for (dialect, entries) in [
+        ("xml", toscanini::synth::xml_csar(200)),
+        ("yaml", toscanini::synth::yaml_csar(200)),
+    ] {
+        let mut sources = SourceMap::new();
+        let options = toscanini::Options::default();
+        let csar = toscanini::csar::Csar::from_entries("synth", entries);
+        let loaded = toscanini::load_csar(csar, &options, &mut sources).unwrap();
+        let (registry, _) = Registry::standard(&[], &mut sources).unwrap();
+        let (plans, _) =
+            toscanini::derive(&loaded.topology, &[PlanKind::Build], &registry, &options).unwrap();
+        let b = bpmn(&loaded, &plans[0]);
+        check(&format!("synth {dialect}"), &plans[0], &b);
+        let doc =
+            Document::parse(Arc::new(SourceFile::new("plan.bpmn", b.text.clone())), 256).unwrap();
+        let mut edges = 0;
+        let mut most = 0;
+        let mut stack: Vec<ElemId> = vec![0];
+        while let Some(e) = stack.pop() {
+            let el = doc.get(e);
+            stack.extend(el.children.iter().copied());
+            if el.ns.as_deref() == Some(BPMNDI) && &*el.local == "BPMNEdge" {
+                edges += 1;
+                most = most.max(el.children.len());
+            }
+        }
+        assert!(edges > 1000, "synth {dialect}: {edges} edges");
+        assert!(
+            most <= 10,
+            "synth {dialect}: an edge has {most} waypoints (at most 10 expected)"
+        );
+    }
+}

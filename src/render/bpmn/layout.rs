@@ -3,7 +3,8 @@
 //! ignored). Each node sits in a cell of a grid (one column per layer,
 //! rows of equal height); an edge that skips layers passes through
 //! reserved cells of the layers in between, so no edge runs through a
-//! shape. Boundary events sit on the bottom edge of their host and what
+//! shape; one that skips many layers runs in a lane below the grid
+//! instead, so the diagram stays linear in the plan's size. Boundary events sit on the bottom edge of their host and what
 //! follows them is drawn below it, inside the host's cell; event
 //! subprocesses get a band below the grid; loops return below their row.
 //!
@@ -11,7 +12,8 @@
 //! subprocesses included) and one more for every collapsed subprocess.
 //! Integer coordinates only, so the output is the same on every machine.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
 use std::hash::BuildHasherDefault;
 
 use super::graph::{Adjacency, Kind, Plane, Repeat, Text};
@@ -98,6 +100,14 @@ const TAIL_GAP: i64 = 40;
 const PAD: i64 = 30;
 const PAD_TOP: i64 = 40;
 const LOOP_DROP: i64 = 25;
+/// An edge that skips more layers than this does not pass through cells
+/// of the layers in between: it drops into a lane below the grid. Passing
+/// through every layer would cost a cell and two waypoints per layer, and
+/// in a deep plan (a long DependsOn chain) edges skipping hundreds of
+/// layers would make the diagram quadratic in the plan's size.
+const MAX_PASS: usize = 3;
+/// Vertical distance between lanes.
+const LANE_GAP: i64 = 10;
 
 /// The size a node is drawn with (expanded subprocesses: their content).
 fn size(kind: &Kind, expanded: Option<(i64, i64)>) -> (i64, i64) {
@@ -350,10 +360,36 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
     for &i in &grid {
         columns[layer[i]].push(Cell::Node(i));
     }
+    // Long edges get a lane instead: lanes are reused by edges whose
+    // column ranges do not overlap (interval partitioning, in order of
+    // the first column).
+    let mut long: Vec<(usize, usize, usize)> = Vec::new(); // first column, last column, edge
     for (k, &(f, t)) in forward.iter().enumerate() {
+        if layer[t] - layer[f] - 1 > MAX_PASS {
+            long.push((layer[f], layer[t], k));
+            continue;
+        }
         for (step, l) in (layer[f] + 1..layer[t]).enumerate() {
             columns[l].push(Cell::Pass(k, step));
         }
+    }
+    long.sort_unstable();
+    let mut lane_of: IntMap<usize, i64> = IntMap::default();
+    let mut free: BinaryHeap<Reverse<(usize, i64)>> = BinaryHeap::new(); // last column, lane
+    let mut lanes = 0i64;
+    for &(first, last, k) in &long {
+        let lane = match free.peek() {
+            Some(&Reverse((end, lane))) if end < first => {
+                free.pop();
+                lane
+            }
+            _ => {
+                lanes += 1;
+                lanes - 1
+            }
+        };
+        free.push(Reverse((last, lane)));
+        lane_of.insert(k, lane);
     }
     // Order within columns: by the mean row of the predecessors (two sweeps), ties by creation.
     let key = |c: &Cell| -> usize {
@@ -552,13 +588,15 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
         .map(Bounds::bottom)
         .max()
         .unwrap_or(PAD_TOP);
-    // Event subprocesses: a band below.
+    // Lanes of long edges, then event subprocesses in a band below.
+    let lane_y = |lane: i64| grid_bottom + 20 + lane * LANE_GAP;
+    let band_y = grid_bottom + 40 + lanes * LANE_GAP;
     let mut bx = PAD;
     for &i in &band {
         let (w, h) = sizes[i];
         at[i] = Some(Bounds {
             x: bx,
-            y: grid_bottom + 40,
+            y: band_y,
             w,
             h,
         });
@@ -612,6 +650,21 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
             } else {
                 vec![(s.cx(), s.bottom()), (s.cx(), t.cy()), (t.x, t.cy())]
             }
+        } else if let Some(&lane) = flow_forward[fi].and_then(|k| lane_of.get(&k)) {
+            // Out of the source's column, down the gap to the lane, along
+            // it to the gap before the target's column, up, and in.
+            let (lf, lt) = (layer[f.from], layer[f.to]);
+            let down = col_x[lf] + col_w[lf] + GAP_X / 2;
+            let up = col_x[lt] - GAP_X / 2;
+            let y = lane_y(lane);
+            vec![
+                (s.right(), s.cy()),
+                (down, s.cy()),
+                (down, y),
+                (up, y),
+                (up, t.cy()),
+                (t.x, t.cy()),
+            ]
         } else if let Some(k) = flow_forward[fi] {
             let mut pts = vec![(s.right(), s.cy())];
             let mut cur_y = s.cy();
