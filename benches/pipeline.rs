@@ -1,0 +1,176 @@
+//! Criterion benchmarks of each stage of `plan` and of the whole command,
+//! on synthetic topologies ([`toscanini::synth`]) of 1k and 10k nodes;
+//! 100k when `TOSCANINI_BENCH_100K` is set (each sample then takes a
+//! minute or more).
+//!
+//! ```sh
+//! cargo bench --bench pipeline                 # everything at 1k and 10k
+//! cargo bench --bench pipeline -- 'render/'    # one group
+//! TOSCANINI_BENCH_100K=1 cargo bench --bench pipeline -- 'plan/'
+//! ```
+//!
+//! Stages: `parse` reads the archive and lowers it to the topology (XML
+//! and YAML), `derive` orders the plans and runs the plugins, `render`
+//! writes one language's plan archives, `plan` is the whole command
+//! (build and termination plans, BPEL and BPMN, CSAR written to disk).
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use toscanini::Options;
+use toscanini::csar::Csar;
+use toscanini::diagnostics::SourceMap;
+use toscanini::plan::PlanKind;
+use toscanini::plugins::Registry;
+use toscanini::plugins::complete::ConcretePlan;
+use toscanini::render::Language;
+use toscanini::render::templates::Templates;
+
+/// Topology sizes to measure.
+fn sizes() -> Vec<usize> {
+    let mut sizes = vec![1_000, 10_000];
+    if std::env::var_os("TOSCANINI_BENCH_100K").is_some() {
+        sizes.push(100_000);
+    }
+    sizes
+}
+
+/// The zip bytes of a synthetic CSAR of `nodes` nodes in `dialect`.
+fn archive(nodes: usize, dialect: &str) -> Vec<u8> {
+    let entries = match dialect {
+        "xml" => toscanini::synth::xml_csar(nodes),
+        _ => toscanini::synth::yaml_csar(nodes),
+    };
+    toscanini::csar::write::zip_files(entries.iter().map(|(n, d)| (n.as_str(), d.as_slice())))
+        .expect("synthetic archive")
+}
+
+fn load(bytes: &[u8], options: &Options) -> toscanini::Loaded {
+    let csar = Csar::from_zip_bytes(Path::new("synth.csar"), bytes.to_vec(), &options.limits)
+        .expect("synthetic archive reads");
+    let mut sources = SourceMap::new();
+    toscanini::load_csar(csar, options, &mut sources).expect("synthetic topology loads")
+}
+
+fn registry() -> Registry {
+    let mut sources = SourceMap::new();
+    Registry::standard(&[], &mut sources)
+        .expect("shipped plugins load")
+        .0
+}
+
+fn derive(loaded: &toscanini::Loaded, registry: &Registry, options: &Options) -> Vec<ConcretePlan> {
+    let kinds = [PlanKind::Build, PlanKind::Termination];
+    toscanini::derive(&loaded.topology, &kinds, registry, options)
+        .expect("synthetic plans derive")
+        .0
+}
+
+/// Few samples: one iteration at 10k nodes takes seconds.
+fn group<'a>(
+    c: &'a mut Criterion,
+    name: &str,
+) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
+    let mut g = c.benchmark_group(name);
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(5));
+    g
+}
+
+fn parse(c: &mut Criterion) {
+    let options = Options::default();
+    let mut g = group(c, "parse");
+    for nodes in sizes() {
+        for dialect in ["xml", "yaml"] {
+            let bytes = archive(nodes, dialect);
+            g.throughput(Throughput::Elements(nodes as u64));
+            g.bench_with_input(BenchmarkId::new(dialect, nodes), &bytes, |b, bytes| {
+                b.iter(|| black_box(load(bytes, &options)))
+            });
+        }
+    }
+    g.finish();
+}
+
+fn derive_plans(c: &mut Criterion) {
+    let options = Options::default();
+    let registry = registry();
+    let mut g = group(c, "derive");
+    for nodes in sizes() {
+        let loaded = load(&archive(nodes, "xml"), &options);
+        g.throughput(Throughput::Elements(nodes as u64));
+        g.bench_with_input(BenchmarkId::new("xml", nodes), &loaded, |b, loaded| {
+            b.iter(|| black_box(derive(loaded, &registry, &options)))
+        });
+    }
+    g.finish();
+}
+
+fn render(c: &mut Criterion) {
+    let options = Options::default();
+    let registry = registry();
+    let templates = Templates::embedded().expect("embedded templates");
+    let mut g = group(c, "render");
+    for nodes in sizes() {
+        let loaded = load(&archive(nodes, "xml"), &options);
+        let plans = derive(&loaded, &registry, &options);
+        g.throughput(Throughput::Elements(nodes as u64));
+        for language in [Language::Bpel, Language::Bpmn] {
+            let id = BenchmarkId::new(language.label().to_ascii_lowercase(), nodes);
+            g.bench_with_input(id, &plans, |b, plans| {
+                b.iter(|| {
+                    for p in plans {
+                        let packed = toscanini::render::pack(
+                            language,
+                            p,
+                            &loaded.topology,
+                            &templates,
+                            None,
+                        )
+                        .expect("synthetic plan renders");
+                        black_box(packed);
+                    }
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+fn plan(c: &mut Criterion) {
+    let dir = std::env::temp_dir().join(format!("toscanini-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let mut g = group(c, "plan");
+    for nodes in sizes() {
+        for dialect in ["xml", "yaml"] {
+            let input = dir.join(format!("synth-{dialect}-{nodes}.csar"));
+            std::fs::write(&input, archive(nodes, dialect)).expect("write input");
+            let output = dir.join("out.csar");
+            let args = [
+                "toscanini".as_ref(),
+                "plan".as_ref(),
+                input.as_os_str(),
+                "-o".as_ref(),
+                output.as_os_str(),
+                "--lang".as_ref(),
+                "all".as_ref(),
+                "--quiet".as_ref(),
+            ];
+            g.throughput(Throughput::Elements(nodes as u64));
+            g.bench_function(BenchmarkId::new(dialect, nodes), |b| {
+                b.iter(|| {
+                    let code = toscanini::cli::run(args);
+                    assert_eq!(code, std::process::ExitCode::SUCCESS);
+                })
+            });
+        }
+    }
+    g.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(benches, parse, derive_plans, render, plan);
+criterion_main!(benches);
