@@ -28,6 +28,11 @@ use toscanini::plugins::complete::ConcretePlan;
 use toscanini::render::Language;
 use toscanini::render::templates::Templates;
 
+/// The allocator of the `toscanini` binary, so that `plan/` measures what
+/// the command does.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Topology sizes to measure.
 fn sizes() -> Vec<usize> {
     let mut sizes = vec![1_000, 10_000];

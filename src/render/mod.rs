@@ -72,19 +72,7 @@ pub fn pack(
     };
     match language {
         Language::Bpel => bpel::render_into(plan, topology, templates, out),
-        Language::Bpmn => {
-            let mut r = bpmn::render(plan, topology, templates)?;
-            let mut out = out;
-            for f in &r.files {
-                out.file(&f.name, &f.data)?;
-            }
-            r.files.clear();
-            r.packed = match out.finish()? {
-                output::Written::Packed(p) => Some(p),
-                output::Written::Files(_) => None,
-            };
-            Ok(r)
-        }
+        Language::Bpmn => bpmn::render_into(plan, topology, templates, out),
     }
 }
 

@@ -47,8 +47,9 @@ use self::graph::{Adjacency, Kind, Plane, Repeat, Script, Str, Sub, Text, Value}
 use self::names::{Names, word};
 use self::scripts::{PropertyFiles, Shared, Used};
 use self::steps::{Chain, Prefix};
+use super::output::{PlanOutput, Written};
 use super::templates::Templates;
-use super::{Language, PlanFile, PlanParameter, RenderedPlan, plan_name, plan_namespace};
+use super::{Language, PlanParameter, RenderedPlan, plan_name, plan_namespace};
 use crate::error::Result;
 use crate::model::{TemplateRef, Topology};
 use crate::plan::ids::Unique;
@@ -166,6 +167,18 @@ pub fn render(
     plan: &ConcretePlan,
     topology: &Topology,
     templates: &Templates,
+) -> Result<RenderedPlan> {
+    render_into(plan, topology, templates, PlanOutput::files())
+}
+
+/// Render a concrete plan into `output` (its files kept, or packed into
+/// the archive as they are written): the process first, then the shared
+/// scripts it uses.
+pub fn render_into(
+    plan: &ConcretePlan,
+    topology: &Topology,
+    templates: &Templates,
+    mut output: PlanOutput,
 ) -> Result<RenderedPlan> {
     let kind = &plan.plan.kind;
     refuse_unsupported(plan)?;
@@ -310,7 +323,8 @@ pub fn render(
     let title = format!("{} plan of {}", kind.slug(), topology.service_template.id);
     let st = &topology.service_template;
     let mut used = Used::default();
-    let bpmn = xml::write(
+    output.start(&format!("{name}.bpmn"))?;
+    xml::write(
         templates,
         &mut used,
         &cx.properties,
@@ -329,8 +343,17 @@ pub fn render(
             plane: &process,
             diagrams: &diagrams,
         },
+        &mut output,
     )?;
+    output.end()?;
     drop(diagrams);
+    for (file, text) in used.files(&cx.properties, &cx.bus) {
+        output.file(&file, text.as_bytes())?;
+    }
+    let (files, packed) = match output.finish()? {
+        Written::Files(files) => (files, None),
+        Written::Packed(packed) => (Vec::new(), Some(packed)),
+    };
     let mut outputs = vec![CORRELATION_ID.to_string()];
     if *kind == PlanKind::Build {
         outputs.push("instanceId".into());
@@ -346,20 +369,8 @@ pub fn render(
         name: name.clone(),
         kind: kind.clone(),
         language: Language::Bpmn,
-        files: std::iter::once(PlanFile {
-            name: format!("{name}.bpmn"),
-            data: bpmn.into_bytes(),
-        })
-        .chain(
-            used.files(&cx.properties, &cx.bus)
-                .into_iter()
-                .map(|(name, text)| PlanFile {
-                    name,
-                    data: text.into_bytes(),
-                }),
-        )
-        .collect(),
-        packed: None,
+        files,
+        packed,
         inputs: parameters,
         outputs,
     })

@@ -21,6 +21,7 @@ use super::layout::{Diagram, EdgeOf};
 use super::scripts::{Library, PropertyFiles, Used, library};
 use crate::error::{Error, Result};
 use crate::render::PlanParameter;
+use crate::render::output::{CHUNK, PlanOutput};
 use crate::render::templates::Templates;
 
 /// Escape text for XML content and attributes.
@@ -54,13 +55,15 @@ pub struct Document<'a> {
 const BODY: &str = "\u{1}body\u{1}";
 const DIAGRAMS: &str = "\u{1}diagrams\u{1}";
 
-/// Write the whole document.
+/// Write the whole document into the file `sink` has started, a chunk
+/// at a time (a large plan's text is never held whole).
 pub fn write(
     templates: &Templates,
     used: &mut Used,
     properties: &PropertyFiles,
     doc: &Document,
-) -> Result<String> {
+    sink: &mut PlanOutput,
+) -> Result<()> {
     #[derive(Serialize)]
     struct Error<'a> {
         id: &'a str,
@@ -98,12 +101,11 @@ pub fn write(
     let (middle, tail) = rest
         .split_once(DIAGRAMS)
         .ok_or_else(|| missing("diagrams"))?;
-    // About 1 KB per shape: the element, its flow, their diagram lines,
-    // a share of a service task. Capacity that is never written costs no
-    // memory; growing the buffer costs copies of all of it.
-    let shapes: usize = doc.diagrams.iter().map(|d| d.shapes.len()).sum();
+    // A chunk and the largest element written between two spills.
     let mut w = Writer {
-        out: String::with_capacity(skeleton.len() + shapes * 1100),
+        out: String::with_capacity(CHUNK + CHUNK / 4),
+        sink,
+        failed: None,
         used,
         properties,
         text: doc.text,
@@ -119,7 +121,7 @@ pub fn write(
         w.diagram(d);
     }
     w.out.push_str(tail);
-    Ok(w.out)
+    w.flush()
 }
 
 fn missing(what: &str) -> Error {
@@ -171,7 +173,11 @@ fn push_int(out: &mut String, v: i64) {
 }
 
 struct Writer<'a> {
+    /// Text not yet handed to the sink.
     out: String,
+    sink: &'a mut PlanOutput,
+    /// The first error of the sink; what follows is dropped.
+    failed: Option<Error>,
     used: &'a mut Used,
     properties: &'a PropertyFiles,
     text: &'a Text,
@@ -179,6 +185,27 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
+    /// Hand the text on once a chunk has collected. Called between
+    /// elements; an error is kept for [`Writer::flush`].
+    fn spill(&mut self) {
+        if self.out.len() >= CHUNK {
+            if self.failed.is_none()
+                && let Err(e) = self.sink.write(&self.out)
+            {
+                self.failed = Some(e);
+            }
+            self.out.clear();
+        }
+    }
+
+    /// Hand on the rest, or the first error.
+    fn flush(mut self) -> Result<()> {
+        match self.failed.take() {
+            Some(e) => Err(e),
+            None => self.sink.write(&self.out),
+        }
+    }
+
     fn indent(&mut self, depth: usize) {
         for _ in 0..depth {
             self.out.push(' ');
@@ -240,9 +267,11 @@ impl Writer<'_> {
     fn plane(&mut self, plane: &Plane, depth: usize) {
         let adj = plane.adjacency();
         for i in 0..plane.nodes.len() {
+            self.spill();
             self.node(plane, adj, i, depth);
         }
         for k in 0..plane.flows.len() {
+            self.spill();
             self.sequence_flow(plane, k, depth);
         }
     }
@@ -549,6 +578,8 @@ impl Writer<'_> {
         out.push_str(d.element);
         out.push_str("\">\n");
         for s in &d.shapes {
+            self.spill();
+            let out = &mut self.out;
             out.push_str(" <bpmndi:BPMNShape bpmnElement=\"");
             out.push_str(s.id);
             out.push_str(match s.expanded {
@@ -567,6 +598,8 @@ impl Writer<'_> {
             out.push_str("\"/></bpmndi:BPMNShape>\n");
         }
         for e in &d.edges {
+            self.spill();
+            let out = &mut self.out;
             out.push_str(" <bpmndi:BPMNEdge bpmnElement=\"");
             match e.element {
                 EdgeOf::Flow(plane, k) => plane.flow_id(self.text, k, out),
@@ -582,7 +615,8 @@ impl Writer<'_> {
             }
             out.push_str("</bpmndi:BPMNEdge>\n");
         }
-        out.push_str("</bpmndi:BPMNPlane></bpmndi:BPMNDiagram>\n");
+        self.out
+            .push_str("</bpmndi:BPMNPlane></bpmndi:BPMNDiagram>\n");
     }
 }
 
