@@ -193,10 +193,13 @@ impl<W: Write + Seek> ZipBuilder<W> {
         put(&mut self.writer, name, data)
     }
 
-    /// Start a deflated entry; [`ZipBuilder::write`] appends to it.
+    /// Start a deflated entry; [`ZipBuilder::write`] appends to it. Its
+    /// size is not known in advance, and a 100k-node plan's process text
+    /// passes 4 GiB, so the entry is a ZIP64 one (20 bytes more, read by
+    /// every current zip reader, Java's and Python's included).
     pub fn start(&mut self, name: &str) -> Result<()> {
         self.writer
-            .start_file(name, options(b""))
+            .start_file(name, options(b"").large_file(true))
             .map_err(zip_error)
     }
 
