@@ -117,6 +117,9 @@ pub const WORKFLOW_INVALID: &str = "E0503";
 pub const PLAN_ID_TAKEN: &str = "E0504";
 /// The service template already binds the boundary operation to another plan.
 pub const W_BOUNDARY_TAKEN: &str = "W0505";
+/// A scaling policy's region reaches a node without a selection strategy;
+/// its first instance is used.
+pub const W_REGION_DEFAULT_SELECTION: &str = "W0506";
 
 // ---- 6: plugins (plugins::)
 /// No plugin can carry out what a template needs.

@@ -1154,6 +1154,9 @@ impl<'a> Lowerer<'a> {
         self.warn_unknown_attributes(&topology);
         self.warn_delegated(&topology, base);
         self.groups_and_policies(&mut topology, topo, unit);
+        let (regions, d) = super::regions_from_policies(&topology);
+        self.diags.extend(d);
+        topology.regions = regions;
         if let Some(s) = &topo.substitution {
             topology.substitution = self.substitution(&topology, s, unit);
         }
@@ -2113,11 +2116,17 @@ impl<'a> Lowerer<'a> {
                 .iter()
                 .map(|(k, v)| (k.text.clone(), self.value(v, unit, This::Nothing)))
                 .collect();
+            let metadata = p
+                .metadata
+                .iter()
+                .map(|(k, v)| (k.text.clone(), v.text.clone(), Self::at(unit, v.span)))
+                .collect();
             t.policies.push(Policy {
                 name: p.name.text.clone(),
                 types,
                 targets,
                 properties,
+                metadata,
                 origin: Some(Self::at(unit, p.name.span)),
             });
         }

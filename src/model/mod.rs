@@ -11,6 +11,7 @@ pub mod lower_xml;
 pub mod lower_yaml;
 mod policies;
 mod regions;
+mod scaling_policies;
 mod types;
 mod value;
 mod workflow;
@@ -23,6 +24,7 @@ use indexmap::IndexMap;
 
 pub use policies::{Group, Policy, PolicyTarget, Substitution};
 pub use regions::parse_scaling_tags;
+pub use scaling_policies::regions_from_policies;
 pub use types::{TypeDef, TypeId, TypeKind, TypeName, TypeTable};
 pub use value::Value;
 pub use workflow::{Condition, Precondition, StepTarget, Workflow, WorkflowActivity, WorkflowStep};

@@ -42,6 +42,8 @@ pub struct Policy {
     pub targets: Vec<PolicyTarget>,
     /// Property values.
     pub properties: IndexMap<String, Value>,
+    /// `metadata` entries with scalar values: key, value, where the value is.
+    pub metadata: Vec<(String, String, Location)>,
     /// Where it is defined.
     pub origin: Option<Location>,
 }

@@ -111,7 +111,7 @@ fn parse_region(
 }
 
 /// `Strategy[Node]` or `Strategy(arg)[Node]`.
-fn parse_selection(item: &str) -> Option<(String, Option<String>, String)> {
+pub(super) fn parse_selection(item: &str) -> Option<(String, Option<String>, String)> {
     let (head, node) = item.strip_suffix(']')?.split_once('[')?;
     let (strategy, argument) = match head.split_once('(') {
         Some((s, rest)) => (s.trim(), Some(rest.strip_suffix(')')?.trim().to_string())),

@@ -426,6 +426,8 @@ pub struct Policy {
     pub targets: Vec<Spanned>,
     /// `properties`.
     pub properties: Vec<(Spanned, Node)>,
+    /// `metadata` entries with scalar values.
+    pub metadata: Vec<(Spanned, Spanned)>,
     /// `triggers`, as written.
     pub triggers: Option<Node>,
     /// The whole entry.

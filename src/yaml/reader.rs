@@ -267,6 +267,17 @@ impl<'a> Reader<'a> {
         out
     }
 
+    /// Like [`Self::string_map`], keeping where each key and value is.
+    fn spanned_string_map(&mut self, node: &Node, key: &str) -> Vec<(Spanned, Spanned)> {
+        let mut out = Vec::new();
+        for (k, v) in self.entries(node, key, &[]) {
+            if let Kind::Scalar { text, .. } = &v.kind {
+                out.push((k, Spanned::new(text.clone(), v.span)));
+            }
+        }
+        out
+    }
+
     fn string_list(&mut self, node: &Node, key: &str) -> Vec<Spanned> {
         match &node.kind {
             Kind::Null => Vec::new(),
@@ -915,6 +926,7 @@ impl<'a> Reader<'a> {
                             type_name: None,
                             targets: Vec::new(),
                             properties: Vec::new(),
+                            metadata: Vec::new(),
                             triggers: None,
                             span: pv.span,
                         };
@@ -934,6 +946,7 @@ impl<'a> Reader<'a> {
                                 "type" => p.type_name = self.string(pvv, "type"),
                                 "targets" => p.targets = self.string_list(pvv, "targets"),
                                 "properties" => p.properties = self.assignments(pvv, "properties"),
+                                "metadata" => p.metadata = self.spanned_string_map(pvv, "metadata"),
                                 "triggers" => p.triggers = Some(pvv.clone()),
                                 _ => {}
                             }

@@ -91,6 +91,7 @@ fn sample_bpmn_plans() {
         "connectto-test",
         "mytinytodo-docker",
         "petclinic-scale-out",
+        "shop-scale-out-yaml",
         "tomcat-openstack",
     ] {
         let (loaded, plans) = plans(&repo().join("samples").join(sample)).unwrap();

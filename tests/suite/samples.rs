@@ -80,7 +80,7 @@ fn sample_plans() {
     }
 }
 
-/// TOSCA YAML: the sample, and two examples of TOSCA 1.3 (a stack on one
+/// TOSCA YAML: the samples (one with a Scaling policy), and two examples of TOSCA 1.3 (a stack on one
 /// server; an imperative workflow with on_failure): the BPEL of every
 /// plan, its graph, and the service template with the plans written back.
 #[test]
@@ -88,6 +88,7 @@ fn yaml_sample_plans() {
     let templates = Templates::embedded().unwrap();
     for (label, path) in [
         ("attribute-mapping-yaml", "samples/attribute-mapping-yaml"),
+        ("shop-scale-out-yaml", "samples/shop-scale-out-yaml"),
         ("spec-11.1.15.3", "tests/spec-examples/11.1.15.3.yaml"),
         ("spec-7.3.7.1", "tests/spec-examples/7.3.7.1.yaml"),
     ] {

@@ -125,3 +125,44 @@ fn the_tagged_corpus_csars_get_scale_out_plans() {
         ));
     }
 }
+
+#[test]
+fn a_yaml_scaling_policy_scales_its_target_with_the_stack_on_it() {
+    let (loaded, p) = plan(
+        &repo().join("samples/shop-scale-out-yaml"),
+        "shop_scale_out",
+    );
+    let region = &loaded.topology.regions[0];
+    let ids = |nodes: &[toscanini::model::NodeId]| -> Vec<String> {
+        nodes
+            .iter()
+            .map(|&n| loaded.topology.node(n).id.clone())
+            .collect()
+    };
+    // The target, and what is hosted on it; the database is shared.
+    assert_eq!(ids(&region.nodes), ["web_server", "web", "shop"]);
+    assert_eq!(
+        edges(&p.plan),
+        set(&[
+            // The database with the lowest load, then the stack below it.
+            ("db_select", "db_host_follow"),
+            ("db_host_follow", "dbms_host_follow"),
+            // The new server and its stack, in build order.
+            ("web_server_provision", "web_host_provision"),
+            ("web_host_provision", "web_provision"),
+            ("web_provision", "shop_host_provision"),
+            ("shop_host_provision", "shop_provision"),
+            // The new shop connects to the selected database.
+            ("shop_provision", "shop_database_provision"),
+            ("dbms_host_follow", "shop_database_provision"),
+        ])
+    );
+    assert!(
+        matches!(
+            p.bodies[0].steps.as_slice(),
+            [Step::SelectInstance(_, Strategy::WorkloadBased(prop))] if prop == "load"
+        ),
+        "{:?}",
+        p.bodies[0].steps
+    );
+}

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Placeholder: the plan calls this through the management bus.
+echo "create_db"
