@@ -176,21 +176,77 @@ pub fn zip_files<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Re
 /// A zip archive built entry by entry, an entry possibly in pieces: a
 /// plan's process is deflated while it is rendered, so its text never has
 /// to be held whole. It is written to memory or to a file (a [`Spool`]).
-pub struct ZipBuilder<W: Write + Seek> {
-    writer: zip::ZipWriter<W>,
+///
+/// Deflating is a third of the work of rendering a plan, so it runs on a
+/// thread of its own that takes the pieces in order through a short
+/// queue: the renderer goes on producing text meanwhile, and memory holds
+/// at most a few pieces. The bytes are the same as deflating in line.
+pub struct ZipBuilder<W: Write + Seek + Send + 'static> {
+    queue: Option<std::sync::mpsc::SyncSender<Piece>>,
+    worker: Option<std::thread::JoinHandle<Result<W>>>,
 }
 
-impl<W: Write + Seek> ZipBuilder<W> {
+/// What the deflating thread is asked to do, in order.
+enum Piece {
+    File(String, Vec<u8>),
+    Start(String),
+    Write(Vec<u8>),
+}
+
+/// Pieces waiting for the deflating thread (each up to about a megabyte).
+const QUEUE: usize = 4;
+
+impl<W: Write + Seek + Send + 'static> ZipBuilder<W> {
     /// An empty archive written to `out`.
     pub fn new(out: W) -> ZipBuilder<W> {
+        let (queue, pieces) = std::sync::mpsc::sync_channel::<Piece>(QUEUE);
+        let worker = std::thread::spawn(move || -> Result<W> {
+            let mut writer = zip::ZipWriter::new(out);
+            // After an error the rest is drained, not written; the error
+            // is what `finish` reports.
+            let mut failed = None;
+            for piece in pieces {
+                if failed.is_some() {
+                    continue;
+                }
+                let done = match piece {
+                    Piece::File(name, data) => put(&mut writer, &name, &data),
+                    Piece::Start(name) => writer
+                        .start_file(name, options(b"").large_file(true))
+                        .map_err(zip_error),
+                    Piece::Write(data) => writer
+                        .write_all(&data)
+                        .map_err(|e| Error::Internal(format!("writing a zip entry: {e}"))),
+                };
+                failed = done.err();
+            }
+            match failed {
+                Some(e) => Err(e),
+                None => writer.finish().map_err(zip_error),
+            }
+        });
         ZipBuilder {
-            writer: zip::ZipWriter::new(out),
+            queue: Some(queue),
+            worker: Some(worker),
+        }
+    }
+
+    fn send(&mut self, piece: Piece) -> Result<()> {
+        let sent = self.queue.as_ref().map(|q| q.send(piece).is_ok());
+        if sent == Some(true) {
+            return Ok(());
+        }
+        // The thread stopped: it failed, and says why.
+        self.queue = None;
+        match self.worker.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(Err(e))) => Err(e),
+            _ => Err(Error::Internal("the deflating thread stopped".into())),
         }
     }
 
     /// Add a whole entry.
     pub fn file(&mut self, name: &str, data: &[u8]) -> Result<()> {
-        put(&mut self.writer, name, data)
+        self.send(Piece::File(name.to_string(), data.to_vec()))
     }
 
     /// Start a deflated entry; [`ZipBuilder::write`] appends to it. Its
@@ -198,21 +254,21 @@ impl<W: Write + Seek> ZipBuilder<W> {
     /// passes 4 GiB, so the entry is a ZIP64 one (20 bytes more, read by
     /// every current zip reader, Java's and Python's included).
     pub fn start(&mut self, name: &str) -> Result<()> {
-        self.writer
-            .start_file(name, options(b"").large_file(true))
-            .map_err(zip_error)
+        self.send(Piece::Start(name.to_string()))
     }
 
     /// Append to the entry started last.
     pub fn write(&mut self, data: &[u8]) -> Result<()> {
-        self.writer
-            .write_all(data)
-            .map_err(|e| Error::Internal(format!("writing a zip entry: {e}")))
+        self.send(Piece::Write(data.to_vec()))
     }
 
     /// The archive, complete.
-    pub fn finish(self) -> Result<W> {
-        self.writer.finish().map_err(zip_error)
+    pub fn finish(mut self) -> Result<W> {
+        self.queue = None; // the thread finishes the archive once the queue is empty
+        match self.worker.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(result)) => result,
+            _ => Err(Error::Internal("the deflating thread panicked".into())),
+        }
     }
 }
 
