@@ -670,13 +670,16 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
         // error event that routes a failure, just below the event (inside
         // the host's cell), counting from the host's column.
         let src = routes_from[f.from].unwrap_or(f.from);
-        let (mut pts, start_y) = if routes_from[f.from].is_some() {
-            let y = s.bottom() + 10;
-            (vec![(s.cx(), s.bottom()), (s.cx(), y)], y)
-        } else {
-            (vec![(s.right(), s.cy())], s.cy())
+        let routes = routes_from[f.from].is_some();
+        let start_y = if routes { s.bottom() + 10 } else { s.cy() };
+        let start = || {
+            if routes {
+                vec![(s.cx(), s.bottom()), (s.cx(), start_y)]
+            } else {
+                vec![(s.right(), s.cy())]
+            }
         };
-        let points = if hanging[f.from] && routes_from[f.from].is_none() {
+        let points = if hanging[f.from] && !routes {
             if t.y > s.bottom() && t.x <= s.cx() && s.cx() <= t.right() {
                 // Straight down into the node below.
                 vec![(s.cx(), s.bottom()), (s.cx(), t.y)]
@@ -692,6 +695,7 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
             let down = col_x[lf] + col_w[lf] + GAP_X / 2;
             let up = col_x[lt] - GAP_X / 2;
             let y = lane_y(lane);
+            let mut pts = start();
             pts.extend([
                 (down, start_y),
                 (down, y),
@@ -701,6 +705,7 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
             ]);
             pts
         } else if let Some(k) = flow_forward[fi] {
+            let mut pts = start();
             let mut cur_y = start_y;
             let mut cur_right = s.right().max(col_x[layer[src]] + col_w[layer[src]]);
             for &(left, right, y) in &pass_at[k] {
