@@ -955,7 +955,9 @@ fn decisions_inside_read_the_outcomes_of_every_predecessor() {
 
 /// tests/workflows/routing.yaml, `deploy` (the build plan): a routed
 /// activity of one instance does not mark it ERROR when it fails (as in
-/// BPEL); its failure exit forks into `c` and the skip of `b`.
+/// BPEL); its failure exit forks into `c` and the skip of `b`. A routed
+/// delegated deployment keeps its compensation handler, drawn beside the
+/// failure route.
 #[test]
 fn a_routed_build_step_does_not_mark_its_instance() {
     let (loaded, plans) = yaml_plans(&repo().join("tests/workflows/routing.yaml"));
@@ -971,6 +973,13 @@ fn a_routed_build_step_does_not_mark_its_instance() {
     assert_eq!(m.next("a_fork"), ["b", "c_skipped"]);
     assert!(!m.elements.contains_key("a_markError"));
     assert_eq!(m.next("b_catch"), ["b_markError"]);
+    assert_eq!(m.next("server_up_deploy_catch"), ["server_failed"]);
+    assert_eq!(m.next("server_up_deploy"), ["server_failed_skipped"]);
+    assert_eq!(
+        m.attr("server_up_deploy_compensation", "attachedToRef"),
+        Some("server_up_deploy")
+    );
+    assert_eq!(m.kind("server_up_deploy_undo"), "subProcess");
 }
 
 /// Snapshots of the BPMN of the workflows with `on_failure` routing (by
