@@ -10,7 +10,18 @@ or flow node, in the order the engine completed them, then a result line.
 Every activity is a subprocess whose id is the activity id: its start event
 `<activity>_start` completes when it starts, the subprocess itself when it
 ends. For every edge (u, v) of the graph, u must end before v starts; every
-activity must have run; every task must lie inside its activity's run.
+task must lie inside its activity's run.
+
+Imperative workflows with `on_failure` routing: an activity whose failure is
+routed ends at its error boundary event `<activity>_catch` when it fails, and
+an activity on a path not taken is skipped at its marker
+`<activity>_skipped` (outside the subprocess, which then never starts). Every
+activity must have run or have been skipped, not both; a skipped activity is
+skipped only after all its predecessors ended or were skipped, and an
+activity never runs after a predecessor was skipped. (Where the paths of
+such a region join, the activities decide inside: their subprocess runs and
+ends at its end event `<activity>_skipped` without doing anything; that
+counts as a run here.)
 Exit 0 when all holds, 1 otherwise (one line per problem). Stdlib only.
 """
 import json
@@ -30,7 +41,7 @@ def main(graph_path, trace_path):
                 return a
         return None
 
-    start, end, tasks = {}, {}, {}
+    start, end, tasks, skipped = {}, {}, {}, {}
     result = None
     with open(trace_path, encoding="utf-8") as f:
         for line in f:
@@ -48,14 +59,26 @@ def main(graph_path, trace_path):
                 end.setdefault(element, seq)
             elif e.get("event") == "node" and element.endswith("_start") and element[:-6] in activities:
                 start.setdefault(element[:-6], seq)
+            elif e.get("event") == "node" and element.endswith("_catch") and element[:-6] in activities:
+                end.setdefault(element[:-6], seq)  # a routed failure ends it
+            elif e.get("event") == "node" and element.endswith("_skipped") and element[:-8] in activities:
+                skipped.setdefault(element[:-8], seq)
             elif e.get("event") == "task":
                 a = owner(element)
                 if a is not None:
                     tasks.setdefault(a, []).append((seq, element))
+    # Skipped inside its subprocess: a run that did nothing.
+    for a in list(skipped):
+        if a in start and a in end and start[a] < skipped[a] < end[a]:
+            del skipped[a]
     problems = []
     if result is None or not result.get("ok"):
         problems.append(f"the engine run did not succeed: {result}")
     for a in activities:
+        if a in skipped:
+            if a in start:
+                problems.append(f"activity {a} was skipped at {skipped[a]} but started at {start[a]}")
+            continue
         if a not in start or a not in end:
             problems.append(f"activity {a} did not run (start {start.get(a)}, end {end.get(a)})")
             continue
@@ -64,14 +87,23 @@ def main(graph_path, trace_path):
                 problems.append(f"task {element} ran at {seq}, outside its activity {a} ({start[a]}..{end[a]})")
     checked = 0
     for u, v in graph["edges"]:
+        if v in skipped:
+            done = skipped.get(u, end.get(u))
+            if done is None or not done < skipped[v]:
+                problems.append(f"edge {u} -> {v}: {v} was skipped at {skipped[v]} before {u} was done ({done})")
+            checked += 1
+            continue
+        if u in skipped and v in start:
+            problems.append(f"edge {u} -> {v}: {v} ran although {u} was skipped")
+            continue
         if u in end and v in start:
             checked += 1
             if not end[u] < start[v]:
                 problems.append(f"edge {u} -> {v}: {v} started at {start[v]} before {u} ended at {end[u]}")
     for p in problems:
         print(f"check-order: {p}")
-    print(f"check-order: {'OK' if not problems else 'FAIL'}: {len(activities)} activities, "
-          f"{checked} edges, {sum(len(t) for t in tasks.values())} tasks")
+    print(f"check-order: {'OK' if not problems else 'FAIL'}: {len(activities)} activities "
+          f"({len(skipped)} skipped), {checked} edges, {sum(len(t) for t in tasks.values())} tasks")
     return 1 if problems else 0
 
 

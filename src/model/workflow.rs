@@ -111,3 +111,13 @@ pub enum Condition {
         constraints: Vec<(String, Value)>,
     },
 }
+
+impl Condition {
+    /// Whether any of the clauses reads the instance state.
+    pub fn reads_state(list: &[Condition]) -> bool {
+        list.iter().any(|c| match c {
+            Condition::And(l) | Condition::Or(l) | Condition::Not(l) => Condition::reads_state(l),
+            Condition::Assert { attribute, .. } => attribute == "state",
+        })
+    }
+}

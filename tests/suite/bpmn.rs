@@ -3,7 +3,8 @@
 //! back with the crate's XML reader, not taken from the renderer's model):
 //!
 //! * every edge of the plan graph is a sequence flow from the activity
-//!   (or its fork) to the activity (or its join), and there is no path
+//!   (or its fork; for an `on_failure` edge routed by token, its error
+//!   boundary event) to the activity (or its join), and there is no path
 //!   between two activities through gateways that the graph does not have;
 //! * parallel gateways only where the graph forks or joins;
 //! * no flow node except a gateway has two incoming flows (fake join);
@@ -17,6 +18,11 @@
 //! * every variable a JUEL expression reads is a plan input or a variable
 //!   the process sets (JUEL, unlike the scripts' `v()`, fails on a
 //!   variable that does not exist).
+//!
+//! The plans of imperative workflows (the spec examples of chapter 7 and
+//! Puccini's workflow example) get the same checks, and the three features
+//! that only they have (filters, preconditions, `on_failure` routing) are
+//! checked element by element.
 //!
 //! Running the plans in a BPMN engine (check-bpmn) and checking the order
 //! of the run is done by `.ci/run`, which needs node.
@@ -263,7 +269,9 @@ fn check(what: &str, plan: &ConcretePlan, b: &Bpmn) {
     }
     let mut reached: BTreeSet<(String, String)> = BTreeSet::new();
     for a in &activities {
+        // A routed failure leaves by the activity's error boundary event.
         let mut todo = vec![a.to_string()];
+        todo.extend(host.iter().filter(|(_, h)| h == a).map(|(b, _)| b.clone()));
         let mut seen = BTreeSet::new();
         while let Some(n) = todo.pop() {
             for (_, s, t) in &flows {
@@ -549,5 +557,449 @@ fn deep_plans_are_drawn_with_few_waypoints_per_edge() {
             most <= 10,
             "synth {dialect}: an edge has {most} waypoints (at most 10 expected)"
         );
+    }
+}
+
+/// Every plan of a YAML file or directory, with the topology.
+fn yaml_plans(path: &std::path::Path) -> (toscanini::Loaded, Vec<ConcretePlan>) {
+    let mut sources = SourceMap::new();
+    let options = toscanini::Options::default();
+    let loaded = toscanini::load(path, &options, &mut sources)
+        .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+    let (registry, _) = Registry::standard(&[], &mut sources).unwrap();
+    let kinds = toscanini::all_plans(&loaded.topology);
+    let (plans, _) = toscanini::derive(&loaded.topology, &kinds, &registry, &options)
+        .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+    (loaded, plans)
+}
+
+/// The BPMN of one workflow plan of a YAML input.
+fn workflow_bpmn(path: &std::path::Path, workflow: &str) -> (ConcretePlan, Bpmn) {
+    let (loaded, plans) = yaml_plans(path);
+    let p = plans
+        .into_iter()
+        .find(|p| p.plan.kind == PlanKind::Workflow(workflow.into()))
+        .unwrap();
+    let b = bpmn(&loaded, &p);
+    check(&format!("{} {}", path.display(), b.name), &p, &b);
+    (p, b)
+}
+
+/// The flow nodes, flows and boundary events of a BPMN process, by id.
+struct Model {
+    doc: Document,
+    /// id → element.
+    elements: HashMap<String, ElemId>,
+    /// Sequence flows: id, source, target.
+    flows: Vec<(String, String, String)>,
+}
+
+impl Model {
+    fn new(text: &str) -> Model {
+        let doc = Document::parse(Arc::new(SourceFile::new("plan.bpmn", text)), 256).unwrap();
+        let mut elements = HashMap::new();
+        let mut flows = Vec::new();
+        let mut stack: Vec<ElemId> = vec![0];
+        while let Some(e) = stack.pop() {
+            let el = doc.get(e);
+            stack.extend(el.children.iter().copied());
+            if el.ns.as_deref() != Some(BPMN) {
+                continue;
+            }
+            if let Some(id) = doc.attr(e, "id") {
+                elements.insert(id.to_string(), e);
+                if &*el.local == "sequenceFlow" {
+                    flows.push((
+                        id.to_string(),
+                        doc.attr(e, "sourceRef").unwrap().to_string(),
+                        doc.attr(e, "targetRef").unwrap().to_string(),
+                    ));
+                }
+            }
+        }
+        Model {
+            doc,
+            elements,
+            flows,
+        }
+    }
+
+    /// The element kind (local name) of `id`.
+    fn kind(&self, id: &str) -> &str {
+        let e = self.elements.get(id).unwrap_or_else(|| panic!("no `{id}`"));
+        &self.doc.get(*e).local
+    }
+
+    /// The attribute `a` of `id`.
+    fn attr(&self, id: &str, a: &str) -> Option<&str> {
+        self.doc.attr(self.elements[id], a)
+    }
+
+    /// The targets of the flows out of `id`, sorted.
+    fn next(&self, id: &str) -> Vec<&str> {
+        let mut v: Vec<&str> = self
+            .flows
+            .iter()
+            .filter(|(_, s, _)| s == id)
+            .map(|(_, _, t)| t.as_str())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// The flow from `from` to `to`: its id and condition text.
+    fn flow(&self, from: &str, to: &str) -> (&str, Option<String>) {
+        let (id, _, _) = self
+            .flows
+            .iter()
+            .find(|(_, s, t)| s == from && t == to)
+            .unwrap_or_else(|| panic!("no flow {from} → {to}"));
+        let e = self.elements[id];
+        let condition = self
+            .doc
+            .children(e, BPMN, "conditionExpression")
+            .next()
+            .map(|c| self.doc.get(c).text.clone());
+        (id, condition)
+    }
+
+    /// The default flow's target of exclusive gateway `id`.
+    fn default_target(&self, id: &str) -> &str {
+        let f = self.attr(id, "default").unwrap();
+        &self.flows.iter().find(|(i, _, _)| i == f).unwrap().2
+    }
+
+    /// The id of the subprocess that holds `id`, if any.
+    fn parent(&self, id: &str) -> Option<&str> {
+        let mut e = self.elements[id];
+        loop {
+            e = self.doc.get(e).parent?;
+            let el = self.doc.get(e);
+            if &*el.local == "subProcess" {
+                return self.doc.attr(e, "id");
+            }
+        }
+    }
+
+    /// The text of every descendant of `id`.
+    fn text(&self, id: &str) -> String {
+        let mut out = String::new();
+        let mut stack = vec![self.elements[id]];
+        while let Some(e) = stack.pop() {
+            let el = self.doc.get(e);
+            out.push_str(&el.text);
+            stack.extend(el.children.iter().rev().copied());
+        }
+        out
+    }
+}
+
+/// The imperative workflows of the TOSCA 1.3 examples (chapter 7) and
+/// Puccini's workflow example: every plan renders as BPMN that passes the
+/// structural checks, the same bytes twice.
+#[test]
+fn workflow_bpmn_plans_are_well_formed_parallel_and_drawn() {
+    let mut inputs: Vec<std::path::PathBuf> =
+        crate::support::sorted_dir(&repo().join("tests/spec-examples"))
+            .into_iter()
+            .filter(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("7."))
+            })
+            .collect();
+    inputs.push(crate::support::shared().join("corpus/yaml/puccini/examples/tour/workflows.yaml"));
+    inputs.push(repo().join("tests/workflows/routing.yaml"));
+    let mut workflows = 0;
+    for path in &inputs {
+        let (loaded, plans) = yaml_plans(path);
+        for p in &plans {
+            let b = bpmn(&loaded, p);
+            check(&format!("{} {}", path.display(), b.name), p, &b);
+            let again = bpmn(&loaded, p);
+            assert!(
+                b.text == again.text,
+                "{}: not deterministic",
+                path.display()
+            );
+            workflows += usize::from(matches!(p.plan.kind, PlanKind::Workflow(_)));
+        }
+    }
+    assert_eq!(workflows, 15, "workflow plans");
+}
+
+/// §7.3.7.1: `backup_step` fails over to `rollback_step`; the paths do not
+/// join, so the failure is routed by the token: the error boundary event
+/// of `backup_step` leads into `rollback_step`, its normal end skips it.
+#[test]
+fn on_failure_without_joins_is_routed_by_the_token() {
+    let (_, b) = workflow_bpmn(&repo().join("tests/spec-examples/7.3.7.1.yaml"), "backup");
+    let m = Model::new(&b.text);
+    assert_eq!(m.kind("backup_step_catch"), "boundaryEvent");
+    assert_eq!(
+        m.attr("backup_step_catch", "attachedToRef"),
+        Some("backup_step")
+    );
+    assert_eq!(m.attr("backup_step_catch", "name"), Some("failed"));
+    assert_eq!(m.next("backup_step_catch"), ["rollback_step"]);
+    assert_eq!(m.next("backup_step"), ["rollback_step_skipped"]);
+    assert_eq!(m.kind("rollback_step_skipped"), "endEvent");
+    assert_eq!(m.next("rollback_step"), ["rollback_step_finished"]);
+    assert_eq!(m.kind("rollback_step_finished"), "endEvent");
+    // As in BPEL, a routed failure does not mark the instance ERROR at the
+    // activity (the loop turn does, per instance) and does not fail the plan.
+    assert!(!m.elements.contains_key("backup_step_markError"));
+    assert!(!m.elements.contains_key("backup_step_failed"));
+    assert_eq!(m.next("rollback_step_catch"), ["rollback_step_failed"]);
+    // No variable decides: no exclusive gateway between the activities.
+    for (id, e) in &m.elements {
+        if m.doc.get(*e).local.as_ref() == "exclusiveGateway" {
+            assert_ne!(m.parent(id), Some("plan_activities"), "{id}");
+        }
+    }
+    assert!(!b.text.contains("_outcome"));
+}
+
+/// Puccini's workflow example: `backup` fails over to `notify_admins`,
+/// and `restart` joins `shutdown` and `backup`. Where paths join, every
+/// activity of the region ends normally and decides from variables:
+/// `backup` catches its failure in `backup_try` and records it, the
+/// activities after it start with a gateway.
+#[test]
+fn on_failure_with_joins_is_decided_inside_the_activities() {
+    let (p, b) = workflow_bpmn(
+        &crate::support::shared().join("corpus/yaml/puccini/examples/tour/workflows.yaml"),
+        "backup",
+    );
+    let m = Model::new(&b.text);
+    // The graph between the activities is the plain one.
+    assert_eq!(m.next("notify_users"), ["notify_users_fork"]);
+    assert_eq!(m.next("notify_users_fork"), ["backup", "shutdown"]);
+    assert_eq!(m.next("backup"), ["backup_fork"]);
+    assert_eq!(m.next("backup_fork"), ["notify_admins", "restart_join"]);
+    assert_eq!(m.kind("restart_join"), "parallelGateway");
+    assert_eq!(m.next("shutdown"), ["restart_join"]);
+    assert_eq!(m.flow("backup_fork", "notify_admins").1, None);
+    assert_eq!(
+        m.attr(m.flow("backup_fork", "notify_admins").0, "name"),
+        Some("on failure")
+    );
+    // backup: its steps in backup_try, whose boundary event records the
+    // error code; it ends normally either way and sets its outcome.
+    assert_eq!(m.kind("backup_try"), "subProcess");
+    assert_eq!(m.parent("backup_try"), Some("backup"));
+    assert_eq!(m.parent("backup_list"), Some("backup_try"));
+    assert_eq!(m.attr("backup_catch", "attachedToRef"), Some("backup_try"));
+    assert_eq!(m.next("backup_catch"), ["backup_caught"]);
+    assert_eq!(m.next("backup_try"), ["backup_done"]);
+    assert!(
+        b.text
+            .contains("<errorEventDefinition camunda:errorCodeVariable=\"backup_outcome\"/>"),
+        "the boundary event stores the error code"
+    );
+    assert!(b.text.contains(
+        "<camunda:outputParameter name=\"backup_outcome\">${(backup_outcome == '' ? 'ok' : backup_outcome)}</camunda:outputParameter>"
+    ));
+    assert!(
+        m.text("plan_init")
+            .contains("execution.setVariable('backup_outcome', '')")
+    );
+    // notify_admins runs only if backup failed (the default skips it: a
+    // run without failures); restart only if backup succeeded.
+    assert_eq!(m.next("notify_admins_start"), ["notify_admins_gate"]);
+    assert_eq!(
+        m.default_target("notify_admins_gate"),
+        "notify_admins_skipped"
+    );
+    assert_eq!(
+        m.flow("notify_admins_gate", "notify_admins_list")
+            .1
+            .as_deref(),
+        Some("${backup_outcome != '' && backup_outcome != 'ok'}")
+    );
+    assert_eq!(m.default_target("restart_gate"), "restart_list");
+    assert_eq!(
+        m.flow("restart_gate", "restart_skipped").1.as_deref(),
+        Some("${!(backup_outcome == 'ok')}")
+    );
+    // The other activities are as ever.
+    for a in ["notify_users", "shutdown"] {
+        assert!(!m.elements.contains_key(&format!("{a}_gate")));
+        assert!(!m.elements.contains_key(&format!("{a}_try")));
+    }
+    assert_eq!(p.plan.activities.len(), 5);
+}
+
+/// §7.3.5: two preconditions before the step, and the step's filter. A
+/// precondition reads the state and fails the plan with the BPMN error
+/// where it does not hold; the filter ends the turn of an instance that
+/// does not meet it, and the operation runs on the others.
+#[test]
+fn preconditions_fail_the_plan_and_filters_skip_instances() {
+    let (_, b) = workflow_bpmn(&repo().join("tests/spec-examples/7.3.5.yaml"), "backup");
+    let m = Model::new(&b.text);
+    for (p, url, holds) in [
+        (
+            "precondition_1_s1",
+            "${inst_my_server_url}/state",
+            "body().trim().toUpperCase() == 'AVAILABLE'",
+        ),
+        (
+            "precondition_2_s1",
+            "${inst_cluster_url}/state",
+            "((body().trim().toUpperCase() == 'STARTED' || body().trim().toUpperCase() == 'AVAILABLE') && v('prop_cluster_my_attribute') == 'ready')",
+        ),
+    ] {
+        assert_eq!(m.kind(p), "serviceTask", "{p}");
+        let text = m.text(p);
+        assert!(text.contains(url), "{p}: {text}");
+        assert!(
+            text.contains(&format!(
+                "if (!({holds})) fail('{p}: the precondition does not hold"
+            )),
+            "{p}: {text}"
+        );
+        // Per instance, inside the loop turn.
+        assert_eq!(m.parent(p), Some(&*format!("{}_each", &p[..p.len() - 3])));
+    }
+    assert_eq!(m.kind("backup_step_s1"), "scriptTask");
+    assert!(m.text("backup_step_s1").contains(
+        "execution.setVariable('backup_step_s1_met', (v('prop_cluster_foo') == 'true' || (cmp(v('prop_cluster_bar'), '>', '2') && cmp(v('prop_cluster_bar'), '<', '20'))))"
+    ));
+    assert_eq!(m.parent("backup_step_s1"), Some("backup_step_each"));
+    assert_eq!(m.next("backup_step_s1"), ["backup_step_s1_meets"]);
+    assert_eq!(m.kind("backup_step_s1_meets"), "exclusiveGateway");
+    assert_eq!(m.default_target("backup_step_s1_meets"), "backup_step_s2");
+    assert_eq!(
+        m.flow("backup_step_s1_meets", "backup_step_s1_skip")
+            .1
+            .as_deref(),
+        Some("${!backup_step_s1_met}")
+    );
+    assert_eq!(m.kind("backup_step_s1_skip"), "endEvent");
+    assert!(
+        m.text("backup_step_s2")
+            .contains("\"operation\":\"backup\"")
+    );
+}
+
+/// tests/workflows/routing.yaml, `chain`: no paths join, so every
+/// failure is routed by the token. `s1` is routed and may be skipped: each
+/// of its three exits (succeeded, failed, skipped) leaves by one flow per
+/// edge (a fork), live where the edge holds and into the successor's skip
+/// marker elsewhere; a successor dead on two exits merges them first.
+#[test]
+fn token_routing_forks_every_exit_and_merges_dead_ends() {
+    let (_, b) = workflow_bpmn(&repo().join("tests/workflows/routing.yaml"), "chain");
+    let m = Model::new(&b.text);
+    assert_eq!(m.next("a"), ["a_fork"]);
+    assert_eq!(m.next("a_fork"), ["f1_skipped", "f2_skipped", "s1"]);
+    assert_eq!(m.next("a_catch"), ["a_failFork"]);
+    assert_eq!(m.next("a_failFork"), ["f1", "f2", "s1_skipped"]);
+    assert_eq!(m.kind("s1_skipped"), "intermediateThrowEvent");
+    assert_eq!(m.next("s1_skipped"), ["s1_skipFork"]);
+    assert_eq!(m.next("s1"), ["s1_fork"]);
+    assert_eq!(m.next("s1_fork"), ["g_skipMerge", "s2", "s3"]);
+    assert_eq!(m.next("s1_failFork"), ["g", "s2_skipMerge", "s3_skipMerge"]);
+    assert_eq!(
+        m.next("s1_skipFork"),
+        ["g_skipMerge", "s2_skipMerge", "s3_skipMerge"]
+    );
+    for x in ["g", "s2", "s3"] {
+        let merge = format!("{x}_skipMerge");
+        let skipped = format!("{x}_skipped");
+        assert_eq!(m.kind(&merge), "exclusiveGateway");
+        assert_eq!(m.next(&merge), [skipped.as_str()]);
+        // Last activities end in end events of their own, either way.
+        assert_eq!(m.kind(&skipped), "endEvent");
+        assert_eq!(m.next(x), [format!("{x}_finished").as_str()]);
+    }
+    for x in ["f1", "f2"] {
+        assert_eq!(m.kind(&format!("{x}_skipped")), "endEvent");
+    }
+    // Nothing joins them: no plan_join, no plan_activitiesEnd.
+    assert!(!m.elements.contains_key("plan_join"));
+    assert!(!m.elements.contains_key("plan_activitiesEnd"));
+}
+
+/// tests/workflows/routing.yaml, `joined`: `f1` follows the failure of
+/// `a` and of `s1`, `j` follows `s1` and `f1` (both must succeed, so `j`
+/// never runs: `f1` runs only if `s1` failed). Each gateway reads the
+/// outcomes of the activity's predecessors; `s1`, routed and skippable,
+/// has both the gateway and the `_try` subprocess, and its outcome is
+/// empty when it was skipped.
+#[test]
+fn decisions_inside_read_the_outcomes_of_every_predecessor() {
+    let (_, b) = workflow_bpmn(&repo().join("tests/workflows/routing.yaml"), "joined");
+    let m = Model::new(&b.text);
+    assert_eq!(m.next("s1_gate"), ["s1_skipped", "s1_try"]);
+    assert_eq!(m.default_target("s1_gate"), "s1_try");
+    assert_eq!(
+        m.flow("s1_gate", "s1_skipped").1.as_deref(),
+        Some("${!(a_outcome == 'ok')}")
+    );
+    assert!(b.text.contains(
+        "<camunda:outputParameter name=\"s1_outcome\">${(a_outcome == 'ok') ? (s1_outcome == '' ? 'ok' : s1_outcome) : ''}</camunda:outputParameter>"
+    ));
+    assert_eq!(m.default_target("f1_gate"), "f1_skipped");
+    assert_eq!(
+        m.flow("f1_gate", "f1_list").1.as_deref(),
+        Some("${a_outcome != '' && a_outcome != 'ok' && s1_outcome != '' && s1_outcome != 'ok'}")
+    );
+    assert_eq!(m.default_target("j_gate"), "j_skipped");
+    assert_eq!(
+        m.flow("j_gate", "j_list").1.as_deref(),
+        Some("${s1_outcome == 'ok' && f1_outcome == 'ok'}")
+    );
+    assert_eq!(m.kind("f1_join"), "parallelGateway");
+    assert_eq!(m.kind("j_join"), "parallelGateway");
+}
+
+/// tests/workflows/routing.yaml, `deploy` (the build plan): a routed
+/// activity of one instance does not mark it ERROR when it fails (as in
+/// BPEL); its failure exit forks into `c` and the skip of `b`. A routed
+/// delegated deployment keeps its compensation handler, drawn beside the
+/// failure route.
+#[test]
+fn a_routed_build_step_does_not_mark_its_instance() {
+    let (loaded, plans) = yaml_plans(&repo().join("tests/workflows/routing.yaml"));
+    let p = plans
+        .iter()
+        .find(|p| p.plan.kind == PlanKind::Build)
+        .unwrap();
+    let b = bpmn(&loaded, p);
+    check("routing build", p, &b);
+    let m = Model::new(&b.text);
+    assert_eq!(m.next("a_catch"), ["a_failFork"]);
+    assert_eq!(m.next("a_failFork"), ["b_skipped", "c"]);
+    assert_eq!(m.next("a_fork"), ["b", "c_skipped"]);
+    assert!(!m.elements.contains_key("a_markError"));
+    assert_eq!(m.next("b_catch"), ["b_markError"]);
+    assert_eq!(m.next("server_up_deploy_catch"), ["server_failed"]);
+    assert_eq!(m.next("server_up_deploy"), ["server_failed_skipped"]);
+    assert_eq!(
+        m.attr("server_up_deploy_compensation", "attachedToRef"),
+        Some("server_up_deploy")
+    );
+    assert_eq!(m.kind("server_up_deploy_undo"), "subProcess");
+}
+
+/// Snapshots of the BPMN of the workflows with `on_failure` routing (by
+/// the token: §7.3.7.1; inside the activities: Puccini's example) and with
+/// preconditions and a filter (§7.3.5).
+#[test]
+fn workflow_bpmn_plan_snapshots() {
+    for (label, path) in [
+        (
+            "spec-7.3.7.1",
+            repo().join("tests/spec-examples/7.3.7.1.yaml"),
+        ),
+        ("spec-7.3.5", repo().join("tests/spec-examples/7.3.5.yaml")),
+        (
+            "puccini-workflows",
+            crate::support::shared().join("corpus/yaml/puccini/examples/tour/workflows.yaml"),
+        ),
+    ] {
+        let (_, b) = workflow_bpmn(&path, "backup");
+        insta::assert_snapshot!(format!("{label}__workflow-backup__{}", b.name), b.text);
     }
 }

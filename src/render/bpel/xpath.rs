@@ -53,10 +53,7 @@ pub fn expr(
 
 /// Whether the conditions read the instance state.
 pub fn reads_state(conditions: &[Condition]) -> bool {
-    conditions.iter().any(|c| match c {
-        Condition::And(l) | Condition::Or(l) | Condition::Not(l) => reads_state(l),
-        Condition::Assert { attribute, .. } => attribute == "state",
-    })
+    Condition::reads_state(conditions)
 }
 
 /// A boolean expression for workflow conditions (all must hold) on the

@@ -144,6 +144,9 @@ pub enum Kind {
     Timer(&'static str),
     /// Intermediate throw event that compensates the completed activities of its scope.
     Compensate,
+    /// Intermediate event without a definition: a named point of the flow
+    /// (where an activity is skipped).
+    Marker,
     /// Boundary event on node `host` (an index in the same plane): an
     /// error catch (interrupting) or a compensation.
     Boundary {
@@ -151,6 +154,12 @@ pub enum Kind {
         host: usize,
         /// `true`: catch-all error event; `false`: compensation event.
         error: bool,
+        /// An error catch that routes the failure on into the plan graph
+        /// (`on_failure`): what follows it is drawn as part of the graph,
+        /// not below its host.
+        routes: bool,
+        /// The variable that receives the caught error's code, if any.
+        code: Option<Str>,
     },
 }
 

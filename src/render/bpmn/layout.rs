@@ -5,8 +5,11 @@
 //! reserved cells of the layers in between, so no edge runs through a
 //! shape; one that skips many layers runs in a lane below the grid
 //! instead, so the diagram stays linear in the plan's size. Boundary events sit on the bottom edge of their host and what
-//! follows them is drawn below it, inside the host's cell; event
-//! subprocesses get a band below the grid; loops return below their row.
+//! follows them is drawn below it, inside the host's cell, except after
+//! an error event that routes a failure on into the graph (`on_failure`):
+//! its flows are laid out like flows out of its host, leaving the host's
+//! cell below the host; event subprocesses get a band below the grid;
+//! loops return below their row.
 //!
 //! In: a [`Plane`]. Out: one [`Diagram`] for the plane (expanded
 //! subprocesses included) and one more for every collapsed subprocess.
@@ -112,7 +115,9 @@ const LANE_GAP: i64 = 10;
 /// The size a node is drawn with (expanded subprocesses: their content).
 fn size(kind: &Kind, expanded: Option<(i64, i64)>) -> (i64, i64) {
     match kind {
-        Kind::Start(_) | Kind::End(_) | Kind::Timer(_) | Kind::Compensate => (36, 36),
+        Kind::Start(_) | Kind::End(_) | Kind::Timer(_) | Kind::Compensate | Kind::Marker => {
+            (36, 36)
+        }
         Kind::Boundary { .. } => (36, 36),
         Kind::Xor(_) | Kind::And => (50, 50),
         Kind::Http(_) | Kind::Script(_) => (100, 80),
@@ -243,14 +248,19 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
 
     // Which nodes are laid out in the grid, which hang below a host, which go to the band.
     let mut boundaries: BTreeMap<usize, Vec<usize>> = BTreeMap::new(); // host -> boundary events
+    // Boundary events whose flows go on into the grid: their host.
+    let mut routes_from: Vec<Option<usize>> = vec![None; n];
     let mut hanging = vec![false; n];
     let mut in_band = vec![false; n];
     let mut band: Vec<usize> = Vec::new();
     for (i, node) in plane.nodes.iter().enumerate() {
         match &node.kind {
-            Kind::Boundary { host, .. } => {
+            Kind::Boundary { host, routes, .. } => {
                 boundaries.entry(*host).or_default().push(i);
                 hanging[i] = true;
+                if *routes {
+                    routes_from[i] = Some(*host);
+                }
             }
             Kind::Sub(s) if s.repeat == Repeat::OnError => {
                 band.push(i);
@@ -267,6 +277,9 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
     let mut tails: Vec<Vec<usize>> = vec![Vec::new(); n];
     for ids in boundaries.values() {
         for &b in ids {
+            if routes_from[b].is_some() {
+                continue;
+            }
             let mut chain = Vec::new();
             let mut cur = b;
             loop {
@@ -327,8 +340,10 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
     let mut first_forward: IntMap<(usize, usize), usize> = IntMap::default();
     let mut flow_forward: Vec<Option<usize>> = vec![None; plane.flows.len()];
     for (k, f) in plane.flows.iter().enumerate() {
-        let pair = (f.from, f.to);
-        if in_grid[f.from] && in_grid[f.to] && !back.contains(&pair) {
+        // A flow out of an error event that routes a failure leaves its host.
+        let from = routes_from[f.from].unwrap_or(f.from);
+        let pair = (from, f.to);
+        if in_grid[from] && in_grid[f.to] && !back.contains(&pair) {
             let next = forward.len();
             flow_forward[k] = Some(*first_forward.entry(pair).or_insert(next));
             forward.push(pair);
@@ -473,6 +488,16 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
         let mut rows_right: Vec<i64> = Vec::new(); // leftmost x used in each row (right to left)
         for (k, &b) in ids.iter().enumerate().rev() {
             let bx = hw * (k as i64 + 1) / (count + 1);
+            if routes_from[b].is_some() {
+                // Nothing hangs below it; its flows leave just under the host.
+                tails_here.push(Tail {
+                    boundary: b,
+                    bx,
+                    row: 0,
+                    chain: Vec::new(),
+                });
+                continue;
+            }
             let mut x = bx;
             let mut chain = Vec::new();
             let mut right = bx + 18;
@@ -641,7 +666,20 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
     let mut edges: Vec<Edge> = Vec::with_capacity(plane.flows.len() + plane.associations.len());
     for (fi, f) in plane.flows.iter().enumerate() {
         let (s, t) = (at[f.from], at[f.to]);
-        let points = if hanging[f.from] {
+        // Where the flow starts: the right of its source, or, out of an
+        // error event that routes a failure, just below the event (inside
+        // the host's cell), counting from the host's column.
+        let src = routes_from[f.from].unwrap_or(f.from);
+        let routes = routes_from[f.from].is_some();
+        let start_y = if routes { s.bottom() + 10 } else { s.cy() };
+        let start = || {
+            if routes {
+                vec![(s.cx(), s.bottom()), (s.cx(), start_y)]
+            } else {
+                vec![(s.right(), s.cy())]
+            }
+        };
+        let points = if hanging[f.from] && !routes {
             if t.y > s.bottom() && t.x <= s.cx() && s.cx() <= t.right() {
                 // Straight down into the node below.
                 vec![(s.cx(), s.bottom()), (s.cx(), t.y)]
@@ -653,22 +691,23 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
         } else if let Some(&lane) = flow_forward[fi].and_then(|k| lane_of.get(&k)) {
             // Out of the source's column, down the gap to the lane, along
             // it to the gap before the target's column, up, and in.
-            let (lf, lt) = (layer[f.from], layer[f.to]);
+            let (lf, lt) = (layer[src], layer[f.to]);
             let down = col_x[lf] + col_w[lf] + GAP_X / 2;
             let up = col_x[lt] - GAP_X / 2;
             let y = lane_y(lane);
-            vec![
-                (s.right(), s.cy()),
-                (down, s.cy()),
+            let mut pts = start();
+            pts.extend([
+                (down, start_y),
                 (down, y),
                 (up, y),
                 (up, t.cy()),
                 (t.x, t.cy()),
-            ]
+            ]);
+            pts
         } else if let Some(k) = flow_forward[fi] {
-            let mut pts = vec![(s.right(), s.cy())];
-            let mut cur_y = s.cy();
-            let mut cur_right = s.right().max(col_x[layer[f.from]] + col_w[layer[f.from]]);
+            let mut pts = start();
+            let mut cur_y = start_y;
+            let mut cur_right = s.right().max(col_x[layer[src]] + col_w[layer[src]]);
             for &(left, right, y) in &pass_at[k] {
                 if y != cur_y {
                     let mx = cur_right + (left - cur_right) / 2;

@@ -27,14 +27,26 @@
 //! of `plan_activities` records the failure on the service instance and
 //! ends the process in the error end event `plan_failed`.
 //!
+//! Imperative workflows: a step's filter is a script (or, when it reads
+//! the state, a GET of the instance state) that computes whether the
+//! instance meets it, and an exclusive gateway that ends the activity (in
+//! a termination-style activity, the turn of that instance) where it does
+//! not; a precondition throws `ToscaniniFailure` where it does not hold,
+//! which fails the plan as above. `on_failure` routing is [`routing`]: a
+//! routed activity catches its own failure, and the activities on the
+//! paths not taken are skipped (by the token where no paths join, by
+//! gateways inside the activities where they do).
+//!
 //! The model's text (ids, labels, values) lives in one [`graph::Text`] per
 //! plan; nodes refer to it by range, so building a plan of tens of
 //! thousands of elements does not allocate per element.
 
+mod condition;
 mod expr;
 pub mod graph;
 pub mod layout;
 mod names;
+pub mod routing;
 pub mod scripts;
 mod steps;
 pub mod xml;
@@ -45,6 +57,7 @@ use std::fmt::Write as _;
 use self::expr::{Part, concat, push_literal, push_var};
 use self::graph::{Adjacency, Kind, Plane, Repeat, Script, Str, Sub, Text, Value};
 use self::names::{Names, word};
+use self::routing::{Exit, Routing};
 use self::scripts::{PropertyFiles, Shared, Used};
 use self::steps::{Chain, Prefix};
 use super::output::{PlanOutput, Written};
@@ -53,7 +66,7 @@ use super::{Language, PlanParameter, RenderedPlan, plan_name, plan_namespace};
 use crate::error::Result;
 use crate::model::{TemplateRef, Topology};
 use crate::plan::ids::Unique;
-use crate::plan::{PlanKind, ncname};
+use crate::plan::{PlanKind, Reason, ncname};
 use crate::plugins::ConcretePlan;
 use crate::plugins::complete::{
     CORRELATION_ID, CSAR_ENTRYPOINT, INSTANCE_DATA_API_URL, SERVICE_INSTANCE_URL,
@@ -134,34 +147,6 @@ pub fn bpmn_plan_name(topology: &Topology, kind: &PlanKind) -> String {
     format!("{stem}bpmn{first}{}", chars.as_str())
 }
 
-/// Imperative-workflow features the BPMN backend does not render yet:
-/// filters and preconditions (`Step::Check`) and `on_failure` routing.
-/// Such a plan is refused rather than drawn without them.
-fn refuse_unsupported(plan: &ConcretePlan) -> Result<()> {
-    let check = plan
-        .bodies
-        .iter()
-        .flat_map(|b| b.steps.iter().chain(&b.compensation))
-        .any(|s| matches!(s, crate::plugins::steps::Step::Check { .. }));
-    let routed = plan
-        .plan
-        .edges
-        .iter()
-        .any(|e| e.reason == crate::plan::Reason::OnFailure);
-    if check || routed {
-        return Err(crate::error::Error::Usage(format!(
-            "the {} plan uses {} of an imperative workflow, which the BPMN backend does not render yet; generate it with --lang bpel",
-            plan.plan.kind.slug(),
-            if check {
-                "filters or preconditions"
-            } else {
-                "on_failure routing"
-            }
-        )));
-    }
-    Ok(())
-}
-
 /// Render a concrete plan as a BPMN process.
 pub fn render(
     plan: &ConcretePlan,
@@ -181,7 +166,6 @@ pub fn render_into(
     mut output: PlanOutput,
 ) -> Result<RenderedPlan> {
     let kind = &plan.plan.kind;
-    refuse_unsupported(plan)?;
     let name = bpmn_plan_name(topology, kind);
     let namespace = plan_namespace(topology, kind);
     // Plan inputs become process variables of the same (NCName) name.
@@ -222,7 +206,8 @@ pub fn render_into(
     let (id, label) = (cx.text.add("plan_start"), cx.text.add("plan requested"));
     let start = process.add(id, label, Kind::Start(None));
     let mut main = Chain::new(&mut process, start);
-    let init = init_script(&mut cx, plan, &parameters);
+    let routing = Routing::new(&plan.plan, |a| cx.poll_var(Prefix::of(a), "outcome"));
+    let init = init_script(&mut cx, plan, &parameters, &routing);
     let (id, label) = (
         cx.text.add("plan_init"),
         cx.text.add("initialise variables"),
@@ -271,7 +256,7 @@ pub fn render_into(
         let label = cx.id("service instance ", s);
         main.then(id, label, kind);
     }
-    let activities = activities_subprocess(&mut cx, plan);
+    let activities = activities_subprocess(&mut cx, plan, &routing);
     let (id, label) = (
         cx.text.add("plan_activities"),
         cx.id(kind.slug(), " activities"),
@@ -296,6 +281,8 @@ pub fn render_into(
         Kind::Boundary {
             host: act,
             error: true,
+            routes: false,
+            code: None,
         },
     );
     let mut fail = Chain::new(&mut process, catch);
@@ -406,10 +393,16 @@ fn set_variable(s: &mut String, name: &str, f: impl FnOnce(&mut String)) {
 }
 
 /// The variables a plan starts with: plan inputs the caller left out
-/// (empty, as `v()` reads them), fixed ones, instance variables, and the
+/// (empty, as `v()` reads them), fixed ones, instance variables, the
 /// property variables (modelled values or inputs for new instances; empty
-/// where the plan reads them from the instance data).
-fn init_script(cx: &mut Ctx, plan: &ConcretePlan, inputs: &[PlanParameter]) -> Kind {
+/// where the plan reads them from the instance data), and the outcome
+/// variables of `on_failure` routing (empty: not run).
+fn init_script(
+    cx: &mut Ctx,
+    plan: &ConcretePlan,
+    inputs: &[PlanParameter],
+    routing: &Routing,
+) -> Kind {
     let mut s = String::new();
     if !inputs.is_empty() {
         s.push('[');
@@ -484,6 +477,9 @@ fn init_script(cx: &mut Ctx, plan: &ConcretePlan, inputs: &[PlanParameter]) -> K
             });
         }
     }
+    for v in routing.outcome.iter().flatten() {
+        set_variable(&mut s, v, empty);
+    }
     inline_script(&mut cx.text, &s)
 }
 
@@ -507,7 +503,13 @@ fn outputs_script(cx: &mut Ctx, plan: &ConcretePlan) -> Kind {
 }
 
 /// `plan_activities`: the plan graph, with gateways where it forks and joins.
-fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
+///
+/// With `on_failure` routing drawn by token ([`routing`]), an activity may
+/// also leave by its failure (the error boundary event of a routed
+/// activity) or be skipped (its marker `<activity>_skipped`), and every
+/// edge takes the token of each exit of its source to its target, which
+/// it enters on the exit where the edge holds and skips on the others.
+fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -> Sub {
     let p = &plan.plan;
     let mut plane = Plane::new(cx.text.add("plan_activities"));
     let id = cx.text.add("plan_activitiesStart");
@@ -516,11 +518,15 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
     let graph = Adjacency::new(n, p.edges.iter().map(|e| (e.from, e.to)));
     let sources: Vec<usize> = (0..n).filter(|&i| graph.incoming(i).is_empty()).collect();
     let sinks: Vec<usize> = (0..n).filter(|&i| graph.outgoing(i).is_empty()).collect();
+    // Drawn by token: routed or skippable, in a region without joins.
+    let by_token: Vec<bool> = (0..n)
+        .map(|i| (routing.routed[i] || routing.skippable[i]) && !routing.inside[i])
+        .collect();
     // Activities, each with its error boundary event and compensation handler.
     let mut node = Vec::with_capacity(n);
+    let mut caught: Vec<Option<usize>> = vec![None; n];
     for (i, a) in p.activities.iter().enumerate() {
-        let sub = activity(cx, plan, i);
-        let empty = sub.plane.nodes.len() <= 2;
+        let (sub, empty) = activity(cx, plan, i, routing);
         let id = cx.text.add(&a.id);
         let label = cx.text.fmt(format_args!(
             "{} {}",
@@ -529,12 +535,40 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
         ));
         let host = plane.add(id, label, Kind::Sub(Box::new(sub)));
         node.push(host);
-        if !empty {
+        if routing.routed[i] && routing.inside[i] {
+            // It catches its failure itself (in `<activity>_try`).
+        } else if routing.routed[i] {
+            // Its failure is caught and routed (`on_failure`) instead of
+            // failing the plan; as in the BPEL plan, a routed activity
+            // does not mark its instance ERROR (a termination activity
+            // still does so per instance, inside its loop).
+            let (id, label) = (cx.id(&a.id, "_catch"), cx.text.add("failed"));
+            let catch = plane.add(
+                id,
+                label,
+                Kind::Boundary {
+                    host,
+                    error: true,
+                    routes: true,
+                    code: None,
+                },
+            );
+            caught[i] = Some(catch);
+        } else if !empty {
             // Any error ends the activity: mark its instance ERROR (a
             // termination activity does that per instance, inside its loop)
             // and throw the activity error.
             let id = cx.id(&a.id, "_catch");
-            let catch = plane.add(id, Str::default(), Kind::Boundary { host, error: true });
+            let catch = plane.add(
+                id,
+                Str::default(),
+                Kind::Boundary {
+                    host,
+                    error: true,
+                    routes: false,
+                    code: None,
+                },
+            );
             let mut chain = Chain::new(&mut plane, catch);
             if !plan.bodies[i].per_instance {
                 let kind = steps::mark_error(cx, a.template);
@@ -547,7 +581,16 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
         let comp = &plan.bodies[i].compensation;
         if !comp.is_empty() {
             let id = cx.id(&a.id, "_compensation");
-            let b = plane.add(id, Str::default(), Kind::Boundary { host, error: false });
+            let b = plane.add(
+                id,
+                Str::default(),
+                Kind::Boundary {
+                    host,
+                    error: false,
+                    routes: false,
+                    code: None,
+                },
+            );
             let mut undo = Plane::new(cx.id(&a.id, "_undo"));
             let s = undo.add(
                 cx.id(&a.id, "_undoStart"),
@@ -579,30 +622,103 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
             plane.associate(link, b, h);
         }
     }
-    // Where control enters and leaves each activity: gateways only where
-    // the graph forks or joins.
+    // Where control enters each activity (its join or itself) and leaves
+    // it (its fork or itself): gateways only where the graph forks or
+    // joins. Drawn by token, an activity also has a failure exit (its
+    // boundary event, or a fork after it) and a skip exit (its marker, or
+    // a fork after it), each leaving by one flow per edge, and it is
+    // skipped where `skip_in` is (its marker, or a merge before it when
+    // its one edge in is dead on two exits of its source).
     let mut entry = node.clone();
     let mut exit = node.clone();
+    let mut exit_failed: Vec<Option<usize>> = caught.clone();
+    let mut exit_skipped: Vec<Option<usize>> = vec![None; n];
+    let mut skip_in: Vec<Option<usize>> = vec![None; n];
+    let mut finished: Vec<Option<usize>> = vec![None; n];
     for i in 0..n {
-        if graph.incoming(i).len() > 1 {
-            let id = cx.id(&p.activities[i].id, "_join");
+        let a = &p.activities[i].id;
+        let (ins, outs) = (graph.incoming(i).len(), graph.outgoing(i).len());
+        if ins > 1 {
+            let id = cx.id(a, "_join");
             let j = plane.add(id, Str::default(), Kind::And);
             plane.connect(j, node[i]);
             entry[i] = j;
         }
-        if graph.outgoing(i).len() > 1 {
-            let id = cx.id(&p.activities[i].id, "_fork");
+        if outs > 1 {
+            let id = cx.id(a, "_fork");
             let f = plane.add(id, Str::default(), Kind::And);
             plane.connect(node[i], f);
             exit[i] = f;
         }
+        if !by_token[i] {
+            continue;
+        }
+        if routing.skippable[i] {
+            let (id, label) = (cx.id(a, "_skipped"), cx.text.add("skipped"));
+            let kind = if outs == 0 {
+                Kind::End(None)
+            } else {
+                Kind::Marker
+            };
+            let marker = plane.add(id, label, kind);
+            // Its one edge in (no joins in a region drawn by token) is dead
+            // on every exit of its source but one.
+            let e = &p.edges[graph.incoming(i)[0]];
+            skip_in[i] = Some(if routing.exits(e.from).count() > 2 {
+                let id = cx.id(a, "_skipMerge");
+                let m = plane.add(id, Str::default(), Kind::Xor(None));
+                plane.connect(m, marker);
+                m
+            } else {
+                marker
+            });
+            if outs > 1 {
+                let id = cx.id(a, "_skipFork");
+                let f = plane.add(id, Str::default(), Kind::And);
+                plane.connect(marker, f);
+                exit_skipped[i] = Some(f);
+            } else if outs == 1 {
+                exit_skipped[i] = Some(marker);
+            } else {
+                // A last activity that may be skipped ends in an end event
+                // of its own either way (a join of the ends would wait for
+                // the way not taken).
+                let (id, label) = (cx.id(a, "_finished"), cx.text.add("done"));
+                finished[i] = Some(plane.add(id, label, Kind::End(None)));
+            }
+        }
+        if let Some(catch) = caught[i]
+            && outs > 1
+        {
+            let id = cx.id(a, "_failFork");
+            let f = plane.add(id, Str::default(), Kind::And);
+            plane.connect(catch, f);
+            exit_failed[i] = Some(f);
+        }
     }
-    let end = plane.add(
-        cx.text.add("plan_activitiesEnd"),
-        Str::default(),
-        Kind::End(None),
-    );
-    if n == 0 {
+    let exit_of = |i: usize, x: Exit| -> usize {
+        match x {
+            Exit::Succeeded => exit[i],
+            Exit::Failed => exit_failed[i].expect("a routed activity has a failure exit"),
+            Exit::Skipped => exit_skipped[i].expect("a skippable activity has a skip exit"),
+        }
+    };
+    // The end: the last activities that always end normally join there.
+    let joined: Vec<usize> = sinks
+        .iter()
+        .copied()
+        .filter(|&i| finished[i].is_none())
+        .collect();
+    let end = (n == 0 || !joined.is_empty()).then(|| {
+        plane.add(
+            cx.text.add("plan_activitiesEnd"),
+            Str::default(),
+            Kind::End(None),
+        )
+    });
+    if n == 0
+        && let Some(end) = end
+    {
         plane.connect(start, end);
     }
     // Start: straight into the single source, or a fork into all of them.
@@ -616,18 +732,39 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
     for &i in &sources {
         plane.connect(from_start, entry[i]);
     }
-    for e in &p.edges {
-        plane.connect(exit[e.from], entry[e.to]);
+    for (k, e) in p.edges.iter().enumerate() {
+        let (a, b) = (e.from, e.to);
+        if !(routing.conditional[k] && by_token[b]) {
+            let label = if e.reason == Reason::OnFailure {
+                "on failure"
+            } else {
+                ""
+            };
+            plane.connect_if(exit[a], entry[b], None, label);
+            continue;
+        }
+        let live = Routing::live(e);
+        let skip = skip_in[b].expect("a skippable activity has a skip entry");
+        for x in routing.exits(a) {
+            if x == live {
+                plane.connect(exit_of(a, x), node[b]);
+            } else {
+                plane.connect(exit_of(a, x), skip);
+            }
+        }
     }
-    let to_end = if sinks.len() > 1 {
-        let j = plane.add(cx.text.add("plan_join"), Str::default(), Kind::And);
-        plane.connect(j, end);
-        j
-    } else {
-        end
+    let to_end = match end {
+        Some(end) if joined.len() > 1 => {
+            let j = plane.add(cx.text.add("plan_join"), Str::default(), Kind::And);
+            plane.connect(j, end);
+            Some(j)
+        }
+        end => end,
     };
     for &i in &sinks {
-        plane.connect(exit[i], to_end);
+        if let Some(to) = finished[i].or(to_end) {
+            plane.connect(exit[i], to);
+        }
     }
     // Failure of any activity: compensate the finished ones, fail the plan.
     let text = &mut cx.text;
@@ -662,29 +799,135 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan) -> Sub {
 
 /// One activity: its steps in a collapsed subprocess (its id is the
 /// activity id); termination activities loop over the live instances.
-fn activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize) -> Sub {
+/// Also whether it has no steps (nothing in it can fail).
+///
+/// In a region of `on_failure` routing drawn inside the activities, one
+/// that may be skipped starts with a gateway that skips it unless every
+/// edge into it holds; one that is routed runs its steps in a subprocess
+/// `<activity>_try` whose error boundary event stores the error's code and
+/// ends the activity normally; one whose outcome its successors read sets
+/// its outcome variable when it ends.
+fn activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize, routing: &Routing) -> (Sub, bool) {
     let a = &plan.plan.activities[i];
     let body = &plan.bodies[i];
     let mut plane = Plane::new(cx.text.add(&a.id));
     let id = cx.id(&a.id, "_start");
     let start = plane.add(id, Str::default(), Kind::Start(None));
+    let inside = routing.inside[i];
+    // Skipped unless every edge in holds.
+    let gate = (inside && routing.skippable[i]).then(|| {
+        let (id, label) = (cx.id(&a.id, "_gate"), cx.text.add("run?"));
+        let gate = plane.add(id, label, Kind::Xor(None));
+        plane.connect(start, gate);
+        let (id, label) = (cx.id(&a.id, "_skipped"), cx.text.add("skipped"));
+        let skipped = plane.add(id, label, Kind::End(None));
+        let live = routing.live_condition(&plan.plan, i);
+        let to_skip = if routing.runs_without_failures[i] {
+            // The default runs it: the way of a run without failures.
+            let c = cx.text.fmt(format_args!("${{!({live})}}"));
+            plane.connect_if(gate, skipped, Some(c), "skip")
+        } else {
+            plane.connect_if(gate, skipped, None, "skip")
+        };
+        (gate, to_skip, live)
+    });
+    let first = gate.as_ref().map_or(start, |g| g.0);
+    let routed = inside && routing.routed[i];
+    // The steps: in the activity, or in its `_try` subprocess.
+    let mut tried = routed.then(|| Plane::new(cx.id(&a.id, "_try")));
+    let (steps_plane, steps_start) = match tried.as_mut() {
+        Some(t) => {
+            let id = cx.id(&a.id, "_tryStart");
+            let s = t.add(id, Str::default(), Kind::Start(None));
+            (t, s)
+        }
+        None => (&mut plane, first),
+    };
+    let before = steps_plane.nodes.len();
     if body.per_instance {
-        each_instance(cx, &mut plane, start, &a.id, a.template, body);
+        each_instance(cx, steps_plane, steps_start, &a.id, a.template, body);
     } else {
-        let mut chain = Chain::new(&mut plane, start);
+        let mut chain = Chain::new(steps_plane, steps_start);
         for (k, step) in body.steps.iter().enumerate() {
             steps::step(cx, &mut chain, step, Prefix::step(&a.id, "_s", k + 1));
         }
         let id = cx.id(&a.id, "_end");
         chain.then(id, Str::default(), Kind::End(None));
     }
-    Sub {
+    // Only the end event added: no steps.
+    let empty = steps_plane.nodes.len() - before <= 1;
+    if let Some(tried) = tried {
+        // Its failure is caught and routed (`on_failure`): the boundary
+        // event stores the error's code as its outcome, and the activity
+        // ends normally either way. As in the BPEL plan, a routed activity
+        // does not mark its instance ERROR (a termination activity still
+        // does so per instance, inside its loop).
+        let v = routing.outcome[i]
+            .as_deref()
+            .expect("a routed activity has successors that read its outcome");
+        let (id, label) = (cx.id(&a.id, "_try"), cx.text.add("steps"));
+        let host = plane.add(
+            id,
+            label,
+            Kind::Sub(Box::new(Sub {
+                plane: tried,
+                expanded: true,
+                repeat: Repeat::Once,
+                locals: Vec::new(),
+                outputs: Vec::new(),
+            })),
+        );
+        plane.connect(first, host);
+        let (id, label) = (cx.id(&a.id, "_done"), cx.text.add("succeeded"));
+        let done = plane.add(id, label, Kind::End(None));
+        plane.connect(host, done);
+        let (id, label) = (cx.id(&a.id, "_catch"), cx.text.add("failed"));
+        let code = Some(cx.text.add(v));
+        let catch = plane.add(
+            id,
+            label,
+            Kind::Boundary {
+                host,
+                error: true,
+                routes: false,
+                code,
+            },
+        );
+        let (id, label) = (cx.id(&a.id, "_caught"), cx.text.add("failure routed"));
+        let caught = plane.add(id, label, Kind::End(None));
+        plane.connect(catch, caught);
+    }
+    if let Some((gate, to_skip, live)) = gate {
+        // The flow into the steps: the default, or taken where every edge holds.
+        let run = plane
+            .flows
+            .iter()
+            .position(|f| f.from == gate && f.name.is_empty())
+            .expect("the gateway leads into the steps");
+        plane.flows[run].name = "run";
+        let default = if routing.runs_without_failures[i] {
+            run
+        } else {
+            plane.flows[run].condition = Some(cx.text.fmt(format_args!("${{{live}}}")));
+            to_skip
+        };
+        steps::set_default(&mut plane, gate, default);
+    }
+    let mut outputs = Vec::new();
+    if let (Some(v), Some(value)) = (
+        routing.outcome[i].as_deref(),
+        routing.outcome_value(&plan.plan, i),
+    ) {
+        outputs.push((cx.text.add(v), Value::Text(cx.text.add(&value))));
+    }
+    let sub = Sub {
         plane,
         expanded: false,
         repeat: Repeat::Once,
         locals: Vec::new(),
-        outputs: Vec::new(),
-    }
+        outputs,
+    };
+    (sub, empty)
 }
 
 /// The error event subprocess of a loop turn: mark the turn's instance

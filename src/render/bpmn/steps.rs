@@ -7,7 +7,9 @@
 //! the management bus REST API, which answers asynchronously: the call is
 //! followed by a poll loop (timer, GET, exclusive split; the poll fails
 //! when the operation ended in a fault) and, for an operation with
-//! outputs, the shared script that stores them.
+//! outputs, the shared script that stores them. A workflow condition
+//! (filter, precondition) is Groovy ([`super::condition`]) in a script
+//! task, or in the output of the GET that reads the instance state.
 
 use std::fmt::{self, Write as _};
 
@@ -15,8 +17,8 @@ use super::Ctx;
 use super::expr::{Part, concat, juel_ident, push_literal, push_var};
 use super::graph::{Http, Kind, Plane, Script, Str, Text, Value};
 use super::scripts::Shared;
-use crate::model::TemplateRef;
-use crate::plugins::steps::{Invocation, Step, Strategy};
+use crate::model::{Condition, TemplateRef};
+use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
 
 /// How long the poll loop waits between two looks at a running operation.
 pub const POLL_INTERVAL: &str = "PT5S";
@@ -247,8 +249,11 @@ fn created(cx: &mut Ctx, r: TemplateRef) -> Vec<(Str, Value)> {
 pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
     let t = cx.topology;
     match step {
-        // Refused by `render` before any step is drawn.
-        Step::Check { .. } => {}
+        Step::Check {
+            template,
+            condition,
+            otherwise,
+        } => check(cx, chain, *template, condition, *otherwise, p),
         Step::CreateNodeInstance(n) => {
             let r = TemplateRef::Node(*n);
             let url = concat(
@@ -354,6 +359,125 @@ pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
         Step::SelectInstance(n, strategy) => select(cx, chain, *n, strategy, p),
         Step::Invoke(inv) => invoke(cx, chain, inv, p),
     }
+}
+
+/// A workflow condition on the current instance of `template` (all
+/// clauses must hold; `state` is read from the instance API first):
+/// a filter (`Otherwise::Skip`) computes whether the instance meets it, and
+/// an exclusive gateway ends the activity (in a per-instance activity, the
+/// turn of this instance) where it does not, so the rest of the steps run
+/// only on instances that meet it; a precondition (`Otherwise::Fail`)
+/// throws the BPMN error where it does not hold, which fails the plan.
+fn check(
+    cx: &mut Ctx,
+    chain: &mut Chain,
+    template: TemplateRef,
+    conditions: &[Condition],
+    otherwise: Otherwise,
+    p: Prefix,
+) {
+    let t = cx.topology;
+    let reads_state = Condition::reads_state(conditions);
+    let name = t.template_id(template);
+    let mut expr = String::new();
+    {
+        let names = &cx.names;
+        let property = |a: &str| {
+            names
+                .props_of(t, template)
+                .find(|(n, _)| *n == a)
+                .map(|(_, v)| v.to_string())
+        };
+        super::condition::push(
+            &mut expr,
+            conditions,
+            &property,
+            "body().trim().toUpperCase()",
+        );
+    }
+    let met = match otherwise {
+        Otherwise::Skip => Some(cx.poll_var(p, "met")),
+        Otherwise::Fail => None,
+    };
+    let mut message = String::new();
+    let _ = write!(message, "{p}: the precondition does not hold on {name}");
+    let text = &mut cx.text;
+    // What the task computes: the filter's outcome, or the precondition's
+    // failure.
+    let (id, label) = match otherwise {
+        Otherwise::Skip => (
+            text.fmt(format_args!("{p}")),
+            text.fmt(format_args!("filter on {name}")),
+        ),
+        Otherwise::Fail => (
+            text.fmt(format_args!("{p}")),
+            text.fmt(format_args!("precondition on {name}")),
+        ),
+    };
+    let kind = if reads_state {
+        let url = concat(
+            text,
+            &[Part::Var(cx.names.url(template)), Part::Lit("/state")],
+        );
+        let mut outputs = Vec::new();
+        match &met {
+            Some(met) => {
+                outputs.push(status_check(text));
+                outputs.push((text.add(met), Value::Groovy(text.add(&expr))));
+            }
+            None => {
+                // The status first: the answer is the state only if it is 2xx.
+                let script = text.build(|o| {
+                    o.push_str("def status = check(");
+                    push_literal(o, &p.to_string());
+                    o.push_str(")\nif (!(");
+                    o.push_str(&expr);
+                    o.push_str(")) fail(");
+                    push_literal(o, &message);
+                    o.push_str(" + ' (state ' + body().trim() + ')')\nstatus");
+                });
+                outputs.push((text.add("httpStatus"), Value::Groovy(script)));
+            }
+        }
+        http("GET", url, None, "text/plain", None, outputs)
+    } else {
+        let script = text.build(|o| match &met {
+            Some(met) => {
+                o.push_str("execution.setVariable(");
+                push_literal(o, met);
+                o.push_str(", ");
+                o.push_str(&expr);
+                o.push(')');
+            }
+            None => {
+                o.push_str("if (!(");
+                o.push_str(&expr);
+                o.push_str(")) fail(");
+                push_literal(o, &message);
+                o.push(')');
+            }
+        });
+        Kind::Script(Box::new(Script {
+            script: Value::Groovy(script),
+            locals: Vec::new(),
+        }))
+    };
+    chain.then(id, label, kind);
+    let Some(met) = met else {
+        return;
+    };
+    // Instances that do not meet the filter end here; the default flow
+    // goes on with the rest of the steps.
+    let (id, label) = (
+        text.fmt(format_args!("{p}_meets")),
+        text.add("meets the filter?"),
+    );
+    let split = chain.then(id, label, Kind::Xor(None));
+    let (id, label) = (text.fmt(format_args!("{p}_skip")), text.add("filtered out"));
+    let end = chain.plane.add(id, label, Kind::End(None));
+    let condition = text.fmt(format_args!("${{!{met}}}"));
+    chain.plane.connect_if(split, end, Some(condition), "no");
+    chain.default_next();
 }
 
 fn is_xml_name(s: &str) -> bool {

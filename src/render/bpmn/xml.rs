@@ -363,7 +363,15 @@ impl Writer<'_> {
                     .push_str("<compensateEventDefinition waitForCompletion=\"true\"/>");
                 self.close("intermediateThrowEvent");
             }
-            Kind::Boundary { host, error } => {
+            Kind::Marker => {
+                self.open(depth, "intermediateThrowEvent", id, name);
+                self.out.push('>');
+                self.flows(plane, adj, i);
+                self.close("intermediateThrowEvent");
+            }
+            Kind::Boundary {
+                host, error, code, ..
+            } => {
                 self.open(depth, "boundaryEvent", id, name);
                 self.out.push_str(" attachedToRef=\"");
                 self.node_id(plane, *host);
@@ -375,11 +383,16 @@ impl Writer<'_> {
                 }
                 self.out.push('>');
                 self.flows(plane, adj, i);
-                self.out.push_str(if *error {
-                    "<errorEventDefinition/>"
-                } else {
-                    "<compensateEventDefinition/>"
-                });
+                match (error, code) {
+                    (true, Some(v)) => {
+                        self.out
+                            .push_str("<errorEventDefinition camunda:errorCodeVariable=\"");
+                        push_attr(&mut self.out, self.text.get(*v));
+                        self.out.push_str("\"/>");
+                    }
+                    (true, None) => self.out.push_str("<errorEventDefinition/>"),
+                    (false, _) => self.out.push_str("<compensateEventDefinition/>"),
+                }
                 self.close("boundaryEvent");
             }
             Kind::Script(s) => self.script_task(plane, adj, i, s, depth),

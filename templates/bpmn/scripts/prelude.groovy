@@ -20,3 +20,11 @@ def jstr = { String text, String key ->
 def jnum = { String text, String key -> def m = (text =~ ('"' + java.util.regex.Pattern.quote(key) + '"\\s*:\\s*"?([0-9]+)')); def all = []; while (m.find()) all << m.group(1); all }
 def url = { String text -> def m = (text =~ '<(?:\\w+:)?url>([^<]*)</'); (m.find() ? m.group(1) : text.trim().replaceAll('^"|"$', '')).trim() }
 def last = { String u -> def p = u.replaceAll('/+$', '').split('/'); p.length == 0 ? '' : p[-1] }
+def num = { s -> try { new BigDecimal(s.toString().trim()) } catch (Exception e) { null } }
+def cmp = { s, String op, String b ->
+  // A value compared with a number (workflow conditions); false when either is no number.
+  def l = num(s); def r = num(b)
+  if (l == null || r == null) return false
+  def c = l <=> r
+  op == '>' ? c > 0 : op == '>=' ? c >= 0 : op == '<' ? c < 0 : op == '<=' ? c <= 0 : c == 0
+}
