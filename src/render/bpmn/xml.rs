@@ -376,11 +376,6 @@ impl Writer<'_> {
                 self.out.push_str(" attachedToRef=\"");
                 self.node_id(plane, *host);
                 self.out.push_str("\" cancelActivity=\"true\"");
-                if *error && id == "plan_catch" {
-                    self.out.push_str(
-                        " camunda:errorCodeVariable=\"failedCode\" camunda:errorMessageVariable=\"failureMessage\"",
-                    );
-                }
                 self.out.push('>');
                 self.flows(plane, adj, i);
                 match (error, code) {
@@ -390,6 +385,11 @@ impl Writer<'_> {
                         push_attr(&mut self.out, self.text.get(*v));
                         self.out.push_str("\"/>");
                     }
+                    // Camunda reads the variables that receive the error
+                    // from the event definition, not from the event.
+                    (true, None) if id == "plan_catch" => self.out.push_str(
+                        "<errorEventDefinition camunda:errorCodeVariable=\"failedCode\" camunda:errorMessageVariable=\"failureMessage\"/>",
+                    ),
                     (true, None) => self.out.push_str("<errorEventDefinition/>"),
                     (false, _) => self.out.push_str("<compensateEventDefinition/>"),
                 }
