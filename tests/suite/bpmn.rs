@@ -560,22 +560,9 @@ fn deep_plans_are_drawn_with_few_waypoints_per_edge() {
     }
 }
 
-/// Every plan of a YAML file or directory, with the topology.
-fn yaml_plans(path: &std::path::Path) -> (toscanini::Loaded, Vec<ConcretePlan>) {
-    let mut sources = SourceMap::new();
-    let options = toscanini::Options::default();
-    let loaded = toscanini::load(path, &options, &mut sources)
-        .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
-    let (registry, _) = Registry::standard(&[], &mut sources).unwrap();
-    let kinds = toscanini::all_plans(&loaded.topology);
-    let (plans, _) = toscanini::derive(&loaded.topology, &kinds, &registry, &options)
-        .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
-    (loaded, plans)
-}
-
 /// The BPMN of one workflow plan of a YAML input.
 fn workflow_bpmn(path: &std::path::Path, workflow: &str) -> (ConcretePlan, Bpmn) {
-    let (loaded, plans) = yaml_plans(path);
+    let (loaded, plans) = crate::support::all_plans(path);
     let p = plans
         .into_iter()
         .find(|p| p.plan.kind == PlanKind::Workflow(workflow.into()))
@@ -711,7 +698,7 @@ fn workflow_bpmn_plans_are_well_formed_parallel_and_drawn() {
     inputs.push(repo().join("tests/workflows/routing.yaml"));
     let mut workflows = 0;
     for path in &inputs {
-        let (loaded, plans) = yaml_plans(path);
+        let (loaded, plans) = crate::support::all_plans(path);
         for p in &plans {
             let b = bpmn(&loaded, p);
             check(&format!("{} {}", path.display(), b.name), p, &b);
@@ -961,7 +948,7 @@ fn decisions_inside_read_the_outcomes_of_every_predecessor() {
 /// failure route.
 #[test]
 fn a_routed_build_step_does_not_mark_its_instance() {
-    let (loaded, plans) = yaml_plans(&repo().join("tests/workflows/routing.yaml"));
+    let (loaded, plans) = crate::support::all_plans(&repo().join("tests/workflows/routing.yaml"));
     let p = plans
         .iter()
         .find(|p| p.plan.kind == PlanKind::Build)

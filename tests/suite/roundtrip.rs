@@ -155,13 +155,7 @@ fn a_killed_run_leaves_the_old_output_or_the_new_one_never_a_part() {
 
 /// Compile a YAML input into all its plans and return the output bytes.
 fn planned_yaml(path: &std::path::Path) -> Vec<u8> {
-    let mut sources = SourceMap::new();
-    let options = toscanini::Options::default();
-    let loaded = toscanini::load(path, &options, &mut sources)
-        .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
-    let (registry, _) = Registry::standard(&[], &mut sources).unwrap();
-    let kinds = toscanini::all_plans(&loaded.topology);
-    let (plans, _) = toscanini::derive(&loaded.topology, &kinds, &registry, &options).unwrap();
+    let (loaded, plans) = crate::support::all_plans(path);
     let templates = Templates::embedded().unwrap();
     let rendered: Vec<_> = plans
         .iter()

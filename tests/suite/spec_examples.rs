@@ -16,10 +16,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use toscanini::diagnostics::SourceMap;
 use toscanini::model::{RelKind, TemplateRef, Topology};
 use toscanini::plan::{ActivityKind, PlanKind};
-use toscanini::plugins::{ConcretePlan, Registry};
+use toscanini::plugins::ConcretePlan;
 
 use crate::rules::{check_declarative, edge_ids, operations, reachability};
 use crate::support::{repo, sorted_dir};
@@ -33,14 +32,7 @@ fn examples() -> Vec<PathBuf> {
 
 /// Compile an example into every plan it has.
 fn compile(path: &Path) -> (Topology, Vec<ConcretePlan>) {
-    let mut sources = SourceMap::new();
-    let options = toscanini::Options::default();
-    let loaded = toscanini::load(path, &options, &mut sources)
-        .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
-    let (registry, _) = Registry::standard(&[], &mut sources).unwrap();
-    let kinds = toscanini::all_plans(&loaded.topology);
-    let (plans, _) = toscanini::derive(&loaded.topology, &kinds, &registry, &options)
-        .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+    let (loaded, plans) = crate::support::all_plans(path);
     (loaded.topology, plans)
 }
 
