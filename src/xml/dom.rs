@@ -80,9 +80,16 @@ pub struct ResolvedQName {
 impl Document {
     /// Parse `source`, refusing DOCTYPEs and nesting beyond `max_depth`.
     pub fn parse(source: Arc<SourceFile>, max_depth: usize) -> Result<Document, Diagnostic> {
+        // Every element starts with `<` not followed by `/`: reserving for
+        // that many (comments and processing instructions add a few) spares
+        // the copies, and the doubled peak, of a vector grown element by
+        // element, which on a large document is most of its memory.
+        let text = source.text().as_bytes();
+        let tags = memchr::memchr_iter(b'<', text).count();
+        let end_tags = memchr::memmem::find_iter(text, b"</").count();
         Parser {
             source: source.clone(),
-            elements: Vec::new(),
+            elements: Vec::with_capacity(tags.saturating_sub(end_tags)),
             stack: Vec::new(),
             ns_stack: Vec::new(),
             interned: Default::default(),
