@@ -2092,7 +2092,21 @@ impl<'a> Lowerer<'a> {
                 origin: Some(Self::at(unit, g.name.span)),
             });
         }
+        let mut policy_names = std::collections::HashSet::new();
         for p in &topo.policies {
+            // A list of one-entry maps (the usual form) does not stop a
+            // name from coming twice; plans are named after policies.
+            if !policy_names.insert(p.name.text.as_str()) {
+                self.push_once(
+                    Diagnostic::error(
+                        codes::DUPLICATE_TEMPLATE,
+                        format!("policy `{}` is defined more than once", p.name.text),
+                    )
+                    .at(Self::at(unit, p.name.span))
+                    .hint("give every policy of the topology a name of its own"),
+                );
+                continue;
+            }
             let types =
                 self.type_names(TypeKind::Policy, p.type_name.as_ref(), unit, "policy type");
             let mut targets = Vec::new();

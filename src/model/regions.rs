@@ -20,7 +20,18 @@ pub fn parse_scaling_tags(
     let Some((_, list, list_loc)) = tags.iter().find(|(n, _, _)| n == "scalingplans") else {
         return (regions, diags);
     };
+    let mut listed = std::collections::HashSet::new();
     for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        if !listed.insert(name) {
+            diags.push(
+                Diagnostic::error(
+                    codes::REGION_INVALID,
+                    format!("scaling plan `{name}` is listed twice in `scalingplans`"),
+                )
+                .at(list_loc.clone()),
+            );
+            continue;
+        }
         let Some((_, value, loc)) = tags.iter().find(|(n, _, _)| n == name) else {
             diags.push(
                 Diagnostic::error(codes::REGION_INVALID, format!("scaling plan `{name}` is listed in `scalingplans` but has no tag of its own"))
