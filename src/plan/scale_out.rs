@@ -6,7 +6,7 @@
 //! provisioned in build order, the relationships that cross the border
 //! after the selections they need.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::build::finish;
 use super::ids::{Unique, ncname};
@@ -94,10 +94,8 @@ pub fn scale_out_plan(
     let mut unique = Unique::new();
     let mut activities: Vec<Activity> = Vec::new();
     let mut edges: BTreeSet<Edge> = BTreeSet::new();
-    let index_of =
-        |t: TemplateRef, activities: &[Activity]| activities.iter().position(|a| a.template == t);
     // Strategic selections, then recursive ones down every infrastructure path.
-    let mut leaves_of: Vec<(NodeId, Vec<usize>)> = Vec::new();
+    let mut leaves_of: HashMap<NodeId, Vec<usize>> = HashMap::new();
     let mut followed: HashSet<RelId> = HashSet::new();
     for s in &region.selections {
         let sel = activities.len();
@@ -142,10 +140,13 @@ pub fn scale_out_plan(
                 leaves.push(from);
             }
         }
-        leaves_of.push((s.node, leaves));
+        leaves_of.insert(s.node, leaves);
     }
-    // The region, in build order.
+    // The region, in build order. Its activities by template, so that
+    // ordering stays linear in the region's size.
+    let mut provision: HashMap<TemplateRef, usize> = HashMap::new();
     for &n in &region.nodes {
+        provision.insert(TemplateRef::Node(n), activities.len());
         activities.push(Activity {
             id: unique.name(format!("{}_provision", ncname(&topology.node(n).id))),
             template: TemplateRef::Node(n),
@@ -153,6 +154,7 @@ pub fn scale_out_plan(
         });
     }
     for &r in &region.relationships {
+        provision.insert(TemplateRef::Relationship(r), activities.len());
         activities.push(Activity {
             id: unique.name(format!(
                 "{}_provision",
@@ -165,21 +167,16 @@ pub fn scale_out_plan(
     for &r in &region.relationships {
         let rel = topology.relationship(r);
         let reason = Reason::Relationship(r);
-        let ra = index_of(TemplateRef::Relationship(r), &activities)
-            .expect("region relationship activity");
-        let end = |n: NodeId, activities: &[Activity]| {
+        let ra = provision[&TemplateRef::Relationship(r)];
+        let end = |n: NodeId| {
             if inside.contains(&n) {
-                vec![index_of(TemplateRef::Node(n), activities).expect("region node activity")]
+                vec![provision[&TemplateRef::Node(n)]]
             } else {
-                leaves_of
-                    .iter()
-                    .find(|(s, _)| *s == n)
-                    .map(|(_, l)| l.clone())
-                    .unwrap_or_default()
+                leaves_of.get(&n).cloned().unwrap_or_default()
             }
         };
-        let sources = end(rel.source, &activities);
-        let targets = end(rel.target, &activities);
+        let sources = end(rel.source);
+        let targets = end(rel.target);
         match rel.kind {
             RelKind::ConnectsTo => {
                 for a in sources.into_iter().chain(targets) {
