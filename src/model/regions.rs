@@ -21,7 +21,7 @@ pub fn parse_scaling_tags(
         return (regions, diags);
     };
     let mut listed = std::collections::HashSet::new();
-    for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+    for name in list_items(list) {
         if !listed.insert(name) {
             diags.push(
                 Diagnostic::error(
@@ -71,17 +71,10 @@ fn parse_region(
         )));
         return None;
     }
-    let items = |s: &str| {
-        s.split(',')
-            .map(str::trim)
-            .filter(|x| !x.is_empty())
-            .map(str::to_string)
-            .collect::<Vec<_>>()
-    };
     let before = diags.error_count();
     let mut nodes = Vec::new();
-    for id in items(parts[0]) {
-        match topology.node_by_id(&id) {
+    for id in list_items(parts[0]) {
+        match topology.node_by_id(id) {
             Some(n) => nodes.push(n),
             None => diags.push(error(format!(
                 "scaling plan `{name}` names `{id}`, which is not a node template"
@@ -89,7 +82,7 @@ fn parse_region(
         }
     }
     let mut relationships = Vec::new();
-    for id in items(parts[1]) {
+    for id in list_items(parts[1]) {
         match topology.relationships.iter().position(|r| r.id == id) {
             Some(i) => relationships.push(RelId(i as u32)),
             None => diags.push(error(format!(
@@ -98,8 +91,8 @@ fn parse_region(
         }
     }
     let mut selections = Vec::new();
-    for item in items(parts[2]) {
-        match parse_selection(&item) {
+    for item in list_items(parts[2]) {
+        match parse_selection(item) {
             Some((strategy, argument, node)) => match topology.node_by_id(&node) {
                 Some(n) => selections.push(Selection { node: n, strategy, argument }),
                 None => diags.push(error(format!("scaling plan `{name}` selects `{node}`, which is not a node template"))),
@@ -119,6 +112,11 @@ fn parse_region(
         selections,
         origin: Some(loc.clone()),
     })
+}
+
+/// The items of a comma-separated list, trimmed, empty ones left out.
+pub(super) fn list_items(list: &str) -> impl Iterator<Item = &str> {
+    list.split(',').map(str::trim).filter(|i| !i.is_empty())
 }
 
 /// `Strategy[Node]` or `Strategy(arg)[Node]`.

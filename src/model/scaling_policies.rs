@@ -23,7 +23,7 @@
 
 use std::collections::BTreeSet;
 
-use super::regions::parse_selection;
+use super::regions::{list_items, parse_selection};
 use super::{NodeId, Policy, PolicyTarget, RelId, RelKind, ScalingRegion, Selection, Topology};
 use crate::diagnostics::{Diagnostic, Diagnostics, codes};
 
@@ -152,7 +152,7 @@ fn chosen(
         return selections;
     };
     let error = |message: String| Diagnostic::error(codes::REGION_INVALID, message).at(at.clone());
-    for item in value.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+    for item in list_items(value) {
         let Some((strategy, argument, node)) = parse_selection(item) else {
             diags.push(
                 error(format!(
