@@ -19,13 +19,13 @@ use std::sync::OnceLock;
 use serde::Serialize;
 
 use self::names::{FIXED, Names};
-use self::xpath::{condition, expr, literal, reads_state, url_path};
+use self::xpath::{condition, expr, literal, url_path};
 use super::fragment::Fragments;
 use super::output::{CHUNK, PlanOutput, Written};
 use super::templates::{Templates, xml_escape};
 use super::{Language, PlanParameter, RenderedPlan, plan_name, plan_namespace};
 use crate::error::Result;
-use crate::model::{TemplateRef, Topology};
+use crate::model::{Condition, TemplateRef, Topology};
 use crate::plan::ids::Unique;
 use crate::plan::{PlanKind, Reason, ncname};
 use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
@@ -830,7 +830,7 @@ fn check(
     let expr = text(&condition(conditions, template, cx.topology, &cx.names));
     let url = cx.names.url(template);
     w.put("check", ind, &[("name", name)])?;
-    if reads_state(conditions) {
+    if Condition::reads_state(conditions) {
         w.put("check-read-state", ind, &[("name", name), ("url", url)])?;
     }
     match rest {

@@ -51,11 +51,6 @@ pub fn expr(
     }
 }
 
-/// Whether the conditions read the instance state.
-pub fn reads_state(conditions: &[Condition]) -> bool {
-    Condition::reads_state(conditions)
-}
-
 /// A boolean expression for workflow conditions (all must hold) on the
 /// current instance of `template`: `state` is compared, case-insensitively,
 /// with the state read into `$stateRequest`; other attributes are the
