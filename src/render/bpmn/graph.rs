@@ -160,6 +160,8 @@ pub enum Kind {
         routes: bool,
         /// The variable that receives the caught error's code, if any.
         code: Option<Str>,
+        /// The variable that receives the caught error's message, if any.
+        message: Option<Str>,
     },
 }
 

@@ -275,6 +275,7 @@ pub fn render_into(
     main.then(id, label, Kind::End(None));
     // The failure path.
     let (id, label) = (cx.text.add("plan_catch"), cx.text.add("plan failed"));
+    let (code, message) = (cx.text.add("failedCode"), cx.text.add("failureMessage"));
     let catch = process.add(
         id,
         label,
@@ -282,7 +283,8 @@ pub fn render_into(
             host: act,
             error: true,
             routes: false,
-            code: None,
+            code: Some(code),
+            message: Some(message),
         },
     );
     let mut fail = Chain::new(&mut process, catch);
@@ -551,6 +553,7 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -
                     error: true,
                     routes: true,
                     code: None,
+                    message: None,
                 },
             );
             caught[i] = Some(catch);
@@ -567,6 +570,7 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -
                     error: true,
                     routes: false,
                     code: None,
+                    message: None,
                 },
             );
             let mut chain = Chain::new(&mut plane, catch);
@@ -589,6 +593,7 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -
                     error: false,
                     routes: false,
                     code: None,
+                    message: None,
                 },
             );
             let mut undo = Plane::new(cx.id(&a.id, "_undo"));
@@ -891,6 +896,7 @@ fn activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize, routing: &Routing) -> (
                 error: true,
                 routes: false,
                 code,
+                message: None,
             },
         );
         let (id, label) = (cx.id(&a.id, "_caught"), cx.text.add("failure routed"));
@@ -1002,13 +1008,10 @@ fn each_instance(
         text.fmt(format_args!("list instances of {}", t.template_id(subject))),
     );
     chain.then(id, label, Kind::Http(Box::new(list)));
-    let (id, label) = (text.fmt(format_args!("{a}_any")), text.add("any?"));
-    let any = chain.then(id, label, Kind::Xor(None));
-    let (id, label) = (text.fmt(format_args!("{a}_none")), text.add("none"));
-    let none = chain.plane.add(id, label, Kind::End(None));
+    let split = (text.fmt(format_args!("{a}_any")), text.add("any?"));
+    let end = (text.fmt(format_args!("{a}_none")), text.add("none"));
     let condition = text.fmt(format_args!("${{{count} == 0}}"));
-    chain.plane.connect_if(any, none, Some(condition), "none");
-    chain.default_next();
+    chain.end_if(split, end, condition, "none");
     let id = text.fmt(format_args!("{a}_next"));
     let next = chain.then(id, Str::default(), Kind::Xor(None));
     // One turn: locals for the instance and everything read below it.

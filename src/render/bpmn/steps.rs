@@ -106,6 +106,22 @@ impl<'p> Chain<'p> {
     pub fn default_next(&mut self) {
         self.default_of = Some(self.last);
     }
+
+    /// Append an exclusive split (`split`: id and label) whose flow under
+    /// `condition` (labelled `flow`) leads to a new end event (`end`: id
+    /// and label); the chain goes on along the split's default flow.
+    pub fn end_if(
+        &mut self,
+        split: (Str, Str),
+        end: (Str, Str),
+        condition: Str,
+        flow: &'static str,
+    ) {
+        let split = self.then(split.0, split.1, Kind::Xor(None));
+        let end = self.plane.add(end.0, end.1, Kind::End(None));
+        self.plane.connect_if(split, end, Some(condition), flow);
+        self.default_next();
+    }
 }
 
 /// Make flow `flow` the default flow of exclusive gateway `split`.
@@ -404,15 +420,10 @@ fn check(
     let text = &mut cx.text;
     // What the task computes: the filter's outcome, or the precondition's
     // failure.
-    let (id, label) = match otherwise {
-        Otherwise::Skip => (
-            text.fmt(format_args!("{p}")),
-            text.fmt(format_args!("filter on {name}")),
-        ),
-        Otherwise::Fail => (
-            text.fmt(format_args!("{p}")),
-            text.fmt(format_args!("precondition on {name}")),
-        ),
+    let id = text.fmt(format_args!("{p}"));
+    let label = match otherwise {
+        Otherwise::Skip => text.fmt(format_args!("filter on {name}")),
+        Otherwise::Fail => text.fmt(format_args!("precondition on {name}")),
     };
     let kind = if reads_state {
         let url = concat(
@@ -468,16 +479,13 @@ fn check(
     };
     // Instances that do not meet the filter end here; the default flow
     // goes on with the rest of the steps.
-    let (id, label) = (
+    let split = (
         text.fmt(format_args!("{p}_meets")),
         text.add("meets the filter?"),
     );
-    let split = chain.then(id, label, Kind::Xor(None));
-    let (id, label) = (text.fmt(format_args!("{p}_skip")), text.add("filtered out"));
-    let end = chain.plane.add(id, label, Kind::End(None));
+    let end = (text.fmt(format_args!("{p}_skip")), text.add("filtered out"));
     let condition = text.fmt(format_args!("${{!{met}}}"));
-    chain.plane.connect_if(split, end, Some(condition), "no");
-    chain.default_next();
+    chain.end_if(split, end, condition, "no");
 }
 
 fn is_xml_name(s: &str) -> bool {

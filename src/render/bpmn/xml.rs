@@ -370,7 +370,11 @@ impl Writer<'_> {
                 self.close("intermediateThrowEvent");
             }
             Kind::Boundary {
-                host, error, code, ..
+                host,
+                error,
+                code,
+                message,
+                ..
             } => {
                 self.open(depth, "boundaryEvent", id, name);
                 self.out.push_str(" attachedToRef=\"");
@@ -378,20 +382,25 @@ impl Writer<'_> {
                 self.out.push_str("\" cancelActivity=\"true\"");
                 self.out.push('>');
                 self.flows(plane, adj, i);
-                match (error, code) {
-                    (true, Some(v)) => {
-                        self.out
-                            .push_str("<errorEventDefinition camunda:errorCodeVariable=\"");
-                        push_attr(&mut self.out, self.text.get(*v));
-                        self.out.push_str("\"/>");
-                    }
+                if *error {
                     // Camunda reads the variables that receive the error
                     // from the event definition, not from the event.
-                    (true, None) if id == "plan_catch" => self.out.push_str(
-                        "<errorEventDefinition camunda:errorCodeVariable=\"failedCode\" camunda:errorMessageVariable=\"failureMessage\"/>",
-                    ),
-                    (true, None) => self.out.push_str("<errorEventDefinition/>"),
-                    (false, _) => self.out.push_str("<compensateEventDefinition/>"),
+                    self.out.push_str("<errorEventDefinition");
+                    for (attr, var) in [
+                        ("camunda:errorCodeVariable", code),
+                        ("camunda:errorMessageVariable", message),
+                    ] {
+                        if let Some(v) = var {
+                            self.out.push(' ');
+                            self.out.push_str(attr);
+                            self.out.push_str("=\"");
+                            push_attr(&mut self.out, self.text.get(*v));
+                            self.out.push('"');
+                        }
+                    }
+                    self.out.push_str("/>");
+                } else {
+                    self.out.push_str("<compensateEventDefinition/>");
                 }
                 self.close("boundaryEvent");
             }
