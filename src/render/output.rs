@@ -128,3 +128,95 @@ impl PlanOutput {
         })
     }
 }
+
+/// Text set aside while a file is written, to be put into it later in the
+/// pieces it was set aside in (the diagrams of a BPMN plan's activities,
+/// which follow its whole process). In memory, or in a spool file when the
+/// plan itself is spooled, so that memory stays flat there too.
+pub enum Aside {
+    /// In memory.
+    Memory(Vec<u8>),
+    /// In a spool file (removed when dropped).
+    File(BufWriter<std::fs::File>, Spool),
+}
+
+impl Aside {
+    /// Where to set text aside while writing into `output`.
+    pub fn for_output(output: &PlanOutput) -> Result<Aside> {
+        match output {
+            PlanOutput::Spooled(_, spool) => {
+                let (aside, file) = Spool::create(spool.path(), "aside")?;
+                Ok(Aside::File(BufWriter::with_capacity(1 << 16, file), aside))
+            }
+            _ => Ok(Aside::Memory(Vec::new())),
+        }
+    }
+
+    /// Set `text` aside.
+    pub fn push(&mut self, text: &str) -> Result<()> {
+        use std::io::Write as _;
+        match self {
+            Aside::Memory(bytes) => {
+                bytes.extend_from_slice(text.as_bytes());
+                Ok(())
+            }
+            Aside::File(file, spool) => file
+                .write_all(text.as_bytes())
+                .map_err(|e| Error::io("cannot write", spool.path(), e)),
+        }
+    }
+
+    /// Read back what was set aside, from the start.
+    pub fn read_back(self) -> Result<AsideReader> {
+        use std::io::{Seek as _, SeekFrom};
+        match self {
+            Aside::Memory(bytes) => Ok(AsideReader::Memory(bytes, 0)),
+            Aside::File(file, spool) => {
+                let mut file = file
+                    .into_inner()
+                    .map_err(|e| Error::io("cannot write", spool.path(), e.into_error()))?;
+                file.seek(SeekFrom::Start(0))
+                    .map_err(|e| Error::io("cannot read", spool.path(), e))?;
+                Ok(AsideReader::File(
+                    std::io::BufReader::with_capacity(1 << 16, file),
+                    spool,
+                    Vec::new(),
+                ))
+            }
+        }
+    }
+}
+
+/// What was set aside, read back piece by piece.
+pub enum AsideReader {
+    /// In memory, and how much of it was read.
+    Memory(Vec<u8>, usize),
+    /// In a spool file, and a buffer for one piece.
+    File(std::io::BufReader<std::fs::File>, Spool, Vec<u8>),
+}
+
+impl AsideReader {
+    /// Append the next `len` bytes (a piece set aside whole) to `out`.
+    pub fn next_into(&mut self, len: usize, out: &mut String) -> Result<()> {
+        use std::io::Read as _;
+        let piece: &[u8] = match self {
+            AsideReader::Memory(bytes, at) => {
+                let piece = bytes
+                    .get(*at..*at + len)
+                    .ok_or_else(|| Error::Internal("text set aside is missing".into()))?;
+                *at += len;
+                piece
+            }
+            AsideReader::File(file, spool, buf) => {
+                buf.resize(len, 0);
+                file.read_exact(buf)
+                    .map_err(|e| Error::io("cannot read", spool.path(), e))?;
+                buf
+            }
+        };
+        let piece = std::str::from_utf8(piece)
+            .map_err(|_| Error::Internal("text set aside is not UTF-8".into()))?;
+        out.push_str(piece);
+        Ok(())
+    }
+}

@@ -12,7 +12,7 @@
 use std::cell::OnceCell;
 use std::fmt::Write as _;
 
-use super::scripts::Shared;
+use super::scripts::{PropertyFiles, Shared};
 
 /// A piece of a plan's [`Text`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -64,6 +64,12 @@ impl Text {
             start,
             end: self.buf.len(),
         }
+    }
+
+    /// Forget every piece, keeping the buffer (the text of one deferred
+    /// subprocess after another).
+    pub fn clear(&mut self) {
+        self.buf.clear();
     }
 
     /// The text of a piece.
@@ -136,6 +142,11 @@ pub enum Kind {
     Script(Box<Script>),
     /// Subprocess.
     Sub(Box<Sub>),
+    /// A collapsed subprocess whose content is built only when the writer
+    /// reaches it, by [`Deferred::build`] with this key, and dropped once
+    /// written: an activity or its compensation handler, so that the
+    /// model of a plan never holds every activity's steps at once.
+    Deferred(usize),
     /// Exclusive gateway; the index of its default flow, if it splits.
     Xor(Option<usize>),
     /// Parallel gateway.
@@ -178,6 +189,20 @@ pub struct Sub {
     pub locals: Vec<(Str, Value)>,
     /// Output variables set when it ends.
     pub outputs: Vec<(Str, Value)>,
+}
+
+/// Builds the content of [`Kind::Deferred`] subprocesses when the writer
+/// reaches them.
+pub trait Deferred {
+    /// The subprocess `key`, its text added to `text` (empty when called)
+    /// and its property scripts to `properties`. Keys are built in the
+    /// order the writer meets them, which is the order of the plane.
+    fn build(
+        &mut self,
+        key: usize,
+        text: &mut Text,
+        properties: &mut PropertyFiles,
+    ) -> crate::error::Result<Sub>;
 }
 
 /// A flow node.

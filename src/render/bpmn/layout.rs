@@ -95,6 +95,10 @@ pub struct Diagram<'a> {
     pub shapes: Vec<Shape<'a>>,
     /// Edges.
     pub edges: Vec<Edge<'a>>,
+    /// A deferred subprocess ([`Kind::Deferred`] with this key): its
+    /// diagrams are laid out and written when it is built, and this one
+    /// only marks where they go.
+    pub deferred: Option<usize>,
 }
 
 const GAP_X: i64 = 50;
@@ -122,11 +126,13 @@ fn size(kind: &Kind, expanded: Option<(i64, i64)>) -> (i64, i64) {
         Kind::Xor(_) | Kind::And => (50, 50),
         Kind::Http(_) | Kind::Script(_) => (100, 80),
         Kind::Sub(s) if s.expanded => expanded.unwrap_or((200, 120)),
-        Kind::Sub(_) => (140, 80),
+        Kind::Sub(_) | Kind::Deferred(_) => (140, 80),
     }
 }
 
-/// Lay out a process plane: its diagram first, then one per collapsed subprocess.
+/// Lay out a process plane: its diagram first, then one per collapsed
+/// subprocess. (The content of a collapsed subprocess, `process` being its
+/// id, is laid out the same way.)
 pub fn layout<'a>(text: &'a Text, process: &'a str, plane: &'a Plane) -> Vec<Diagram<'a>> {
     let mut out = vec![Diagram {
         element: process,
@@ -223,7 +229,13 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
     // Children first: expanded ones give their size, collapsed ones a diagram.
     let mut inner: Vec<Option<Placed<'a>>> = (0..n).map(|_| None).collect();
     for (i, node) in plane.nodes.iter().enumerate() {
-        if let Kind::Sub(s) = &node.kind {
+        if let Kind::Deferred(key) = node.kind {
+            diagrams.push(Diagram {
+                element: text.get(node.id),
+                deferred: Some(key),
+                ..Diagram::default()
+            });
+        } else if let Kind::Sub(s) = &node.kind {
             if s.expanded {
                 inner[i] = Some(place(text, &s.plane, diagrams));
             } else {
@@ -759,6 +771,7 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
         let b = at[i];
         let expanded = match &node.kind {
             Kind::Sub(s) => Some(s.expanded),
+            Kind::Deferred(_) => Some(false),
             _ => None,
         };
         all_shapes.push(Shape {

@@ -308,7 +308,10 @@ pub fn render_into(
     let (id, label) = (text.add("plan_failed"), text.add("plan failed"));
     fail.then(id, label, Kind::End(Some(ERR_PLAN)));
 
-    let diagrams = layout::layout(&cx.text, &name, &process);
+    // The activities are built as they are written, in a text of their own.
+    let text = std::mem::take(&mut cx.text);
+    let mut properties = std::mem::take(&mut cx.properties);
+    let diagrams = layout::layout(&text, &name, &process);
     let title = format!("{} plan of {}", kind.slug(), topology.service_template.id);
     let st = &topology.service_template;
     let mut used = Used::default();
@@ -316,7 +319,7 @@ pub fn render_into(
     xml::write(
         templates,
         &mut used,
-        &cx.properties,
+        &mut properties,
         &xml::Document {
             title: &title,
             service_template: &format!("{{{}}}{}", st.namespace, st.id),
@@ -328,14 +331,20 @@ pub fn render_into(
                 (ERR_PLAN, ERROR_PLAN),
             ],
             inputs: &parameters,
-            text: &cx.text,
+            text: &text,
             plane: &process,
             diagrams: &diagrams,
+        },
+        &mut Activities {
+            cx: &mut cx,
+            plan,
+            routing: &routing,
         },
         &mut output,
     )?;
     output.end()?;
     drop(diagrams);
+    cx.properties = properties;
     for (file, text) in used.files(&cx.properties, &cx.bus) {
         output.file(&file, text.as_bytes())?;
     }
@@ -528,14 +537,14 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -
     let mut node = Vec::with_capacity(n);
     let mut caught: Vec<Option<usize>> = vec![None; n];
     for (i, a) in p.activities.iter().enumerate() {
-        let (sub, empty) = activity(cx, plan, i, routing);
+        let empty = is_empty(cx, plan, i);
         let id = cx.text.add(&a.id);
         let label = cx.text.fmt(format_args!(
             "{} {}",
             cx.topology.template_id(a.template),
             a.kind.name()
         ));
-        let host = plane.add(id, label, Kind::Sub(Box::new(sub)));
+        let host = plane.add(id, label, Kind::Deferred(Later::Activity.key(i)));
         node.push(host);
         if routing.routed[i] && routing.inside[i] {
             // It catches its failure itself (in `<activity>_try`).
@@ -596,33 +605,11 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -
                     message: None,
                 },
             );
-            let mut undo = Plane::new(cx.id(&a.id, "_undo"));
-            let s = undo.add(
-                cx.id(&a.id, "_undoStart"),
-                Str::default(),
-                Kind::Start(None),
-            );
-            let mut chain = Chain::new(&mut undo, s);
-            for (k, step) in comp.iter().enumerate() {
-                steps::step(cx, &mut chain, step, Prefix::step(&a.id, "_c", k + 1));
-            }
-            let id = cx.id(&a.id, "_undoEnd");
-            chain.then(id, Str::default(), Kind::End(None));
             let (id, label) = (
                 cx.id(&a.id, "_undo"),
                 cx.id("undo ", cx.topology.template_id(a.template)),
             );
-            let h = plane.add(
-                id,
-                label,
-                Kind::Sub(Box::new(Sub {
-                    plane: undo,
-                    expanded: false,
-                    repeat: Repeat::Compensation,
-                    locals: Vec::new(),
-                    outputs: Vec::new(),
-                })),
-            );
+            let h = plane.add(id, label, Kind::Deferred(Later::Undo.key(i)));
             let link = cx.id(&a.id, "_undoLink");
             plane.associate(link, b, h);
         }
@@ -797,6 +784,105 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -
         plane,
         expanded: true,
         repeat: Repeat::Once,
+        locals: Vec::new(),
+        outputs: Vec::new(),
+    }
+}
+
+/// The parts of a plan built when the writer reaches them
+/// ([`Kind::Deferred`]): per activity, its steps and its compensation
+/// handler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Later {
+    Activity,
+    Undo,
+}
+
+impl Later {
+    /// The key of this part of activity `i`.
+    fn key(self, i: usize) -> usize {
+        2 * i + self as usize
+    }
+
+    /// The part and activity of a key.
+    fn of(key: usize) -> (Later, usize) {
+        let part = if key.is_multiple_of(2) {
+            Later::Activity
+        } else {
+            Later::Undo
+        };
+        (part, key / 2)
+    }
+}
+
+/// Builds the activities and compensation handlers of a plan as the
+/// writer reaches them, each in the text it is given.
+struct Activities<'c, 'a> {
+    cx: &'c mut Ctx<'a>,
+    plan: &'c ConcretePlan,
+    routing: &'c Routing,
+}
+
+impl graph::Deferred for Activities<'_, '_> {
+    fn build(
+        &mut self,
+        key: usize,
+        text: &mut Text,
+        properties: &mut PropertyFiles,
+    ) -> Result<Sub> {
+        let (part, i) = Later::of(key);
+        let cx = &mut *self.cx;
+        std::mem::swap(&mut cx.text, text);
+        std::mem::swap(&mut cx.properties, properties);
+        let built = match part {
+            Later::Activity => {
+                let (sub, empty) = activity(cx, self.plan, i, self.routing);
+                (empty == is_empty(cx, self.plan, i)).then_some(sub)
+            }
+            Later::Undo => Some(undo(cx, self.plan, i)),
+        };
+        std::mem::swap(&mut cx.text, text);
+        std::mem::swap(&mut cx.properties, properties);
+        built.ok_or_else(|| {
+            crate::error::Error::Internal(format!(
+                "BPMN: activity {} was expected to be {}empty",
+                self.plan.plan.activities[i].id,
+                if is_empty(cx, self.plan, i) {
+                    ""
+                } else {
+                    "not "
+                }
+            ))
+        })
+    }
+}
+
+/// Whether activity `i` has no steps (nothing in it can fail), known
+/// before it is built.
+fn is_empty(cx: &Ctx, plan: &ConcretePlan, i: usize) -> bool {
+    let body = &plan.bodies[i];
+    !body.per_instance && body.steps.iter().all(|s| steps::draws_nothing(cx, s))
+}
+
+/// The compensation handler of activity `i`: its compensation steps.
+fn undo(cx: &mut Ctx, plan: &ConcretePlan, i: usize) -> Sub {
+    let a = &plan.plan.activities[i];
+    let mut undo = Plane::new(cx.id(&a.id, "_undo"));
+    let s = undo.add(
+        cx.id(&a.id, "_undoStart"),
+        Str::default(),
+        Kind::Start(None),
+    );
+    let mut chain = Chain::new(&mut undo, s);
+    for (k, step) in plan.bodies[i].compensation.iter().enumerate() {
+        steps::step(cx, &mut chain, step, Prefix::step(&a.id, "_c", k + 1));
+    }
+    let id = cx.id(&a.id, "_undoEnd");
+    chain.then(id, Str::default(), Kind::End(None));
+    Sub {
+        plane: undo,
+        expanded: false,
+        repeat: Repeat::Compensation,
         locals: Vec::new(),
         outputs: Vec::new(),
     }

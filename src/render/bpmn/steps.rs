@@ -494,6 +494,19 @@ fn is_xml_name(s: &str) -> bool {
 
 /// PUT the properties of a node instance as the XML document its type
 /// declares.
+/// Whether `step` is drawn as nothing at all (storing the properties of a
+/// node that has none to store), so that an activity of only such steps
+/// is known to be empty before it is built.
+pub fn draws_nothing(cx: &Ctx, step: &Step) -> bool {
+    match step {
+        Step::StoreProperties(n) => !cx
+            .names
+            .props_of(cx.topology, TemplateRef::Node(*n))
+            .any(|(name, _)| is_xml_name(name)),
+        _ => false,
+    }
+}
+
 fn store_properties(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, p: Prefix) {
     let t = cx.topology;
     let r = TemplateRef::Node(n);

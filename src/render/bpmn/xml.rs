@@ -14,14 +14,16 @@
 
 use serde::Serialize;
 
+use std::collections::BTreeMap;
+
 use super::graph::{
-    Adjacency, Http, Kind, Plane, Repeat, Script, Str, Sub, Text, Value, push_uint,
+    Adjacency, Deferred, Http, Kind, Plane, Repeat, Script, Str, Sub, Text, Value, push_uint,
 };
-use super::layout::{Diagram, EdgeOf};
+use super::layout::{self, Diagram, EdgeOf};
 use super::scripts::{Library, PropertyFiles, Used, library};
 use crate::error::{Error, Result};
 use crate::render::PlanParameter;
-use crate::render::output::{CHUNK, PlanOutput};
+use crate::render::output::{Aside, CHUNK, PlanOutput};
 use crate::render::templates::Templates;
 
 /// Escape text for XML content and attributes.
@@ -56,12 +58,15 @@ const BODY: &str = "\u{1}body\u{1}";
 const DIAGRAMS: &str = "\u{1}diagrams\u{1}";
 
 /// Write the whole document into the file `sink` has started, a chunk
-/// at a time (a large plan's text is never held whole).
+/// at a time (a large plan's text is never held whole). Deferred
+/// subprocesses are built by `deferred` where the writer meets them, and
+/// their diagrams set aside until the process's own has been written.
 pub fn write(
     templates: &Templates,
     used: &mut Used,
-    properties: &PropertyFiles,
+    properties: &mut PropertyFiles,
     doc: &Document,
+    deferred: &mut dyn Deferred,
     sink: &mut PlanOutput,
 ) -> Result<()> {
     #[derive(Serialize)]
@@ -101,6 +106,7 @@ pub fn write(
     let (middle, tail) = rest
         .split_once(DIAGRAMS)
         .ok_or_else(|| missing("diagrams"))?;
+    let aside = Aside::for_output(sink)?;
     // A chunk and the largest element written between two spills.
     let mut w = Writer {
         out: String::with_capacity(CHUNK + CHUNK / 4),
@@ -110,6 +116,14 @@ pub fn write(
         properties,
         text: doc.text,
         lib: library(),
+        later: Some(Later {
+            builder: deferred,
+            text: Text::default(),
+            diagrams: String::new(),
+            aside,
+            pieces: Vec::new(),
+            associations: BTreeMap::new(),
+        }),
     };
     w.out.push_str(head);
     w.plane(doc.plane, 0);
@@ -117,11 +131,45 @@ pub fn write(
     // for compensation handlers there, whatever plane the events are in.
     w.associations(doc.plane);
     w.out.push_str(middle);
+    let later = w
+        .later
+        .take()
+        .ok_or_else(|| crate::error::Error::Internal("BPMN writer: deferred state lost".into()))?;
+    let mut aside = later.aside.read_back()?;
+    let mut pieces = later.pieces.into_iter();
     for d in doc.diagrams {
-        w.diagram(d);
+        match d.deferred {
+            None => w.diagram(d),
+            Some(key) => match pieces.next() {
+                Some((k, len)) if k == key => {
+                    w.spill();
+                    aside.next_into(len, &mut w.out)?;
+                }
+                _ => {
+                    return Err(crate::error::Error::Internal(format!(
+                        "BPMN writer: the diagrams of deferred subprocess {key} are out of order"
+                    )));
+                }
+            },
+        }
     }
     w.out.push_str(tail);
     w.flush()
+}
+
+/// The writer's state for deferred subprocesses.
+struct Later<'a> {
+    builder: &'a mut dyn Deferred,
+    /// The text of the one being written (its buffer kept for the next).
+    text: Text,
+    /// Its diagrams, as they are set aside.
+    diagrams: String,
+    /// The diagrams of those written so far, in the order written.
+    aside: Aside,
+    /// Key and length of each one's diagrams in `aside`.
+    pieces: Vec<(usize, usize)>,
+    /// Their associations (written after the process's flow nodes), by key.
+    associations: BTreeMap<usize, String>,
 }
 
 fn missing(what: &str) -> Error {
@@ -179,23 +227,46 @@ struct Writer<'a> {
     /// The first error of the sink; what follows is dropped.
     failed: Option<Error>,
     used: &'a mut Used,
-    properties: &'a PropertyFiles,
+    properties: &'a mut PropertyFiles,
     text: &'a Text,
     lib: &'static Library,
+    /// Deferred subprocesses: `None` while one is written.
+    later: Option<Later<'a>>,
 }
 
 impl Writer<'_> {
     /// Hand the text on once a chunk has collected. Called between
     /// elements; an error is kept for [`Writer::flush`].
     fn spill(&mut self) {
-        if self.out.len() >= CHUNK {
-            if self.failed.is_none()
-                && let Err(e) = self.sink.write(&self.out)
-            {
-                self.failed = Some(e);
-            }
-            self.out.clear();
-        }
+        spill(&mut self.out, self.sink, &mut self.failed);
+    }
+
+    /// Keep the first error; what follows is dropped.
+    fn fail(&mut self, e: Error) {
+        self.failed.get_or_insert(e);
+    }
+
+    /// Run `f` on a writer of the same output whose model text is `text`
+    /// (a deferred subprocess's), or on this one for `None`.
+    fn in_text<R>(&mut self, text: Option<&Text>, f: impl FnOnce(&mut Writer<'_>) -> R) -> R {
+        let Some(text) = text else {
+            return f(self);
+        };
+        let mut w = Writer {
+            out: std::mem::take(&mut self.out),
+            sink: &mut *self.sink,
+            failed: self.failed.take(),
+            used: &mut *self.used,
+            properties: &mut *self.properties,
+            text,
+            lib: self.lib,
+            later: None,
+        };
+        let r = f(&mut w);
+        let (out, failed) = (w.out, w.failed);
+        self.out = out;
+        self.failed = failed;
+        r
     }
 
     /// Hand on the rest, or the first error.
@@ -406,7 +477,8 @@ impl Writer<'_> {
             }
             Kind::Script(s) => self.script_task(plane, adj, i, s, depth),
             Kind::Http(h) => self.service_task(plane, adj, i, h, depth),
-            Kind::Sub(sub) => self.sub_process(plane, adj, i, sub, depth),
+            Kind::Sub(sub) => self.sub_process(plane, adj, i, sub, None, depth),
+            Kind::Deferred(key) => self.deferred(plane, adj, i, *key, depth),
         }
     }
 
@@ -425,7 +497,7 @@ impl Writer<'_> {
             Value::Shared(s) => {
                 self.out
                     .push_str("<camunda:script scriptFormat=\"groovy\" resource=\"");
-                self.used.mark(*s, self.properties).write(&mut self.out);
+                self.used.mark(*s, &*self.properties).write(&mut self.out);
                 self.out.push_str("\"/>");
             }
         }
@@ -480,7 +552,7 @@ impl Writer<'_> {
             Value::Shared(shared) => {
                 self.out.push_str(" camunda:resource=\"");
                 self.used
-                    .mark(*shared, self.properties)
+                    .mark(*shared, &*self.properties)
                     .write(&mut self.out);
                 self.out.push_str("\">");
                 if !s.locals.is_empty() {
@@ -552,7 +624,17 @@ impl Writer<'_> {
         self.close("serviceTask");
     }
 
-    fn sub_process(&mut self, plane: &Plane, adj: &Adjacency, i: usize, sub: &Sub, depth: usize) {
+    /// Subprocess `i` of `plane`; its content's text is `inner` if it is
+    /// not in this writer's (a deferred one).
+    fn sub_process(
+        &mut self,
+        plane: &Plane,
+        adj: &Adjacency,
+        i: usize,
+        sub: &Sub,
+        inner: Option<&Text>,
+        depth: usize,
+    ) {
         let n = &plane.nodes[i];
         let (id, name) = (self.text.get(n.id), self.text.get(n.name));
         self.open(depth, "subProcess", id, name);
@@ -562,13 +644,57 @@ impl Writer<'_> {
             Repeat::OnError => " triggeredByEvent=\"true\">",
         });
         if !sub.locals.is_empty() || !sub.outputs.is_empty() {
-            self.input_output(depth, &sub.locals, &sub.outputs);
+            self.in_text(inner, |w| {
+                w.input_output(depth, &sub.locals, &sub.outputs);
+            });
         }
         self.flows(plane, adj, i);
         self.out.push('\n');
-        self.plane(&sub.plane, depth + 1);
+        self.in_text(inner, |w| w.plane(&sub.plane, depth + 1));
         self.indent(depth);
         self.close("subProcess");
+    }
+
+    /// A deferred subprocess: built now, written as any other, its
+    /// associations kept for the end of the process and its diagrams set
+    /// aside for after the process's own; then dropped.
+    fn deferred(&mut self, plane: &Plane, adj: &Adjacency, i: usize, key: usize, depth: usize) {
+        let Some(later) = self.later.as_mut() else {
+            return self.fail(Error::Internal(
+                "BPMN writer: a deferred subprocess inside another".into(),
+            ));
+        };
+        let mut text = std::mem::take(&mut later.text);
+        text.clear();
+        let sub = match later.builder.build(key, &mut text, self.properties) {
+            Ok(sub) => sub,
+            Err(e) => return self.fail(e),
+        };
+        self.sub_process(plane, adj, i, &sub, Some(&text), depth);
+        let before = std::mem::take(&mut self.out);
+        self.in_text(Some(&text), |w| w.associations(&sub.plane));
+        let associations = std::mem::replace(&mut self.out, before);
+        let outer = self.text;
+        let diagrams = layout::layout(&text, outer.get(plane.nodes[i].id), &sub.plane);
+        let Some(later) = self.later.as_mut() else {
+            return;
+        };
+        if !associations.is_empty() {
+            later.associations.insert(key, associations);
+        }
+        let mut out = std::mem::take(&mut later.diagrams);
+        out.clear();
+        for d in &diagrams {
+            diagram(&mut out, &text, d, &mut |_| {});
+        }
+        let pushed = later.aside.push(&out);
+        later.pieces.push((key, out.len()));
+        later.diagrams = out;
+        drop(diagrams);
+        later.text = text;
+        if let Err(e) = pushed {
+            self.fail(e);
+        }
     }
 
     /// The associations of a plane and every plane nested in it, depth first.
@@ -584,62 +710,84 @@ impl Writer<'_> {
             self.out.push_str("\"/>\n");
         }
         for n in &plane.nodes {
-            if let Kind::Sub(s) = &n.kind {
-                self.associations(&s.plane);
+            match &n.kind {
+                Kind::Sub(s) => self.associations(&s.plane),
+                Kind::Deferred(key) => {
+                    if let Some(a) = self.later.as_mut().and_then(|l| l.associations.remove(key)) {
+                        self.out.push_str(&a);
+                    }
+                }
+                _ => {}
             }
         }
     }
 
     fn diagram(&mut self, d: &Diagram) {
-        let out = &mut self.out;
-        out.push_str("<bpmndi:BPMNDiagram id=\"");
-        out.push_str(d.element);
-        out.push_str("_diagram\"><bpmndi:BPMNPlane id=\"");
-        out.push_str(d.element);
-        out.push_str("_plane\" bpmnElement=\"");
-        out.push_str(d.element);
-        out.push_str("\">\n");
-        for s in &d.shapes {
-            self.spill();
-            let out = &mut self.out;
-            out.push_str(" <bpmndi:BPMNShape bpmnElement=\"");
-            out.push_str(s.id);
-            out.push_str(match s.expanded {
-                Some(true) => "\" isExpanded=\"true",
-                Some(false) => "\" isExpanded=\"false",
-                None => "",
-            });
-            out.push_str("\"><dc:Bounds x=\"");
-            push_int(out, s.bounds.x);
-            out.push_str("\" y=\"");
-            push_int(out, s.bounds.y);
-            out.push_str("\" width=\"");
-            push_int(out, s.bounds.w);
-            out.push_str("\" height=\"");
-            push_int(out, s.bounds.h);
-            out.push_str("\"/></bpmndi:BPMNShape>\n");
-        }
-        for e in &d.edges {
-            self.spill();
-            let out = &mut self.out;
-            out.push_str(" <bpmndi:BPMNEdge bpmnElement=\"");
-            match e.element {
-                EdgeOf::Flow(plane, k) => plane.flow_id(self.text, k, out),
-                EdgeOf::Association(id) => out.push_str(id),
-            }
-            out.push_str("\">");
-            for &(x, y) in &e.points {
-                out.push_str("<di:waypoint x=\"");
-                push_int(out, x);
-                out.push_str("\" y=\"");
-                push_int(out, y);
-                out.push_str("\"/>");
-            }
-            out.push_str("</bpmndi:BPMNEdge>\n");
-        }
-        self.out
-            .push_str("</bpmndi:BPMNPlane></bpmndi:BPMNDiagram>\n");
+        let (sink, failed) = (&mut *self.sink, &mut self.failed);
+        diagram(&mut self.out, self.text, d, &mut |o| spill(o, sink, failed));
     }
+}
+
+/// Hand `out` on to `sink` once a chunk has collected in it; an error is
+/// kept in `failed`, and what follows it dropped.
+fn spill(out: &mut String, sink: &mut PlanOutput, failed: &mut Option<Error>) {
+    if out.len() >= CHUNK {
+        if failed.is_none()
+            && let Err(e) = sink.write(out)
+        {
+            *failed = Some(e);
+        }
+        out.clear();
+    }
+}
+
+/// Write the diagram of one plane into `out`, calling `spill` between
+/// elements.
+fn diagram(out: &mut String, text: &Text, d: &Diagram, spill: &mut dyn FnMut(&mut String)) {
+    out.push_str("<bpmndi:BPMNDiagram id=\"");
+    out.push_str(d.element);
+    out.push_str("_diagram\"><bpmndi:BPMNPlane id=\"");
+    out.push_str(d.element);
+    out.push_str("_plane\" bpmnElement=\"");
+    out.push_str(d.element);
+    out.push_str("\">\n");
+    for s in &d.shapes {
+        spill(out);
+        out.push_str(" <bpmndi:BPMNShape bpmnElement=\"");
+        out.push_str(s.id);
+        out.push_str(match s.expanded {
+            Some(true) => "\" isExpanded=\"true",
+            Some(false) => "\" isExpanded=\"false",
+            None => "",
+        });
+        out.push_str("\"><dc:Bounds x=\"");
+        push_int(out, s.bounds.x);
+        out.push_str("\" y=\"");
+        push_int(out, s.bounds.y);
+        out.push_str("\" width=\"");
+        push_int(out, s.bounds.w);
+        out.push_str("\" height=\"");
+        push_int(out, s.bounds.h);
+        out.push_str("\"/></bpmndi:BPMNShape>\n");
+    }
+    for e in &d.edges {
+        spill(out);
+        out.push_str(" <bpmndi:BPMNEdge bpmnElement=\"");
+        match e.element {
+            EdgeOf::Flow(plane, k) => plane.flow_id(text, k, out),
+            EdgeOf::Association(id) => out.push_str(id),
+        }
+        out.push_str("\">");
+        for &(x, y) in &e.points {
+            out.push_str("<di:waypoint x=\"");
+            push_int(out, x);
+            out.push_str("\" y=\"");
+            push_int(out, y);
+            out.push_str("\"/>");
+        }
+        out.push_str("</bpmndi:BPMNEdge>\n");
+    }
+    out.push_str("</bpmndi:BPMNPlane></bpmndi:BPMNDiagram>\n");
 }
 
 #[cfg(test)]
