@@ -184,6 +184,9 @@ pub fn zip_files<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Re
 pub struct ZipBuilder<W: Write + Seek + Send + 'static> {
     queue: Option<std::sync::mpsc::SyncSender<Piece>>,
     worker: Option<std::thread::JoinHandle<Result<W>>>,
+    /// Buffers of pieces written, handed back empty for the next pieces
+    /// (no fresh megabyte allocation, and no copy, per piece).
+    spare: std::sync::mpsc::Receiver<Vec<u8>>,
 }
 
 /// What the deflating thread is asked to do, in order.
@@ -200,6 +203,7 @@ impl<W: Write + Seek + Send + 'static> ZipBuilder<W> {
     /// An empty archive written to `out`.
     pub fn new(out: W) -> ZipBuilder<W> {
         let (queue, pieces) = std::sync::mpsc::sync_channel::<Piece>(QUEUE);
+        let (give_back, spare) = std::sync::mpsc::sync_channel::<Vec<u8>>(QUEUE + 2);
         let worker = std::thread::spawn(move || -> Result<W> {
             let mut writer = zip::ZipWriter::new(out);
             // After an error the rest is drained, not written; the error
@@ -214,9 +218,15 @@ impl<W: Write + Seek + Send + 'static> ZipBuilder<W> {
                     Piece::Start(name) => writer
                         .start_file(name, options(b"").large_file(true))
                         .map_err(zip_error),
-                    Piece::Write(data) => writer
-                        .write_all(&data)
-                        .map_err(|e| Error::Internal(format!("writing a zip entry: {e}"))),
+                    Piece::Write(mut data) => {
+                        let done = writer
+                            .write_all(&data)
+                            .map_err(|e| Error::Internal(format!("writing a zip entry: {e}")));
+                        data.clear();
+                        // Not taken back when enough are waiting: dropped.
+                        let _ = give_back.try_send(data);
+                        done
+                    }
                 };
                 failed = done.err();
             }
@@ -228,6 +238,7 @@ impl<W: Write + Seek + Send + 'static> ZipBuilder<W> {
         ZipBuilder {
             queue: Some(queue),
             worker: Some(worker),
+            spare,
         }
     }
 
@@ -260,6 +271,17 @@ impl<W: Write + Seek + Send + 'static> ZipBuilder<W> {
     /// Append to the entry started last.
     pub fn write(&mut self, data: &[u8]) -> Result<()> {
         self.send(Piece::Write(data.to_vec()))
+    }
+
+    /// Append `data` to the entry started last, taking its buffer: `data`
+    /// is left empty, with the buffer of a piece written before if there
+    /// is one (or `capacity` new).
+    pub fn write_taken(&mut self, data: &mut Vec<u8>, capacity: usize) -> Result<()> {
+        let spare = self
+            .spare
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(capacity));
+        self.send(Piece::Write(std::mem::replace(data, spare)))
     }
 
     /// The archive, complete.

@@ -273,7 +273,7 @@ impl Writer<'_> {
     fn flush(mut self) -> Result<()> {
         match self.failed.take() {
             Some(e) => Err(e),
-            None => self.sink.write(&self.out),
+            None => self.sink.write_taken(&mut self.out),
         }
     }
 
@@ -733,7 +733,7 @@ impl Writer<'_> {
 fn spill(out: &mut String, sink: &mut PlanOutput, failed: &mut Option<Error>) {
     if out.len() >= CHUNK {
         if failed.is_none()
-            && let Err(e) = sink.write(out)
+            && let Err(e) = sink.write_taken(out)
         {
             *failed = Some(e);
         }
