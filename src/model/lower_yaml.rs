@@ -190,7 +190,15 @@ struct Lowerer<'a> {
     capability_names: HashMap<NodeId, Vec<String>>,
     /// The relationships made for each requirement of each node.
     rel_by_requirement: HashMap<(NodeId, String), Vec<super::RelId>>,
+    /// Interfaces (and deployment artifacts) of the node and relationship
+    /// templates that assign neither (most of a large topology), by type
+    /// key: they depend on the type alone (values keep `SELF` symbolic), so
+    /// one copy serves them all.
+    type_interfaces: HashMap<(TypeKind, String), OfType>,
 }
+
+/// A template's interfaces and deployment artifacts, as its type gives them.
+type OfType = (Arc<Vec<Interface>>, Vec<Artifact>);
 
 fn qualify(scope: &[String], name: &str) -> String {
     if scope.is_empty() {
@@ -218,6 +226,7 @@ impl<'a> Lowerer<'a> {
             capability_values: HashMap::new(),
             capability_names: HashMap::new(),
             rel_by_requirement: HashMap::new(),
+            type_interfaces: HashMap::new(),
         };
         for u in &loaded.units {
             l.units.push(Unit {
@@ -1205,17 +1214,29 @@ impl<'a> Lowerer<'a> {
         let this = This::Node(&name);
         let defs = self.defs(TypeKind::Node, key);
         let owner = format!("`{name}`");
+        // The type's alone: made once (with the diagnostics of the type's
+        // definitions, which are reported once anyway) and shared.
+        let of_type = n.interfaces.is_empty() && n.artifacts.is_empty();
+        let shared = of_type
+            .then(|| {
+                self.type_interfaces
+                    .get(&(TypeKind::Node, key.to_string()))
+                    .cloned()
+            })
+            .flatten();
         // Artifacts: the type's, then the template's.
         let mut artifacts: IndexMap<String, Artifact> = IndexMap::new();
-        for d in &defs {
-            for a in &d.def.artifacts {
-                let art = self.artifact_def(a, d.unit, &owner);
+        if shared.is_none() {
+            for d in &defs {
+                for a in &d.def.artifacts {
+                    let art = self.artifact_def(a, d.unit, &owner);
+                    artifacts.insert(a.name.text.clone(), art);
+                }
+            }
+            for a in &n.artifacts {
+                let art = self.artifact_def(a, unit, &owner);
                 artifacts.insert(a.name.text.clone(), art);
             }
-        }
-        for a in &n.artifacts {
-            let art = self.artifact_def(a, unit, &owner);
-            artifacts.insert(a.name.text.clone(), art);
         }
         let properties = self.properties(&defs, &n.properties, &n.attributes, unit, this, &name);
         // Capabilities: static property values for get_property hops.
@@ -1269,18 +1290,58 @@ impl<'a> Lowerer<'a> {
             slot.extend(values);
         }
         self.capability_names.insert(id, cap_names);
-        // Interfaces: along the type, then the template's assignments.
+        let (interfaces, deployment) = match shared {
+            Some(shared) => shared,
+            None => {
+                let made = self.interfaces(&defs, n, unit, this, &artifacts, &owner);
+                if of_type {
+                    self.type_interfaces
+                        .insert((TypeKind::Node, key.to_string()), made.clone());
+                }
+                made
+            }
+        };
+        let directives: Vec<&str> = n.directives.iter().map(|d| d.text.as_str()).collect();
+        NodeTemplate {
+            id: name.clone(),
+            name: name.clone(),
+            type_id,
+            properties,
+            properties_element: None,
+            interfaces,
+            artifacts: deployment,
+            running: directives
+                .iter()
+                .any(|d| matches!(*d, "select" | "selectable")),
+            is_abstract: directives
+                .iter()
+                .any(|d| matches!(*d, "substitute" | "substitutable")),
+            origin: Some(Self::at(unit, n.name.span)),
+        }
+    }
+
+    /// The interfaces of a node template (along its type, then its own
+    /// assignments) and its deployment artifacts: those no operation
+    /// implements.
+    fn interfaces(
+        &mut self,
+        defs: &[Def<'a>],
+        n: &'a ast::NodeTemplate,
+        unit: Unit<'a>,
+        this: This,
+        artifacts: &IndexMap<String, Artifact>,
+        owner: &str,
+    ) -> OfType {
         let mut list: Vec<IfaceB> = Vec::new();
-        for d in &defs {
+        for d in defs {
             for i in &d.def.interfaces {
-                self.merge_interface(&mut list, i, d.unit, this, &artifacts, &owner);
+                self.merge_interface(&mut list, i, d.unit, this, artifacts, owner);
             }
         }
         for i in &n.interfaces {
-            self.merge_interface(&mut list, i, unit, this, &artifacts, &owner);
+            self.merge_interface(&mut list, i, unit, this, artifacts, owner);
         }
         let interfaces = Self::finish_interfaces(list);
-        // Deployment artifacts: those no operation implements.
         let used: HashSet<&str> = interfaces
             .iter()
             .flat_map(|i| &i.operations)
@@ -1293,23 +1354,7 @@ impl<'a> Lowerer<'a> {
             .filter(|a| !used.contains(a.name.as_str()))
             .cloned()
             .collect();
-        let directives: Vec<&str> = n.directives.iter().map(|d| d.text.as_str()).collect();
-        NodeTemplate {
-            id: name.clone(),
-            name: name.clone(),
-            type_id,
-            properties,
-            properties_element: None,
-            interfaces: Arc::new(interfaces),
-            artifacts: deployment,
-            running: directives
-                .iter()
-                .any(|d| matches!(*d, "select" | "selectable")),
-            is_abstract: directives
-                .iter()
-                .any(|d| matches!(*d, "substitute" | "substitutable")),
-            origin: Some(Self::at(unit, n.name.span)),
-        }
+        (Arc::new(interfaces), deployment)
     }
 
     /// A delegated node for a dangling requirement: its type's defaults.
@@ -1755,16 +1800,38 @@ impl<'a> Lowerer<'a> {
                 properties.entry(a.name.text.clone()).or_insert(Value::Null);
             }
         }
-        let owner = format!("relationship `{}`", p.id);
-        let mut list: Vec<IfaceB> = Vec::new();
-        for d in &defs {
-            for i in &d.def.interfaces {
-                self.merge_interface(&mut list, i, d.unit, this, &IndexMap::new(), &owner);
+        // Those of the type alone are made once and shared, as for nodes.
+        let of_type = p.interfaces.is_empty();
+        let interfaces = match of_type
+            .then(|| {
+                self.type_interfaces
+                    .get(&(TypeKind::Relationship, key.clone()))
+                    .map(|(i, _)| i.clone())
+            })
+            .flatten()
+        {
+            Some(shared) => shared,
+            None => {
+                let owner = format!("relationship `{}`", p.id);
+                let mut list: Vec<IfaceB> = Vec::new();
+                for d in &defs {
+                    for i in &d.def.interfaces {
+                        self.merge_interface(&mut list, i, d.unit, this, &IndexMap::new(), &owner);
+                    }
+                }
+                for (i, u) in &p.interfaces {
+                    self.merge_interface(&mut list, i, *u, this, &IndexMap::new(), &owner);
+                }
+                let made = Arc::new(Self::finish_interfaces(list));
+                if of_type {
+                    self.type_interfaces.insert(
+                        (TypeKind::Relationship, key.clone()),
+                        (made.clone(), Vec::new()),
+                    );
+                }
+                made
             }
-        }
-        for (i, u) in &p.interfaces {
-            self.merge_interface(&mut list, i, *u, this, &IndexMap::new(), &owner);
-        }
+        };
         Some(RelationshipTemplate {
             id: p.id.clone(),
             name: p.id,
@@ -1773,7 +1840,7 @@ impl<'a> Lowerer<'a> {
             source: p.source,
             target,
             properties,
-            interfaces: Arc::new(Self::finish_interfaces(list)),
+            interfaces,
             source_interfaces: Arc::new(Vec::new()),
             target_interfaces: Arc::new(Vec::new()),
             origin: Some(p.origin),
