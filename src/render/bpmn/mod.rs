@@ -39,7 +39,12 @@
 //!
 //! The model's text (ids, labels, values) lives in one [`graph::Text`] per
 //! plan; nodes refer to it by range, so building a plan of tens of
-//! thousands of elements does not allocate per element.
+//! thousands of elements does not allocate per element. The steps of the
+//! activities and their compensation handlers are not in the model up
+//! front: they are [`graph::Kind::Deferred`], built when the writer reaches
+//! them (in a text of their own, reused) and dropped once written, so that
+//! memory holds the plan graph and one activity, not every step of a
+//! 100k-node plan.
 
 mod condition;
 mod expr;
