@@ -22,7 +22,7 @@ use crate::render::RenderedPlan;
 use crate::xml::names::{
     LIFECYCLE_INTERFACE, PLAN_TYPE_BUILD, PLAN_TYPE_MANAGEMENT, PLAN_TYPE_TERMINATION,
 };
-use crate::xml::rewrite::{PlanEntry, previous, rewrite};
+use crate::xml::rewrite::{PlanEntry, prepare, rewrite};
 
 /// The default output path: `<input stem>.planned.csar` beside the input.
 pub fn default_output(input: &Path) -> PathBuf {
@@ -107,8 +107,9 @@ pub fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Changes, Diag
         put_plan(&mut changes, path, plan)?;
     }
     // Archives of plans an earlier run added and this run does not replace.
-    for reference in previous(source, st_id).references {
-        let decoded = percent_decode(&reference);
+    let prepared = prepare(source, st_id);
+    for reference in &prepared.previous.references {
+        let decoded = percent_decode(reference);
         if let Some(old) = resolve(&loaded.entry, &decoded)
             && !changes.put.contains_key(&old)
             && !changes.spooled.contains_key(&old)
@@ -117,7 +118,7 @@ pub fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Changes, Diag
             changes.remove.insert(old);
         }
     }
-    let (text, diags) = rewrite(source, st_id, &entries).map_err(|d| Error::Input(d.into()))?;
+    let (text, diags) = rewrite(prepared, st_id, &entries).map_err(|d| Error::Input(d.into()))?;
     changes.put.insert(loaded.entry.clone(), text.into_bytes());
     Ok((changes, diags))
 }

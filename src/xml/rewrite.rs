@@ -43,12 +43,33 @@ pub struct Previous {
     pub references: Vec<String>,
 }
 
+/// The entry document read for a write-back, parsed once for both
+/// questions asked of it (a 100k-node document is tens of megabytes):
+/// what earlier runs added, and the document without it.
+pub struct Prepared {
+    /// Plans an earlier run added (none if the document does not parse).
+    pub previous: Previous,
+    /// The document with every generated element removed, parsed.
+    stripped: Result<Document, Diagnostic>,
+}
+
+/// Parse `source` for a write-back into service template `st_id`.
+pub fn prepare(source: &Arc<SourceFile>, st_id: &str) -> Prepared {
+    match Document::parse(source.clone(), 1024) {
+        Ok(doc) => Prepared {
+            previous: previous(&doc, st_id),
+            stripped: strip(source, doc),
+        },
+        Err(e) => Prepared {
+            previous: Previous::default(),
+            stripped: Err(e),
+        },
+    }
+}
+
 /// The plans toscanini added to service template `st_id` earlier.
-pub fn previous(source: &Arc<SourceFile>, st_id: &str) -> Previous {
-    let Ok(doc) = Document::parse(source.clone(), 1024) else {
-        return Previous::default();
-    };
-    let Some(st) = service_template(&doc, st_id) else {
+fn previous(doc: &Document, st_id: &str) -> Previous {
+    let Some(st) = service_template(doc, st_id) else {
         return Previous::default();
     };
     let mut out = Previous::default();
@@ -73,18 +94,17 @@ fn service_template(doc: &Document, st_id: &str) -> Option<ElemId> {
 
 /// Rewrite the document: remove what earlier runs added, then add `plans`.
 pub fn rewrite(
-    source: &Arc<SourceFile>,
+    prepared: Prepared,
     st_id: &str,
     plans: &[PlanEntry],
 ) -> Result<(String, Diagnostics), Diagnostic> {
-    let stripped = strip(source)?;
-    let file = Arc::new(SourceFile::new(source.name(), stripped));
-    let doc = Document::parse(file.clone(), 1024)?;
+    let doc = prepared.stripped?;
+    let file = doc.source.clone();
     let mut diags = Diagnostics::new();
     let st = service_template(&doc, st_id).ok_or_else(|| {
         Diagnostic::error(
             codes::NO_SERVICE_TEMPLATE,
-            format!("service template `{st_id}` is not in `{}`", source.name()),
+            format!("service template `{st_id}` is not in `{}`", file.name()),
         )
     })?;
     // Plan ids are xs:IDs: they must not clash with any id of the document.
@@ -304,12 +324,10 @@ fn plan_element(p: &PlanEntry, prefix: &str) -> String {
 }
 
 /// Remove every element marked as generated (with the whitespace before
-/// it), then wrappers toscanini created that are left empty.
-fn strip(source: &Arc<SourceFile>) -> Result<String, Diagnostic> {
-    let mut text = source.text().to_string();
+/// it), then wrappers toscanini created that are left empty; `doc` is
+/// `source` parsed. The result is parsed too.
+fn strip(source: &Arc<SourceFile>, mut doc: Document) -> Result<Document, Diagnostic> {
     loop {
-        let file = Arc::new(SourceFile::new(source.name(), text.clone()));
-        let doc = Document::parse(file, 1024)?;
         let mut cuts: Vec<(usize, usize)> = Vec::new();
         for (i, e) in doc.elements.iter().enumerate() {
             let remove = removable(&doc, i);
@@ -318,17 +336,19 @@ fn strip(source: &Arc<SourceFile>) -> Result<String, Diagnostic> {
                 .iter()
                 .any(|&(s, en)| e.span.start >= s && e.span.end <= en);
             if remove && !parent_removed {
-                let start = text[..e.span.start].trim_end().len();
+                let start = doc.source.text()[..e.span.start].trim_end().len();
                 cuts.push((start, e.span.end));
             }
         }
         if cuts.is_empty() {
-            return Ok(text);
+            return Ok(doc);
         }
         cuts.sort();
+        let mut text = doc.source.text().to_string();
         for (s, e) in cuts.into_iter().rev() {
             text.replace_range(s..e, "");
         }
+        doc = Document::parse(Arc::new(SourceFile::new(source.name(), text)), 1024)?;
     }
 }
 
@@ -452,7 +472,12 @@ mod tests {
     #[test]
     fn adds_plans_and_boundary_and_replaces_them_on_rerun() {
         let src = Arc::new(SourceFile::new("d.tosca", DOC));
-        let (once, d) = rewrite(&src, "st", &[entry("st_buildPlan", "initiate")]).unwrap();
+        let (once, d) = rewrite(
+            prepare(&src, "st"),
+            "st",
+            &[entry("st_buildPlan", "initiate")],
+        )
+        .unwrap();
         assert!(d.is_empty());
         assert!(once.contains("<!-- keep me -->"));
         assert!(once.contains(r#"<Plan id="st_buildPlan""#));
@@ -462,13 +487,18 @@ mod tests {
         assert!(once.find("<Plans").unwrap() > once.find("</TopologyTemplate>").unwrap());
         // Running again on the output gives the same document.
         let src2 = Arc::new(SourceFile::new("d.tosca", once.clone()));
-        let (twice, _) = rewrite(&src2, "st", &[entry("st_buildPlan", "initiate")]).unwrap();
+        let (twice, _) = rewrite(
+            prepare(&src2, "st"),
+            "st",
+            &[entry("st_buildPlan", "initiate")],
+        )
+        .unwrap();
         assert_eq!(once, twice);
         // Removing all plans gives back the original.
-        let (none, _) = rewrite(&src2, "st", &[]).unwrap();
+        let (none, _) = rewrite(prepare(&src2, "st"), "st", &[]).unwrap();
         assert_eq!(none, DOC);
         assert_eq!(
-            previous(&src2, "st").references,
+            prepare(&src2, "st").previous.references,
             vec!["../plans/st_buildPlan.zip"]
         );
     }
@@ -480,13 +510,23 @@ mod tests {
             "        <BoundaryDefinitions/>\n        <TopologyTemplate>",
         );
         let src = Arc::new(SourceFile::new("d.tosca", doc.clone()));
-        let (out, _) = rewrite(&src, "st", &[entry("st_buildPlan", "initiate")]).unwrap();
+        let (out, _) = rewrite(
+            prepare(&src, "st"),
+            "st",
+            &[entry("st_buildPlan", "initiate")],
+        )
+        .unwrap();
         Document::parse(Arc::new(SourceFile::new("d.tosca", out.clone())), 64).unwrap();
         assert!(
             out.contains("<BoundaryDefinitions>\n            <Interfaces"),
             "{out}"
         );
-        let (back, _) = rewrite(&Arc::new(SourceFile::new("d.tosca", out)), "st", &[]).unwrap();
+        let (back, _) = rewrite(
+            prepare(&Arc::new(SourceFile::new("d.tosca", out)), "st"),
+            "st",
+            &[],
+        )
+        .unwrap();
         assert!(
             back.contains("<BoundaryDefinitions>\n        </BoundaryDefinitions>"),
             "{back}"
@@ -500,7 +540,12 @@ mod tests {
             "        <BoundaryDefinitions><Interfaces><Interface name=\"OpenTOSCA-Lifecycle-Interface\"><Operation name=\"initiate\"><Plan planRef=\"mine\"/></Operation></Interface></Interfaces></BoundaryDefinitions>\n        <TopologyTemplate>",
         );
         let src = Arc::new(SourceFile::new("d.tosca", doc));
-        let (out, d) = rewrite(&src, "st", &[entry("st_buildPlan", "initiate")]).unwrap();
+        let (out, d) = rewrite(
+            prepare(&src, "st"),
+            "st",
+            &[entry("st_buildPlan", "initiate")],
+        )
+        .unwrap();
         assert_eq!(d.iter().next().unwrap().code, codes::W_BOUNDARY_TAKEN);
         assert_eq!(out.matches("name=\"initiate\"").count(), 1);
     }
