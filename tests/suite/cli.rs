@@ -336,6 +336,27 @@ fn bpmn_plans_are_exported_and_written_beside_bpel() {
             "MyTinyToDo-DockerEngine-Test_w1-wip1_terminationPlan.zip",
         ]
     );
+    // The process written into a spooled plan archive (activity diagrams
+    // set aside in a spool file) is the one written to memory for export.
+    let name = "MyTinyToDo-DockerEngine-Test_w1-wip1_bpmnBuildPlan";
+    let entry = (0..archive.len())
+        .map(|i| archive.by_index(i).unwrap().name().unwrap().to_string())
+        .find(|n| n.ends_with(&format!("/{name}.zip")))
+        .unwrap();
+    let mut inner = Vec::new();
+    std::io::Read::read_to_end(&mut archive.by_name(&entry).unwrap(), &mut inner).unwrap();
+    let mut inner = zip::ZipArchive::new(std::io::Cursor::new(inner)).unwrap();
+    let mut packed = Vec::new();
+    std::io::Read::read_to_end(
+        &mut inner.by_name(&format!("{name}.bpmn")).unwrap(),
+        &mut packed,
+    )
+    .unwrap();
+    let exported = std::fs::read(out.join(format!("{name}.bpmn"))).unwrap();
+    assert!(
+        packed == exported,
+        "the packed BPMN differs from the exported one"
+    );
 }
 
 #[test]
