@@ -131,6 +131,10 @@ pub fn write(
     // for compensation handlers there, whatever plane the events are in.
     w.associations(doc.plane);
     w.out.push_str(middle);
+    // A deferred subprocess that could not be built set no diagrams aside.
+    if let Some(e) = w.failed.take() {
+        return Err(e);
+    }
     let later = w
         .later
         .take()
