@@ -20,7 +20,7 @@ use crate::diagnostics::Diagnostics;
 use crate::error::{Error, Result};
 use crate::plan::PlanKind;
 use crate::render::RenderedPlan;
-use crate::yaml::rewrite::{PlanWorkflow, previous, rewrite};
+use crate::yaml::rewrite::{PlanWorkflow, prepare, rewrite};
 
 /// The workflow name a plan is written back under.
 fn workflow_name(kind: &PlanKind) -> String {
@@ -71,8 +71,9 @@ pub fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Changes, Diag
         super::put_plan(&mut changes, path, plan)?;
     }
     // Archives an earlier run added that this run does not replace.
-    for file in previous(&loaded.entry, &text).files {
-        if let Some(old) = crate::csar::path::resolve(&entry, &file)
+    let prepared = prepare(&loaded.entry, &text);
+    for file in &prepared.previous.files {
+        if let Some(old) = crate::csar::path::resolve(&entry, file)
             && !changes.put.contains_key(&old)
             && !changes.spooled.contains_key(&old)
             && loaded.csar.contains(&old)
@@ -80,8 +81,7 @@ pub fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Changes, Diag
             changes.remove.insert(old);
         }
     }
-    let (new_text, _) =
-        rewrite(&loaded.entry, &text, &workflows).map_err(|d| Error::Input(d.into()))?;
+    let (new_text, _) = rewrite(prepared, &workflows).map_err(|d| Error::Input(d.into()))?;
     let mut out = new_text.into_bytes();
     if bytes.starts_with(b"\xEF\xBB\xBF") {
         out.splice(0..0, b"\xEF\xBB\xBF".iter().copied());

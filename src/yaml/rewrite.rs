@@ -65,13 +65,45 @@ fn is_generated(v: &Node) -> bool {
     v.get("metadata").and_then(|m| m.get(MARKER)).is_some()
 }
 
-/// The generated workflows and plan files in `text`.
-pub fn previous(name: &str, text: &str) -> Previous {
-    let mut out = Previous::default();
-    let Ok((_, root)) = parse_text(name, text) else {
-        return out;
+/// The service template file read for a write-back, parsed once for
+/// both questions asked of it (a 100k-node file is tens of megabytes):
+/// what earlier runs added, and the text without it.
+pub struct Prepared {
+    /// Workflows and plan files an earlier run added (none if the text
+    /// does not parse).
+    pub previous: Previous,
+    name: String,
+    /// The text without them, and that text parsed.
+    stripped: Result<(String, Arc<SourceFile>, Node), Diagnostic>,
+}
+
+impl Prepared {
+    /// The text without what earlier runs added.
+    pub fn without_generated(&self) -> Result<&str, Diagnostic> {
+        match &self.stripped {
+            Ok((text, ..)) => Ok(text),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
+
+/// Parse `text` (the file `name`) for a write-back.
+pub fn prepare(name: &str, text: &str) -> Prepared {
+    let (previous, stripped) = match parse_text(name, text) {
+        Ok((source, root)) => (previous(&root), remove_generated(name, text, source, root)),
+        Err(e) => (Previous::default(), Err(e)),
     };
-    let Some((_, topo)) = topology(&root) else {
+    Prepared {
+        previous,
+        name: name.to_string(),
+        stripped,
+    }
+}
+
+/// The generated workflows and plan files in the parsed text.
+fn previous(root: &Node) -> Previous {
+    let mut out = Previous::default();
+    let Some((_, topo)) = topology(root) else {
         return out;
     };
     let Some((_, wf)) = workflows(topo) else {
@@ -145,12 +177,11 @@ fn layout_error(name: &str, source: &SourceFile, span: Span, what: &str) -> Diag
 /// Remove generated workflows, then add `plans` (names made unique against
 /// the user's workflows). Returns the new text and the names used.
 pub fn rewrite(
-    name: &str,
-    text: &str,
+    prepared: Prepared,
     plans: &[PlanWorkflow],
 ) -> Result<(String, Vec<String>), Diagnostic> {
-    let text = remove_generated(name, text)?;
-    let (source, root) = parse_text(name, &text)?;
+    let name = prepared.name.as_str();
+    let (text, source, root) = prepared.stripped?;
     let Some((tkey, topo)) = topology(&root) else {
         return Err(Diagnostic::error(
             codes::NO_SERVICE_TEMPLATE,
@@ -254,14 +285,19 @@ pub fn rewrite(
     Ok((out, names))
 }
 
-/// The text without the workflows an earlier run added.
-pub fn remove_generated(name: &str, text: &str) -> Result<String, Diagnostic> {
-    let (source, root) = parse_text(name, text)?;
+/// The text without the workflows an earlier run added, parsed; `root`
+/// is `text` parsed.
+fn remove_generated(
+    name: &str,
+    text: &str,
+    source: Arc<SourceFile>,
+    root: Node,
+) -> Result<(String, Arc<SourceFile>, Node), Diagnostic> {
     let Some((_, topo)) = topology(&root) else {
-        return Ok(text.to_string());
+        return Ok((text.to_string(), source, root));
     };
     let Some((_, wf)) = workflows(topo) else {
-        return Ok(text.to_string());
+        return Ok((text.to_string(), source, root));
     };
     let entries = wf.as_map().unwrap_or(&[]);
     let mut cuts: Vec<(usize, usize)> = Vec::new();
@@ -285,11 +321,15 @@ pub fn remove_generated(name: &str, text: &str) -> Result<String, Diagnostic> {
         };
         cuts.push((start, end));
     }
+    if cuts.is_empty() {
+        return Ok((text.to_string(), source, root));
+    }
     let mut out = text.to_string();
     for (start, end) in cuts.into_iter().rev() {
         out.replace_range(start..end, "");
     }
-    Ok(out)
+    let (source, root) = parse_text(name, &out)?;
+    Ok((out, source, root))
 }
 
 /// A workflow name as a plain key, or quoted when it needs to be.
@@ -335,7 +375,7 @@ mod tests {
 
     #[test]
     fn adds_workflows_and_keeps_the_rest() {
-        let (out, names) = rewrite("t.yaml", ST, &[plan("deploy", "build")]).unwrap();
+        let (out, names) = rewrite(prepare("t.yaml", ST), &[plan("deploy", "build")]).unwrap();
         assert_eq!(names, ["deploy"]);
         assert!(out.starts_with("tosca_definitions_version: tosca_simple_yaml_1_3\n# keep me\ntopology_template:\n  node_templates:\n    a:   {type: Compute}   # odd spacing stays\n  workflows:\n    deploy:\n"));
         assert!(out.ends_with("        file: \"plans/build.zip\"\n\n# trailing comment\n"));
@@ -344,30 +384,28 @@ mod tests {
     #[test]
     fn a_second_run_replaces() {
         let (once, _) = rewrite(
-            "t.yaml",
-            ST,
+            prepare("t.yaml", ST),
             &[plan("deploy", "build"), plan("undeploy", "termination")],
         )
         .unwrap();
         let (twice, _) = rewrite(
-            "t.yaml",
-            &once,
+            prepare("t.yaml", &once),
             &[plan("deploy", "build"), plan("undeploy", "termination")],
         )
         .unwrap();
         assert_eq!(once, twice);
         assert_eq!(
-            previous("t.yaml", &once).files,
+            prepare("t.yaml", &once).previous.files,
             ["plans/build.zip", "plans/termination.zip"]
         );
-        let (fewer, _) = rewrite("t.yaml", &once, &[plan("deploy", "build")]).unwrap();
+        let (fewer, _) = rewrite(prepare("t.yaml", &once), &[plan("deploy", "build")]).unwrap();
         assert!(!fewer.contains("undeploy"));
     }
 
     #[test]
     fn user_workflows_keep_their_names() {
         let st = "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  workflows:\n    deploy:\n      steps: {}\n";
-        let (out, names) = rewrite("t.yaml", st, &[plan("deploy", "build")]).unwrap();
+        let (out, names) = rewrite(prepare("t.yaml", st), &[plan("deploy", "build")]).unwrap();
         assert_eq!(names, ["deploy_plan"]);
         assert!(out.contains("    deploy:\n      steps: {}\n    deploy_plan:\n"));
     }
