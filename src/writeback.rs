@@ -118,7 +118,7 @@ pub fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Changes, Diag
             changes.remove.insert(old);
         }
     }
-    let (text, diags) = rewrite(prepared, st_id, &entries).map_err(|d| Error::Input(d.into()))?;
+    let (text, diags) = rewrite(prepared, &entries).map_err(|d| Error::Input(d.into()))?;
     changes.put.insert(loaded.entry.clone(), text.into_bytes());
     Ok((changes, diags))
 }

@@ -268,15 +268,10 @@ impl<W: Write + Seek + Send + 'static> ZipBuilder<W> {
         self.send(Piece::Start(name.to_string()))
     }
 
-    /// Append to the entry started last.
-    pub fn write(&mut self, data: &[u8]) -> Result<()> {
-        self.send(Piece::Write(data.to_vec()))
-    }
-
     /// Append `data` to the entry started last, taking its buffer: `data`
     /// is left empty, with the buffer of a piece written before if there
     /// is one (or `capacity` new).
-    pub fn write_taken(&mut self, data: &mut Vec<u8>, capacity: usize) -> Result<()> {
+    pub fn write(&mut self, data: &mut Vec<u8>, capacity: usize) -> Result<()> {
         let spare = self
             .spare
             .try_recv()

@@ -89,38 +89,21 @@ impl PlanOutput {
         }
     }
 
-    /// Append to the file started last.
-    pub fn write(&mut self, text: &str) -> Result<()> {
-        self.write_bytes(text.as_bytes())
-    }
-
-    fn write_bytes(&mut self, text: &[u8]) -> Result<()> {
-        match self {
+    /// Append `text` to the file started last, leaving `text` empty. A
+    /// packed file takes the buffer itself (and leaves a recycled one).
+    pub fn write(&mut self, text: &mut String) -> Result<()> {
+        let capacity = text.capacity();
+        let mut bytes = std::mem::take(text).into_bytes();
+        let done = match self {
             PlanOutput::Files(_, Some((_, data))) => {
-                data.extend_from_slice(text);
+                data.extend_from_slice(&bytes);
                 Ok(())
             }
             PlanOutput::Files(_, None) => Err(Error::Internal(
                 "plan output: write without a started file".into(),
             )),
-            PlanOutput::Archive(zip) => zip.write(text),
-            PlanOutput::Spooled(zip, _) => zip.write(text),
-        }
-    }
-
-    /// Append `text` to the file started last, leaving `text` empty. A
-    /// packed file takes the buffer itself (and leaves a recycled one).
-    pub fn write_taken(&mut self, text: &mut String) -> Result<()> {
-        let capacity = text.capacity();
-        let mut bytes = std::mem::take(text).into_bytes();
-        let done = match self {
-            PlanOutput::Archive(zip) => zip.write_taken(&mut bytes, capacity),
-            PlanOutput::Spooled(zip, _) => zip.write_taken(&mut bytes, capacity),
-            PlanOutput::Files(..) => {
-                let done = self.write_bytes(&bytes);
-                bytes.clear();
-                done
-            }
+            PlanOutput::Archive(zip) => zip.write(&mut bytes, capacity),
+            PlanOutput::Spooled(zip, _) => zip.write(&mut bytes, capacity),
         };
         // An empty buffer is valid UTF-8 whatever was in it before.
         bytes.clear();

@@ -49,21 +49,22 @@ pub struct Previous {
 pub struct Prepared {
     /// Plans an earlier run added (none if the document does not parse).
     pub previous: Previous,
+    /// The service template the plans go into.
+    st_id: String,
     /// The document with every generated element removed, parsed.
     stripped: Result<Document, Diagnostic>,
 }
 
 /// Parse `source` for a write-back into service template `st_id`.
 pub fn prepare(source: &Arc<SourceFile>, st_id: &str) -> Prepared {
-    match Document::parse(source.clone(), 1024) {
-        Ok(doc) => Prepared {
-            previous: previous(&doc, st_id),
-            stripped: strip(source, doc),
-        },
-        Err(e) => Prepared {
-            previous: Previous::default(),
-            stripped: Err(e),
-        },
+    let (previous, stripped) = match Document::parse(source.clone(), 1024) {
+        Ok(doc) => (previous(&doc, st_id), strip(source, doc)),
+        Err(e) => (Previous::default(), Err(e)),
+    };
+    Prepared {
+        previous,
+        st_id: st_id.to_string(),
+        stripped,
     }
 }
 
@@ -95,9 +96,9 @@ fn service_template(doc: &Document, st_id: &str) -> Option<ElemId> {
 /// Rewrite the document: remove what earlier runs added, then add `plans`.
 pub fn rewrite(
     prepared: Prepared,
-    st_id: &str,
     plans: &[PlanEntry],
 ) -> Result<(String, Diagnostics), Diagnostic> {
+    let st_id = prepared.st_id.as_str();
     let doc = prepared.stripped?;
     let file = doc.source.clone();
     let mut diags = Diagnostics::new();
@@ -472,12 +473,7 @@ mod tests {
     #[test]
     fn adds_plans_and_boundary_and_replaces_them_on_rerun() {
         let src = Arc::new(SourceFile::new("d.tosca", DOC));
-        let (once, d) = rewrite(
-            prepare(&src, "st"),
-            "st",
-            &[entry("st_buildPlan", "initiate")],
-        )
-        .unwrap();
+        let (once, d) = rewrite(prepare(&src, "st"), &[entry("st_buildPlan", "initiate")]).unwrap();
         assert!(d.is_empty());
         assert!(once.contains("<!-- keep me -->"));
         assert!(once.contains(r#"<Plan id="st_buildPlan""#));
@@ -487,15 +483,11 @@ mod tests {
         assert!(once.find("<Plans").unwrap() > once.find("</TopologyTemplate>").unwrap());
         // Running again on the output gives the same document.
         let src2 = Arc::new(SourceFile::new("d.tosca", once.clone()));
-        let (twice, _) = rewrite(
-            prepare(&src2, "st"),
-            "st",
-            &[entry("st_buildPlan", "initiate")],
-        )
-        .unwrap();
+        let (twice, _) =
+            rewrite(prepare(&src2, "st"), &[entry("st_buildPlan", "initiate")]).unwrap();
         assert_eq!(once, twice);
         // Removing all plans gives back the original.
-        let (none, _) = rewrite(prepare(&src2, "st"), "st", &[]).unwrap();
+        let (none, _) = rewrite(prepare(&src2, "st"), &[]).unwrap();
         assert_eq!(none, DOC);
         assert_eq!(
             prepare(&src2, "st").previous.references,
@@ -510,12 +502,7 @@ mod tests {
             "        <BoundaryDefinitions/>\n        <TopologyTemplate>",
         );
         let src = Arc::new(SourceFile::new("d.tosca", doc.clone()));
-        let (out, _) = rewrite(
-            prepare(&src, "st"),
-            "st",
-            &[entry("st_buildPlan", "initiate")],
-        )
-        .unwrap();
+        let (out, _) = rewrite(prepare(&src, "st"), &[entry("st_buildPlan", "initiate")]).unwrap();
         Document::parse(Arc::new(SourceFile::new("d.tosca", out.clone())), 64).unwrap();
         assert!(
             out.contains("<BoundaryDefinitions>\n            <Interfaces"),
@@ -523,7 +510,6 @@ mod tests {
         );
         let (back, _) = rewrite(
             prepare(&Arc::new(SourceFile::new("d.tosca", out)), "st"),
-            "st",
             &[],
         )
         .unwrap();
@@ -540,12 +526,7 @@ mod tests {
             "        <BoundaryDefinitions><Interfaces><Interface name=\"OpenTOSCA-Lifecycle-Interface\"><Operation name=\"initiate\"><Plan planRef=\"mine\"/></Operation></Interface></Interfaces></BoundaryDefinitions>\n        <TopologyTemplate>",
         );
         let src = Arc::new(SourceFile::new("d.tosca", doc));
-        let (out, d) = rewrite(
-            prepare(&src, "st"),
-            "st",
-            &[entry("st_buildPlan", "initiate")],
-        )
-        .unwrap();
+        let (out, d) = rewrite(prepare(&src, "st"), &[entry("st_buildPlan", "initiate")]).unwrap();
         assert_eq!(d.iter().next().unwrap().code, codes::W_BOUNDARY_TAKEN);
         assert_eq!(out.matches("name=\"initiate\"").count(), 1);
     }

@@ -257,7 +257,7 @@ pub fn render_into(
         w.put("empty", 6, &[("name", "nothingToDo")])?;
     }
     w.out.push_str(parts[4]);
-    output.write_taken(&mut w.out)?;
+    output.write(&mut w.out)?;
     output.end()?;
     drop(w);
     let wsdl = templates.render("bpel/plan.wsdl", &process)?;
@@ -461,7 +461,7 @@ impl W<'_> {
     /// Hand the text on once a chunk has collected.
     fn flush_if_full(&mut self, output: &mut PlanOutput) -> Result<()> {
         if self.out.len() >= CHUNK {
-            output.write_taken(&mut self.out)?;
+            output.write(&mut self.out)?;
         }
         Ok(())
     }

@@ -839,26 +839,25 @@ impl graph::Deferred for Activities<'_, '_> {
         let cx = &mut *self.cx;
         std::mem::swap(&mut cx.text, text);
         std::mem::swap(&mut cx.properties, properties);
-        let built = match part {
+        // The emptiness predicted for the activity, where it proved wrong.
+        let (built, mismatch) = match part {
             Later::Activity => {
                 let (sub, empty) = activity(cx, self.plan, i, self.routing);
-                (empty == is_empty(cx, self.plan, i)).then_some(sub)
+                let expected = is_empty(cx, self.plan, i);
+                (sub, (empty != expected).then_some(expected))
             }
-            Later::Undo => Some(undo(cx, self.plan, i)),
+            Later::Undo => (undo(cx, self.plan, i), None),
         };
         std::mem::swap(&mut cx.text, text);
         std::mem::swap(&mut cx.properties, properties);
-        built.ok_or_else(|| {
-            crate::error::Error::Internal(format!(
+        match mismatch {
+            None => Ok(built),
+            Some(empty) => Err(crate::error::Error::Internal(format!(
                 "BPMN: activity {} was expected to be {}empty",
                 self.plan.plan.activities[i].id,
-                if is_empty(cx, self.plan, i) {
-                    ""
-                } else {
-                    "not "
-                }
-            ))
-        })
+                if empty { "" } else { "not " }
+            ))),
+        }
     }
 }
 

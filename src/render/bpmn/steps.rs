@@ -492,29 +492,35 @@ fn is_xml_name(s: &str) -> bool {
     !s.is_empty() && crate::plan::ncname(s) == s
 }
 
-/// PUT the properties of a node instance as the XML document its type
-/// declares.
 /// Whether `step` is drawn as nothing at all (storing the properties of a
 /// node that has none to store), so that an activity of only such steps
 /// is known to be empty before it is built.
 pub fn draws_nothing(cx: &Ctx, step: &Step) -> bool {
     match step {
-        Step::StoreProperties(n) => !cx
-            .names
-            .props_of(cx.topology, TemplateRef::Node(*n))
-            .any(|(name, _)| is_xml_name(name)),
+        Step::StoreProperties(n) => storable(&cx.names, cx.topology, *n).next().is_none(),
         _ => false,
     }
 }
 
+/// The properties of node `n` that go into its instance's XML document
+/// (name, variable): those whose name is an element name.
+fn storable<'a>(
+    names: &'a super::names::Names,
+    t: &'a crate::model::Topology,
+    n: crate::model::NodeId,
+) -> impl Iterator<Item = (&'a str, &'a str)> {
+    names
+        .props_of(t, TemplateRef::Node(n))
+        .filter(|(name, _)| is_xml_name(name))
+}
+
+/// PUT the properties of a node instance as the XML document its type
+/// declares.
 fn store_properties(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, p: Prefix) {
     let t = cx.topology;
     let r = TemplateRef::Node(n);
     let Ctx { names, text, .. } = &mut *cx;
-    let props: Vec<(&str, &str)> = names
-        .props_of(t, r)
-        .filter(|(name, _)| is_xml_name(name))
-        .collect();
+    let props: Vec<(&str, &str)> = storable(names, t, n).collect();
     if props.is_empty() {
         return;
     }

@@ -116,7 +116,7 @@ pub fn write(
         properties,
         text: doc.text,
         lib: library(),
-        later: Some(Later {
+        pending: Some(Pending {
             builder: deferred,
             text: Text::default(),
             diagrams: String::new(),
@@ -135,12 +135,12 @@ pub fn write(
     if let Some(e) = w.failed.take() {
         return Err(e);
     }
-    let later = w
-        .later
+    let pending = w
+        .pending
         .take()
         .ok_or_else(|| crate::error::Error::Internal("BPMN writer: deferred state lost".into()))?;
-    let mut aside = later.aside.read_back()?;
-    let mut pieces = later.pieces.into_iter();
+    let mut aside = pending.aside.read_back()?;
+    let mut pieces = pending.pieces.into_iter();
     for d in doc.diagrams {
         match d.deferred {
             None => w.diagram(d),
@@ -162,7 +162,7 @@ pub fn write(
 }
 
 /// The writer's state for deferred subprocesses.
-struct Later<'a> {
+struct Pending<'a> {
     builder: &'a mut dyn Deferred,
     /// The text of the one being written (its buffer kept for the next).
     text: Text,
@@ -235,7 +235,7 @@ struct Writer<'a> {
     text: &'a Text,
     lib: &'static Library,
     /// Deferred subprocesses: `None` while one is written.
-    later: Option<Later<'a>>,
+    pending: Option<Pending<'a>>,
 }
 
 impl Writer<'_> {
@@ -264,7 +264,7 @@ impl Writer<'_> {
             properties: &mut *self.properties,
             text,
             lib: self.lib,
-            later: None,
+            pending: None,
         };
         let r = f(&mut w);
         let (out, failed) = (w.out, w.failed);
@@ -277,7 +277,7 @@ impl Writer<'_> {
     fn flush(mut self) -> Result<()> {
         match self.failed.take() {
             Some(e) => Err(e),
-            None => self.sink.write_taken(&mut self.out),
+            None => self.sink.write(&mut self.out),
         }
     }
 
@@ -663,14 +663,14 @@ impl Writer<'_> {
     /// associations kept for the end of the process and its diagrams set
     /// aside for after the process's own; then dropped.
     fn deferred(&mut self, plane: &Plane, adj: &Adjacency, i: usize, key: usize, depth: usize) {
-        let Some(later) = self.later.as_mut() else {
+        let Some(pending) = self.pending.as_mut() else {
             return self.fail(Error::Internal(
                 "BPMN writer: a deferred subprocess inside another".into(),
             ));
         };
-        let mut text = std::mem::take(&mut later.text);
+        let mut text = std::mem::take(&mut pending.text);
         text.clear();
-        let sub = match later.builder.build(key, &mut text, self.properties) {
+        let sub = match pending.builder.build(key, &mut text, self.properties) {
             Ok(sub) => sub,
             Err(e) => return self.fail(e),
         };
@@ -680,22 +680,22 @@ impl Writer<'_> {
         let associations = std::mem::replace(&mut self.out, before);
         let outer = self.text;
         let diagrams = layout::layout(&text, outer.get(plane.nodes[i].id), &sub.plane);
-        let Some(later) = self.later.as_mut() else {
+        let Some(pending) = self.pending.as_mut() else {
             return;
         };
         if !associations.is_empty() {
-            later.associations.insert(key, associations);
+            pending.associations.insert(key, associations);
         }
-        let mut out = std::mem::take(&mut later.diagrams);
+        let mut out = std::mem::take(&mut pending.diagrams);
         out.clear();
         for d in &diagrams {
             diagram(&mut out, &text, d, &mut |_| {});
         }
-        let pushed = later.aside.push(&out);
-        later.pieces.push((key, out.len()));
-        later.diagrams = out;
+        let pushed = pending.aside.push(&out);
+        pending.pieces.push((key, out.len()));
+        pending.diagrams = out;
         drop(diagrams);
-        later.text = text;
+        pending.text = text;
         if let Err(e) = pushed {
             self.fail(e);
         }
@@ -717,7 +717,11 @@ impl Writer<'_> {
             match &n.kind {
                 Kind::Sub(s) => self.associations(&s.plane),
                 Kind::Deferred(key) => {
-                    if let Some(a) = self.later.as_mut().and_then(|l| l.associations.remove(key)) {
+                    if let Some(a) = self
+                        .pending
+                        .as_mut()
+                        .and_then(|l| l.associations.remove(key))
+                    {
                         self.out.push_str(&a);
                     }
                 }
@@ -737,7 +741,7 @@ impl Writer<'_> {
 fn spill(out: &mut String, sink: &mut PlanOutput, failed: &mut Option<Error>) {
     if out.len() >= CHUNK {
         if failed.is_none()
-            && let Err(e) = sink.write_taken(out)
+            && let Err(e) = sink.write(out)
         {
             *failed = Some(e);
         }
