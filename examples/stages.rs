@@ -23,7 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = toscanini::Options::default();
     let mut times = Vec::new();
     let mut stage = |name: &'static str, start: Instant| {
-        times.push((name, start.elapsed().as_secs_f64()));
+        times.push((name, start.elapsed().as_secs_f64(), resident()));
     };
 
     let t = Instant::now();
@@ -65,16 +65,33 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = toscanini::csar::write::archive_bytes(&loaded.csar, &changes)?;
     stage("write back", t);
 
-    let total: f64 = times.iter().map(|(_, s)| s).sum();
+    let total: f64 = times.iter().map(|(_, s, _)| s).sum();
     let activities: usize = plans.iter().map(|p| p.plan.activities.len()).sum();
     println!(
         "{nodes} nodes, {activities} activities in {} plans, output {} bytes",
         plans.len(),
         out.len()
     );
-    for (name, s) in &times {
-        println!("{name:<26} {s:>8.3} s  {:>5.1} %", 100.0 * s / total);
+    for (name, s, (rss, peak)) in &times {
+        println!(
+            "{name:<26} {s:>8.3} s  {:>5.1} %   resident after: {rss:>5} MB, peak so far {peak:>5} MB",
+            100.0 * s / total
+        );
     }
     println!("{:<26} {total:>8.3} s", "total");
     Ok(())
+}
+
+/// Resident and peak resident memory of this process in MB (Linux; zero
+/// elsewhere).
+fn resident() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+            .map_or(0, |kb| kb / 1024)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
 }

@@ -199,6 +199,11 @@ enum Piece {
 /// Pieces waiting for the deflating thread (each up to about a megabyte).
 const QUEUE: usize = 4;
 
+/// The largest buffer handed back for reuse, and the most a new one
+/// reserves: a piece that grew beyond it (one long element) must not make
+/// every later buffer as large.
+const SPARE_CAPACITY: usize = 2 << 20;
+
 impl<W: Write + Seek + Send + 'static> ZipBuilder<W> {
     /// An empty archive written to `out`.
     pub fn new(out: W) -> ZipBuilder<W> {
@@ -223,8 +228,11 @@ impl<W: Write + Seek + Send + 'static> ZipBuilder<W> {
                             .write_all(&data)
                             .map_err(|e| Error::Internal(format!("writing a zip entry: {e}")));
                         data.clear();
-                        // Not taken back when enough are waiting: dropped.
-                        let _ = give_back.try_send(data);
+                        // Not taken back when enough are waiting, nor when
+                        // an oversized piece grew it: dropped.
+                        if data.capacity() <= SPARE_CAPACITY {
+                            let _ = give_back.try_send(data);
+                        }
                         done
                     }
                 };
@@ -275,7 +283,7 @@ impl<W: Write + Seek + Send + 'static> ZipBuilder<W> {
         let spare = self
             .spare
             .try_recv()
-            .unwrap_or_else(|_| Vec::with_capacity(capacity));
+            .unwrap_or_else(|_| Vec::with_capacity(capacity.min(SPARE_CAPACITY)));
         self.send(Piece::Write(std::mem::replace(data, spare)))
     }
 

@@ -704,6 +704,7 @@ impl Writer<'_> {
     /// The associations of a plane and every plane nested in it, depth first.
     fn associations(&mut self, plane: &Plane) {
         for a in &plane.associations {
+            self.spill();
             self.out.push_str("<association id=\"");
             self.out.push_str(self.text.get(a.id));
             self.out
@@ -722,6 +723,7 @@ impl Writer<'_> {
                         .as_mut()
                         .and_then(|l| l.associations.remove(key))
                     {
+                        self.spill();
                         self.out.push_str(&a);
                     }
                 }
