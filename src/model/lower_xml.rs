@@ -631,8 +631,11 @@ impl<'a> Lowerer<'a> {
             for op in iface.operations.iter_mut() {
                 'impls: for imp in impls {
                     for ia in &imp.item.implementation_artifacts {
-                        let iface_ok = ia.interface_name.as_deref().is_none_or(|n| n == iface.name);
-                        let op_ok = ia.operation_name.as_deref().is_none_or(|n| n == op.name);
+                        let iface_ok = ia
+                            .interface_name
+                            .as_deref()
+                            .is_none_or(|n| n == &*iface.name);
+                        let op_ok = ia.operation_name.as_deref().is_none_or(|n| n == &*op.name);
                         if iface_ok && op_ok {
                             op.implementation = Some(Implementation {
                                 primary: self.artifact(
@@ -1105,13 +1108,13 @@ fn merge_interfaces(into: &mut Vec<Interface>, more: &[ast::Interface]) {
             .operations
             .iter()
             .map(|o| Operation {
-                name: o.name.clone(),
+                name: o.name.as_str().into(),
                 inputs: o.inputs.iter().map(param).collect(),
                 outputs: o.outputs.iter().map(param).collect(),
                 implementation: None,
             })
             .collect();
-        match into.iter_mut().find(|x| x.name == i.name) {
+        match into.iter_mut().find(|x| *x.name == *i.name) {
             Some(existing) => {
                 for op in ops {
                     match existing.operations.iter_mut().find(|o| o.name == op.name) {
@@ -1121,7 +1124,7 @@ fn merge_interfaces(into: &mut Vec<Interface>, more: &[ast::Interface]) {
                 }
             }
             None => into.push(Interface {
-                name: i.name.clone(),
+                name: i.name.as_str().into(),
                 interface_type: None,
                 operations: ops,
             }),
@@ -1131,7 +1134,7 @@ fn merge_interfaces(into: &mut Vec<Interface>, more: &[ast::Interface]) {
 
 fn param(p: &ast::Parameter) -> Parameter {
     Parameter {
-        name: p.name.clone(),
+        name: p.name.as_str().into(),
         required: p.required,
         value: None,
     }

@@ -885,7 +885,7 @@ impl<'a> Lowerer<'a> {
     fn finish_interfaces(list: Vec<IfaceB>) -> Vec<Interface> {
         list.into_iter()
             .map(|i| Interface {
-                name: i.name,
+                name: i.name.into(),
                 interface_type: i.type_key,
                 operations: i
                     .ops
@@ -896,11 +896,11 @@ impl<'a> Lowerer<'a> {
                             merge_param(inputs.entry(n).or_default(), p);
                         }
                         Operation {
-                            name,
+                            name: name.into(),
                             inputs: inputs
                                 .into_iter()
                                 .map(|(name, p)| Parameter {
-                                    name,
+                                    name: name.into(),
                                     required: p.required,
                                     value: p.value,
                                 })
@@ -909,7 +909,7 @@ impl<'a> Lowerer<'a> {
                                 .outputs
                                 .into_iter()
                                 .map(|(name, v)| Parameter {
-                                    name,
+                                    name: name.into(),
                                     required: false,
                                     value: Some(v),
                                 })
@@ -1941,13 +1941,15 @@ impl<'a> Lowerer<'a> {
             let mut ifaces = (*node.interfaces).clone();
             let found = ifaces
                 .iter_mut()
-                .filter(|i| i.name == iface || i.interface_type.as_deref() == Some(iface.as_str()))
-                .find_map(|i| i.operations.iter_mut().find(|o| o.name == op));
+                .filter(|i| {
+                    *i.name == *iface || i.interface_type.as_deref() == Some(iface.as_str())
+                })
+                .find_map(|i| i.operations.iter_mut().find(|o| *o.name == *op));
             match found {
                 Some(o) => {
-                    if !o.outputs.iter().any(|p| p.name == out) {
+                    if !o.outputs.iter().any(|p| *p.name == *out) {
                         o.outputs.push(Parameter {
-                            name: out.clone(),
+                            name: out.as_str().into(),
                             required: false,
                             value: None,
                         });

@@ -98,11 +98,17 @@ impl RelKind {
     }
 }
 
+/// A name shared by the model and every plan step that refers to it
+/// (interfaces, operations, parameters): plans of large topologies name
+/// the same few operations and inputs hundreds of thousands of times, and
+/// a clone of a `Name` is a reference count, not a copy.
+pub type Name = Arc<str>;
+
 /// A parameter of an operation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Parameter {
     /// Name.
-    pub name: String,
+    pub name: Name,
     /// Whether a value must be supplied.
     pub required: bool,
     /// An assigned value (YAML operation inputs), if any.
@@ -135,7 +141,7 @@ pub struct Implementation {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Operation {
     /// Name.
-    pub name: String,
+    pub name: Name,
     /// Inputs.
     pub inputs: Vec<Parameter>,
     /// Outputs.
@@ -148,7 +154,7 @@ pub struct Operation {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Interface {
     /// Name as written (an URI in TOSCA 1.0, `Standard` etc. in YAML).
-    pub name: String,
+    pub name: Name,
     /// Interface type (YAML), e.g. `tosca.interfaces.node.lifecycle.Standard`.
     pub interface_type: Option<String>,
     /// Operations in declaration order.
@@ -158,7 +164,7 @@ pub struct Interface {
 impl Interface {
     /// An operation by name.
     pub fn operation(&self, name: &str) -> Option<&Operation> {
-        self.operations.iter().find(|o| o.name == name)
+        self.operations.iter().find(|o| &*o.name == name)
     }
 }
 
@@ -202,7 +208,7 @@ impl NodeTemplate {
     pub fn operation(&self, interface: &str, operation: &str) -> Option<&Operation> {
         self.interfaces
             .iter()
-            .find(|i| i.name == interface)
+            .find(|i| &*i.name == interface)
             .and_then(|i| i.operation(operation))
     }
 }
@@ -492,7 +498,7 @@ impl Topology {
     ) -> Option<&Operation> {
         self.interfaces(t)
             .into_iter()
-            .filter(|i| i.name == interface)
+            .filter(|i| &*i.name == interface)
             .find_map(|i| i.operation(operation))
     }
 

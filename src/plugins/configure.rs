@@ -16,7 +16,7 @@
 use super::api::{Body, Context, Outcome, Plugin, Role};
 use super::params::{bind_on_node, value_binding};
 use super::steps::{Binding, Invocation, PropertyRef, Step};
-use crate::model::{Dialect, NodeId, Operation, RelId, TemplateRef, Topology};
+use crate::model::{Dialect, Name, NodeId, Operation, RelId, TemplateRef, Topology};
 use crate::plan::{Activity, ActivityKind};
 
 /// The interface (by name or type) of relationship operations.
@@ -27,12 +27,12 @@ fn is_configure(name: &str, interface_type: Option<&str>) -> bool {
 }
 
 /// The implemented Configure operation `op` of `rel`, with its interface name.
-fn configure_op<'a>(t: &'a Topology, rel: RelId, op: &str) -> Option<(&'a str, &'a Operation)> {
+fn configure_op<'a>(t: &'a Topology, rel: RelId, op: &str) -> Option<(&'a Name, &'a Operation)> {
     t.relationship(rel)
         .interfaces
         .iter()
         .filter(|i| is_configure(&i.name, i.interface_type.as_deref()))
-        .find_map(|i| i.operation(op).map(|o| (i.name.as_str(), o)))
+        .find_map(|i| i.operation(op).map(|o| (&i.name, o)))
 }
 
 /// Whether a relationship declares a Configure operation named `op` without
@@ -96,7 +96,7 @@ pub(crate) fn invoke_relationship(
     t: &Topology,
     rel: RelId,
     executing: NodeId,
-    interface: &str,
+    interface: &Name,
     op: &Operation,
     notes: &mut Vec<String>,
 ) -> Step {
@@ -115,7 +115,7 @@ pub(crate) fn invoke_relationship(
             ));
             continue;
         }
-        if r.properties.contains_key(&p.name) {
+        if r.properties.contains_key(&*p.name) {
             inputs.push((
                 p.name.clone(),
                 Binding::Property(PropertyRef {
@@ -167,7 +167,7 @@ pub(crate) fn invoke_relationship(
                     o.name.clone(),
                     PropertyRef {
                         template,
-                        name: attr.to_string(),
+                        name: attr.into(),
                     },
                 )
             })
@@ -175,7 +175,7 @@ pub(crate) fn invoke_relationship(
         .collect();
     Step::Invoke(Box::new(Invocation {
         target: TemplateRef::Relationship(rel),
-        interface: interface.to_string(),
+        interface: interface.clone(),
         operation: op.name.clone(),
         inputs,
         outputs,

@@ -75,8 +75,8 @@ impl Plugin for ConnectsTo {
         for (n, iface, op, notes) in chosen {
             body.notes.extend(notes);
             let wrap = match cx.options.non_interruptive {
-                NonInterruptive::OpenTosca => iface.name != NON_INTERRUPTIVE,
-                NonInterruptive::Literal => iface.name == NON_INTERRUPTIVE,
+                NonInterruptive::OpenTosca => &*iface.name != NON_INTERRUPTIVE,
+                NonInterruptive::Literal => &*iface.name == NON_INTERRUPTIVE,
             };
             let lifecycle = |name: &str| {
                 t.node(n)

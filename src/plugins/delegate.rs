@@ -117,7 +117,7 @@ impl Plugin for NoOp {
             .iter()
             .filter(|i| is_lifecycle(i))
             .flat_map(|i| &i.operations)
-            .any(|o| BUILD_OPERATIONS.contains(&o.name.as_str()) && o.implementation.is_some());
+            .any(|o| BUILD_OPERATIONS.contains(&&*o.name) && o.implementation.is_some());
         if implemented && activity.kind == ActivityKind::Provision {
             return Outcome::Declined("the node implements lifecycle operations".into());
         }

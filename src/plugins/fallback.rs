@@ -42,7 +42,7 @@ impl Plugin for Fallback {
                     .flat_map(|i| {
                         i.operations
                             .iter()
-                            .filter(|o| o.name != CONNECT_TO)
+                            .filter(|o| &*o.name != CONNECT_TO)
                             .map(move |o| format!("`{}/{}`", i.name, o.name))
                     })
                     .collect();

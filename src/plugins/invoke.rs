@@ -4,7 +4,7 @@
 
 use super::params::bind_inputs;
 use super::steps::{Binding, Invocation, PropertyRef, Step};
-use crate::model::{NodeId, Operation, TemplateRef, Topology};
+use crate::model::{Name, NodeId, Operation, TemplateRef, Topology};
 
 /// A call to describe: whose operation, in whose context.
 pub struct Call<'a> {
@@ -13,13 +13,13 @@ pub struct Call<'a> {
     /// The node being provisioned: inputs are matched on it and its stack.
     pub context: NodeId,
     /// Interface name.
-    pub interface: &'a str,
+    pub interface: &'a Name,
     /// The operation.
     pub operation: &'a Operation,
     /// Explicit input bindings; they win over matching by name.
-    pub inputs: &'a [(String, Binding)],
+    pub inputs: &'a [(Name, Binding)],
     /// Explicit output targets; other outputs go to a same-named property.
-    pub outputs: &'a [(String, PropertyRef)],
+    pub outputs: &'a [(Name, PropertyRef)],
 }
 
 /// An invocation of a call. Each output not mapped explicitly is stored
@@ -34,7 +34,7 @@ pub fn node_operation(topology: &Topology, call: Call, notes: &mut Vec<String>) 
             .into_iter()
             .map(|n| format!("{}: {n}", operation.name)),
     );
-    let mut out: Vec<(String, PropertyRef)> = call.outputs.to_vec();
+    let mut out: Vec<(Name, PropertyRef)> = call.outputs.to_vec();
     for o in &operation.outputs {
         if out.iter().any(|(n, _)| n == &o.name) {
             continue;
@@ -54,7 +54,7 @@ pub fn node_operation(topology: &Topology, call: Call, notes: &mut Vec<String>) 
                     o.name.clone(),
                     PropertyRef {
                         template: TemplateRef::Node(n),
-                        name: attr.to_string(),
+                        name: attr.into(),
                     },
                 ));
             }
@@ -62,7 +62,7 @@ pub fn node_operation(topology: &Topology, call: Call, notes: &mut Vec<String>) 
         }
         let holder = [call.context, call.target]
             .into_iter()
-            .find(|&n| topology.node(n).properties.contains_key(&o.name));
+            .find(|&n| topology.node(n).properties.contains_key(&*o.name));
         if let Some(n) = holder {
             out.push((
                 o.name.clone(),
@@ -75,7 +75,7 @@ pub fn node_operation(topology: &Topology, call: Call, notes: &mut Vec<String>) 
     }
     Step::Invoke(Box::new(Invocation {
         target: TemplateRef::Node(call.target),
-        interface: call.interface.to_string(),
+        interface: call.interface.clone(),
         operation: operation.name.clone(),
         inputs: bound.inputs,
         outputs: out,
@@ -86,7 +86,7 @@ pub fn node_operation(topology: &Topology, call: Call, notes: &mut Vec<String>) 
 pub fn own_operation(
     topology: &Topology,
     node: NodeId,
-    interface: &str,
+    interface: &Name,
     operation: &Operation,
     notes: &mut Vec<String>,
 ) -> Step {

@@ -10,7 +10,7 @@ use super::conventions::{BUILD_OPERATIONS, TERMINATION_OPERATIONS, is_lifecycle,
 use super::invoke::{Call, node_operation, own_operation};
 use super::steps::{Binding, Step};
 use crate::diagnostics::{Diagnostic, codes};
-use crate::model::{Dialect, Interface, NodeId, Operation, TemplateRef, Topology};
+use crate::model::{Dialect, Interface, Name, NodeId, Operation, TemplateRef, Topology};
 use crate::plan::{Activity, ActivityKind};
 
 /// The built-in lifecycle plugin.
@@ -129,10 +129,10 @@ impl Plugin for Lifecycle {
             (None, None)
         };
         for (iface, op) in &ops {
-            if matches!(op.name.as_str(), "configure" | "start") {
+            if matches!(&*op.name, "configure" | "start") {
                 body.steps.extend(pre.take().unwrap_or_default());
             }
-            if op.name == "start" {
+            if &*op.name == "start" {
                 body.steps.extend(post.take().unwrap_or_default());
             }
             let (before, after) = states(&op.name);
@@ -140,7 +140,7 @@ impl Plugin for Lifecycle {
             let step = own_operation(cx.topology, n, &iface.name, op, &mut body.notes);
             body.steps.push(step);
             body.steps.push(Step::SetState(activity.template, after));
-            if op.name == "configure" {
+            if &*op.name == "configure" {
                 body.steps.extend(post.take().unwrap_or_default());
             }
         }
@@ -212,11 +212,11 @@ fn upload_artifacts(topology: &Topology, n: NodeId, body: &mut Body) {
     for (_, file) in files {
         let explicit = vec![
             (
-                "TargetAbsolutePath".to_string(),
+                Name::from("TargetAbsolutePath"),
                 Binding::Literal(format!("~/{dir}/{file}")),
             ),
             (
-                "SourceURLorLocalPath".to_string(),
+                Name::from("SourceURLorLocalPath"),
                 Binding::ArtifactUrl(file.to_string()),
             ),
         ];

@@ -6,25 +6,25 @@
 
 use super::conventions::aliases;
 use super::steps::{Binding, PropertyRef};
-use crate::model::{NodeId, Operation, RelId, TemplateRef, Topology, Value};
+use crate::model::{Name, NodeId, Operation, RelId, TemplateRef, Topology, Value};
 
 /// The result of binding an operation's inputs.
 #[derive(Debug, Default)]
 pub struct Bound {
     /// Inputs with their bindings, in the operation's order.
-    pub inputs: Vec<(String, Binding)>,
+    pub inputs: Vec<(Name, Binding)>,
     /// Where non-obvious bindings came from.
     pub notes: Vec<String>,
 }
 
 /// Find a property named `name` on `node` or below it.
-pub fn find_property(topology: &Topology, node: NodeId, name: &str) -> Option<PropertyRef> {
+pub fn find_property(topology: &Topology, node: NodeId, name: &Name) -> Option<PropertyRef> {
     let candidates = std::iter::once(node).chain(topology.stack_below(node));
     for n in candidates {
-        if topology.node(n).properties.contains_key(name) {
+        if topology.node(n).properties.contains_key(&**name) {
             return Some(PropertyRef {
                 template: TemplateRef::Node(n),
-                name: name.to_string(),
+                name: name.clone(),
             });
         }
     }
@@ -37,7 +37,7 @@ pub fn find_property(topology: &Topology, node: NodeId, name: &str) -> Option<Pr
 pub fn bind_on_node(
     topology: &Topology,
     node: NodeId,
-    name: &str,
+    name: &Name,
     required: bool,
 ) -> Option<(Binding, Option<String>)> {
     if let Some(p) = find_property(topology, node, name) {
@@ -55,7 +55,7 @@ pub fn bind_on_node(
         return None;
     }
     for alias in aliases(name) {
-        if let Some(p) = find_property(topology, node, alias) {
+        if let Some(p) = find_property(topology, node, &Name::from(alias)) {
             let note = format!(
                 "input `{name}` ← property `{alias}` of `{}` (alias)",
                 topology.template_id(p.template)
@@ -73,14 +73,14 @@ pub fn bind_inputs(
     topology: &Topology,
     node: NodeId,
     operation: &Operation,
-    explicit: &[(String, Binding)],
+    explicit: &[(Name, Binding)],
 ) -> Bound {
     let mut bound = Bound::default();
     for (name, b) in explicit {
         bound.inputs.push((name.clone(), b.clone()));
     }
     for p in &operation.inputs {
-        if explicit.iter().any(|(n, _)| n == &p.name) {
+        if explicit.iter().any(|(n, _)| *n == p.name) {
             continue;
         }
         if let Some(v) = &p.value {
@@ -128,7 +128,7 @@ pub fn bind_relationship_inputs(
     };
     let mut bound = Bound::default();
     for p in &operation.inputs {
-        if r.properties.contains_key(&p.name) {
+        if r.properties.contains_key(&*p.name) {
             bound.inputs.push((
                 p.name.clone(),
                 Binding::Property(PropertyRef {
@@ -138,16 +138,16 @@ pub fn bind_relationship_inputs(
             ));
             continue;
         }
-        let (lookup, order): (&str, Vec<NodeId>) = if let Some(n) = p.name.strip_prefix("SOURCE_") {
-            (n, vec![r.source])
+        let (lookup, order): (Name, Vec<NodeId>) = if let Some(n) = p.name.strip_prefix("SOURCE_") {
+            (n.into(), vec![r.source])
         } else if let Some(n) = p.name.strip_prefix("TARGET_") {
-            (n, vec![r.target])
+            (n.into(), vec![r.target])
         } else {
-            (p.name.as_str(), vec![other, executing])
+            (p.name.clone(), vec![other, executing])
         };
         let found = order
             .iter()
-            .find_map(|&n| bind_on_node(topology, n, lookup, p.required));
+            .find_map(|&n| bind_on_node(topology, n, &lookup, p.required));
         match found {
             Some((b, _)) => {
                 if let Binding::Property(pr) = &b
@@ -183,14 +183,14 @@ pub fn bind_relationship_inputs(
 pub fn value_binding(topology: &Topology, template: TemplateRef, value: &Value) -> Binding {
     match value {
         Value::Call { function, args } => match (function.as_str(), args.as_slice()) {
-            ("get_input", [Value::Scalar(name)]) => Binding::Input(name.clone()),
+            ("get_input", [Value::Scalar(name)]) => Binding::Input(name.as_str().into()),
             // `[entity, property, nested keys...]`: the YAML front end has
             // already resolved requirement and capability hops.
             ("get_property" | "get_attribute", [entity, prop, ..])
             | ("get_operation_output", [entity, _, _, prop]) => {
-                let prop = prop.as_str().unwrap_or_default().to_string();
+                let prop: Name = prop.as_str().unwrap_or_default().into();
                 match entity_of(topology, template, entity.as_str().unwrap_or_default()) {
-                    Some(t) if topology.properties(t).contains_key(&prop) => {
+                    Some(t) if topology.properties(t).contains_key(&*prop) => {
                         Binding::Property(PropertyRef {
                             template: t,
                             name: prop,

@@ -2,7 +2,7 @@
 //! One plugin set serves every plan language because no step knows BPEL or
 //! BPMN; a backend only knows how to render each kind of step.
 
-use crate::model::{Condition, NodeId, RelId, TemplateRef};
+use crate::model::{Condition, Name, NodeId, RelId, TemplateRef};
 
 /// A property of a template, as a plan variable.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -10,7 +10,7 @@ pub struct PropertyRef {
     /// The template.
     pub template: TemplateRef,
     /// Property name.
-    pub name: String,
+    pub name: Name,
 }
 
 /// Where an operation input's value comes from at run time.
@@ -19,7 +19,7 @@ pub enum Binding {
     /// The current value of a template property.
     Property(PropertyRef),
     /// A plan input.
-    Input(String),
+    Input(Name),
     /// A fixed text.
     Literal(String),
     /// The URL of a file of the CSAR, as the container serves it
@@ -63,13 +63,13 @@ pub struct Invocation {
     /// Whose operation: a node (for host operations, the host) or a relationship.
     pub target: TemplateRef,
     /// Interface name.
-    pub interface: String,
+    pub interface: Name,
     /// Operation name.
-    pub operation: String,
+    pub operation: Name,
     /// Inputs and where their values come from.
-    pub inputs: Vec<(String, Binding)>,
+    pub inputs: Vec<(Name, Binding)>,
     /// Outputs and the property each is stored into.
-    pub outputs: Vec<(String, PropertyRef)>,
+    pub outputs: Vec<(Name, PropertyRef)>,
 }
 
 /// How to pick an instance of a border node (scale-out).

@@ -16,7 +16,7 @@ use super::configure::invoke_relationship;
 use super::invoke::{Call, node_operation};
 use super::params::value_binding;
 use super::steps::{Binding, Otherwise, Step, state};
-use crate::model::{TemplateRef, Value, WorkflowActivity};
+use crate::model::{Name, TemplateRef, Value, WorkflowActivity};
 use crate::plan::{Activity, ActivityKind};
 
 /// A state name as the instance API keeps it: the normative ones as the
@@ -126,10 +126,10 @@ impl Plugin for Workflow {
                     operation,
                     inputs,
                 } => {
-                    let given: Vec<(String, Binding)> = inputs
+                    let given: Vec<(Name, Binding)> = inputs
                         .iter()
                         .map(|(k, v): &(String, Value)| {
-                            (k.clone(), value_binding(t, activity.template, v))
+                            (k.as_str().into(), value_binding(t, activity.template, v))
                         })
                         .collect();
                     let op = match activity.template {
@@ -138,7 +138,7 @@ impl Plugin for Workflow {
                             .relationship(r)
                             .interfaces
                             .iter()
-                            .find(|i| &i.name == interface)
+                            .find(|i| *i.name == **interface)
                             .and_then(|i| i.operation(operation)),
                     };
                     let Some(op) = op else {
@@ -153,13 +153,14 @@ impl Plugin for Workflow {
                         ));
                         continue;
                     }
+                    let interface: Name = interface.as_str().into();
                     let step = match activity.template {
                         TemplateRef::Node(n) => node_operation(
                             t,
                             Call {
                                 target: n,
                                 context: n,
-                                interface,
+                                interface: &interface,
                                 operation: op,
                                 inputs: &given,
                                 outputs: &[],
@@ -169,7 +170,7 @@ impl Plugin for Workflow {
                         TemplateRef::Relationship(r) => {
                             let source = t.relationship(r).source;
                             let mut step =
-                                invoke_relationship(t, r, source, interface, op, &mut body.notes);
+                                invoke_relationship(t, r, source, &interface, op, &mut body.notes);
                             if let Step::Invoke(inv) = &mut step {
                                 for (k, b) in &given {
                                     match inv.inputs.iter_mut().find(|(n, _)| n == k) {

@@ -48,9 +48,9 @@ fn input<'a>(plan: &'a ConcretePlan, operation: &str, name: &str) -> &'a Binding
     plan.bodies
         .iter()
         .flat_map(|b| b.steps.iter().filter_map(Step::invocation))
-        .filter(|inv| inv.operation == operation)
+        .filter(|inv| &*inv.operation == operation)
         .flat_map(|inv| inv.inputs.iter())
-        .find(|(n, _)| n == name)
+        .find(|(n, _)| &**n == name)
         .map(|(_, b)| b)
         .unwrap_or_else(|| panic!("no input {name} of {operation}"))
 }

@@ -46,7 +46,7 @@ pub fn operations(plan: &ConcretePlan, i: usize) -> Vec<String> {
         .steps
         .iter()
         .filter_map(|s| s.invocation())
-        .map(|inv| inv.operation.clone())
+        .map(|inv| inv.operation.to_string())
         .collect()
 }
 

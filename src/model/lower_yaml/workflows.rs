@@ -423,7 +423,7 @@ fn operation<'a>(
     let mut found: Option<String> = None;
     for (node, ifaces) in &nodes {
         let hit = ifaces.iter().find(|i| {
-            i.name == iface_text
+            &*i.name == iface_text
                 || (as_type.is_some() && i.interface_type.is_some() && {
                     let it = i.interface_type.clone().unwrap_or_default();
                     let want = as_type.clone().unwrap_or_default();
@@ -433,7 +433,7 @@ fn operation<'a>(
                 })
         });
         match hit {
-            Some(i) if i.operation(op).is_some() => found = Some(i.name.clone()),
+            Some(i) if i.operation(op).is_some() => found = Some(i.name.to_string()),
             _ => {
                 let offered: Vec<String> = ifaces
                     .iter()

@@ -5,7 +5,7 @@
 //! calls, by the type of its implementation artifact.
 
 use super::spec::*;
-use crate::model::{Interface, NodeId, Operation, RelId, TemplateRef, Topology, TypeId};
+use crate::model::{Interface, Name, NodeId, Operation, RelId, TemplateRef, Topology, TypeId};
 use crate::plan::{Activity, ActivityKind};
 use crate::plugins::api::{Body, Context, Outcome, Plugin, Role};
 use crate::plugins::conventions::{BUILD_OPERATIONS, TERMINATION_OPERATIONS, is_lifecycle};
@@ -281,8 +281,8 @@ impl Declarative {
                 if let Some(want) = m.has_lifecycle {
                     let has = node.interfaces.iter().filter(|i| is_lifecycle(i)).any(|i| {
                         i.operations.iter().any(|o| {
-                            BUILD_OPERATIONS.contains(&o.name.as_str())
-                                || TERMINATION_OPERATIONS.contains(&o.name.as_str())
+                            BUILD_OPERATIONS.contains(&&*o.name)
+                                || TERMINATION_OPERATIONS.contains(&&*o.name)
                         })
                     });
                     if has != want {
@@ -313,8 +313,8 @@ fn invoke(
     s: &Scope,
     op: &OpRef,
     on: &On,
-    inputs: &[(String, BindingSpec)],
-    outputs: &[(String, String)],
+    inputs: &[(Name, BindingSpec)],
+    outputs: &[(Name, Name)],
     notes: &mut Vec<String>,
 ) -> Result<Option<Step>, String> {
     let t = s.t;
@@ -332,7 +332,7 @@ fn invoke(
     for (name, spec) in inputs {
         explicit.push((name.clone(), eval(s, name, spec, notes)?));
     }
-    let outputs: Vec<(String, PropertyRef)> = outputs
+    let outputs: Vec<(Name, PropertyRef)> = outputs
         .iter()
         .map(|(o, p)| {
             let holder = PropertyRef {
@@ -364,7 +364,7 @@ fn invoke(
             // Only the inputs the plugin does not bind are matched by name.
             let mut rest = operation.clone();
             rest.inputs
-                .retain(|p| !explicit.iter().any(|(e, _)| e == &p.name));
+                .retain(|p| !explicit.iter().any(|(e, _)| *e == p.name));
             let bound = bind_relationship_inputs(t, r, executing, &rest);
             notes.extend(
                 bound
@@ -401,7 +401,7 @@ fn executing_end(t: &Topology, r: RelId, iface: &Interface, op: &Operation) -> N
         return rel.source;
     }
     let on_target =
-        op.name.ends_with("_target") || matches!(op.name.as_str(), "add_source" | "remove_source");
+        op.name.ends_with("_target") || matches!(&*op.name, "add_source" | "remove_source");
     if on_target { rel.target } else { rel.source }
 }
 
@@ -412,7 +412,7 @@ fn find_op<'t>(
 ) -> Option<(&'t Interface, &'t Operation)> {
     t.interfaces(target)
         .into_iter()
-        .filter(|i| op.interface == "*" || i.name == op.interface)
+        .filter(|i| op.interface == "*" || *i.name == *op.interface)
         .find_map(|i| i.operation(&op.operation).map(|o| (i, o)))
 }
 
@@ -536,7 +536,7 @@ fn eval(
             let owner_of = resolve_on(s, of)?;
             let owner = match (of, owner_of) {
                 (On::This, TemplateRef::Node(n)) => find_property(t, n, name).map(|p| p.template),
-                (_, o) => t.properties(o).contains_key(name).then_some(o),
+                (_, o) => t.properties(o).contains_key(&**name).then_some(o),
             };
             match owner {
                 Some(o) => Binding::Property(PropertyRef {
@@ -579,7 +579,7 @@ fn eval(
                     parts.push(Binding::Literal(format!("{short}=")));
                     parts.push(Binding::Property(PropertyRef {
                         template: s.template,
-                        name: name.clone(),
+                        name: name.as_str().into(),
                     }));
                     parts.push(Binding::Literal(";".into()));
                 }
@@ -599,7 +599,7 @@ fn eval(
                         "input `{input}` ← plan input (type `{}` carries no version)",
                         ty.name.name
                     ));
-                    Binding::Input(input.to_string())
+                    Binding::Input(input.into())
                 }
             }
         }
@@ -659,12 +659,13 @@ fn placeholders(s: &Scope, text: &str, notes: &mut Vec<String>) -> Binding {
         if !rest[..start].is_empty() {
             parts.push(Binding::Literal(rest[..start].to_string()));
         }
+        let name: Name = name.into();
         let found = match s.template {
-            TemplateRef::Node(n) => find_property(s.t, n, name),
+            TemplateRef::Node(n) => find_property(s.t, n, &name),
             r @ TemplateRef::Relationship(_) => {
-                s.t.properties(r).contains_key(name).then(|| PropertyRef {
+                s.t.properties(r).contains_key(&*name).then(|| PropertyRef {
                     template: r,
-                    name: name.to_string(),
+                    name: name.clone(),
                 })
             }
         };
@@ -674,7 +675,7 @@ fn placeholders(s: &Scope, text: &str, notes: &mut Vec<String>) -> Binding {
                 notes.push(format!(
                     "placeholder `{{{{{name}}}}}` ← plan input `{name}`"
                 ));
-                Binding::Input(name.to_string())
+                Binding::Input(name)
             }
         });
         rest = &rest[start + 2 + len + 2..];

@@ -437,7 +437,7 @@ impl Parser {
         if let Some(v) = get("inputs") {
             if let Some(entries) = v.as_map() {
                 for (k, b) in entries {
-                    let name = k.as_str().unwrap_or("").to_string();
+                    let name = k.as_str().unwrap_or("").into();
                     if let Some(b) = self.binding(b) {
                         inputs.push((name, b));
                     }
@@ -451,7 +451,7 @@ impl Parser {
             if let Some(entries) = v.as_map() {
                 for (k, p) in entries {
                     if let Some(p) = self.string(p, "an output's property name") {
-                        outputs.push((k.as_str().unwrap_or("").to_string(), p));
+                        outputs.push((k.as_str().unwrap_or("").into(), p.into()));
                     }
                 }
             } else {
@@ -572,10 +572,13 @@ impl Parser {
                         Some(o) => self.on(o)?,
                         None => On::This,
                     };
-                    return Some(BindingSpec::Property { name, of });
+                    return Some(BindingSpec::Property {
+                        name: name.into(),
+                        of,
+                    });
                 }
                 if let Some(i) = get("input") {
-                    return Some(BindingSpec::Input(self.string(i, "`input`")?));
+                    return Some(BindingSpec::Input(self.string(i, "`input`")?.into()));
                 }
                 if let Some(a) = get("artifact") {
                     return Some(BindingSpec::Artifact(self.string(a, "`artifact`")?));

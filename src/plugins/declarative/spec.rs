@@ -1,6 +1,6 @@
 //! The parsed form of a declarative plugin file (format: plugins/README.md).
 
-use crate::model::RelKind;
+use crate::model::{Name, RelKind};
 
 /// An operation named as `interface/operation` (split at the last `/`,
 /// since interface names are often URIs).
@@ -70,12 +70,12 @@ pub enum BindingSpec {
     /// A property of a template.
     Property {
         /// Property name.
-        name: String,
+        name: Name,
         /// Whose.
         of: On,
     },
     /// A plan input.
-    Input(String),
+    Input(Name),
     /// The URL of the first file of the first deployment artifact of a type.
     Artifact(String),
     /// Parts joined.
@@ -119,9 +119,9 @@ pub enum StepSpec {
         /// Only if all hold.
         when: Vec<Condition>,
         /// Explicit input bindings (others are matched by name).
-        inputs: Vec<(String, BindingSpec)>,
+        inputs: Vec<(Name, BindingSpec)>,
         /// Output name → property of the handled template.
-        outputs: Vec<(String, String)>,
+        outputs: Vec<(Name, Name)>,
         /// Operation (on the same template) that undoes this one.
         compensate: Option<OpRef>,
     },

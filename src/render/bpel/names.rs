@@ -98,7 +98,7 @@ impl Names {
     pub fn prop(&self, topology: &Topology, p: &PropertyRef) -> &str {
         let i = topology
             .properties(p.template)
-            .get_index_of(&p.name)
+            .get_index_of(&*p.name)
             .unwrap_or_else(|| {
                 panic!(
                     "property `{}` of `{}` is not declared",

@@ -14,11 +14,19 @@ use std::fmt::Write as _;
 
 use super::scripts::{PropertyFiles, Shared};
 
-/// A piece of a plan's [`Text`].
+/// A piece of a plan's [`Text`] (eight bytes: a plan has a few of them
+/// per element, and hundreds of thousands of elements).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Str {
-    start: usize,
-    end: usize,
+    start: u32,
+    end: u32,
+}
+
+/// A position in a [`Text`] or an index of a plane, stored in 32 bits.
+/// A plan's model over 4 GiB of text or 4 billion elements would not fit
+/// in memory long before that, so passing it is a bug, not an input error.
+pub fn small(n: usize) -> u32 {
+    u32::try_from(n).expect("BPMN model: an index or text position over 32 bits")
 }
 
 impl Str {
@@ -38,31 +46,23 @@ pub struct Text {
 impl Text {
     /// Add a piece of text.
     pub fn add(&mut self, s: &str) -> Str {
-        let start = self.buf.len();
-        self.buf.push_str(s);
-        Str {
-            start,
-            end: self.buf.len(),
-        }
+        self.build(|buf| buf.push_str(s))
     }
 
     /// Add formatted text.
     pub fn fmt(&mut self, args: std::fmt::Arguments) -> Str {
-        let start = self.buf.len();
-        let _ = self.buf.write_fmt(args);
-        Str {
-            start,
-            end: self.buf.len(),
-        }
+        self.build(|buf| {
+            let _ = buf.write_fmt(args);
+        })
     }
 
     /// Add text written by `f` into the buffer.
     pub fn build(&mut self, f: impl FnOnce(&mut String)) -> Str {
-        let start = self.buf.len();
+        let start = small(self.buf.len());
         f(&mut self.buf);
         Str {
             start,
-            end: self.buf.len(),
+            end: small(self.buf.len()),
         }
     }
 
@@ -74,7 +74,7 @@ impl Text {
 
     /// The text of a piece.
     pub fn get(&self, s: Str) -> &str {
-        &self.buf[s.start..s.end]
+        &self.buf[s.start as usize..s.end as usize]
     }
 }
 
@@ -148,7 +148,7 @@ pub enum Kind {
     /// model of a plan never holds every activity's steps at once.
     Deferred(usize),
     /// Exclusive gateway; the index of its default flow, if it splits.
-    Xor(Option<usize>),
+    Xor(Option<u32>),
     /// Parallel gateway.
     And,
     /// Intermediate timer catch event with an ISO 8601 duration.
@@ -162,7 +162,7 @@ pub enum Kind {
     /// error catch (interrupting) or a compensation.
     Boundary {
         /// The activity it is attached to.
-        host: usize,
+        host: u32,
         /// `true`: catch-all error event; `false`: compensation event.
         error: bool,
         /// An error catch that routes the failure on into the plan graph
@@ -220,14 +220,24 @@ pub struct Node {
 /// flows of the plane from 1 ([`Plane::flow_id`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Flow {
-    /// Source node index.
-    pub from: usize,
-    /// Target node index.
-    pub to: usize,
+    from: u32,
+    to: u32,
     /// JUEL condition, for flows out of an exclusive split.
     pub condition: Option<Str>,
     /// Label.
     pub name: &'static str,
+}
+
+impl Flow {
+    /// Source node index.
+    pub fn from(&self) -> usize {
+        self.from as usize
+    }
+
+    /// Target node index.
+    pub fn to(&self) -> usize {
+        self.to as usize
+    }
 }
 
 /// An association from a compensation boundary event to its handler.
@@ -294,8 +304,8 @@ impl Plane {
         name: &'static str,
     ) -> usize {
         self.flows.push(Flow {
-            from,
-            to,
+            from: small(from),
+            to: small(to),
             condition,
             name,
         });
@@ -311,7 +321,10 @@ impl Plane {
     /// the plane is not to change after that).
     pub fn adjacency(&self) -> &Adjacency {
         let a = self.adjacency.get_or_init(|| {
-            Adjacency::new(self.nodes.len(), self.flows.iter().map(|f| (f.from, f.to)))
+            Adjacency::new(
+                self.nodes.len(),
+                self.flows.iter().map(|f| (f.from(), f.to())),
+            )
         });
         debug_assert_eq!(a.out.len(), self.flows.len(), "plane changed after use");
         a
@@ -336,20 +349,20 @@ pub fn push_uint(out: &mut String, mut n: u64) {
 }
 
 /// Flows into and out of every node of a plane, in flow order: compressed
-/// lists, built in one pass.
+/// lists (of 32-bit indices), built in one pass.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Adjacency {
-    out_start: Vec<usize>,
-    out: Vec<usize>,
-    in_start: Vec<usize>,
-    inc: Vec<usize>,
+    out_start: Vec<u32>,
+    out: Vec<u32>,
+    in_start: Vec<u32>,
+    inc: Vec<u32>,
 }
 
 impl Adjacency {
     /// From `nodes` and the (from, to) pairs of the flows, in order.
     pub fn new(nodes: usize, flows: impl Iterator<Item = (usize, usize)> + Clone) -> Adjacency {
-        let mut out_start = vec![0usize; nodes + 1];
-        let mut in_start = vec![0usize; nodes + 1];
+        let mut out_start = vec![0u32; nodes + 1];
+        let mut in_start = vec![0u32; nodes + 1];
         let mut count = 0;
         for (f, t) in flows.clone() {
             out_start[f + 1] += 1;
@@ -360,14 +373,14 @@ impl Adjacency {
             out_start[i + 1] += out_start[i];
             in_start[i + 1] += in_start[i];
         }
-        let mut out = vec![0usize; count];
-        let mut inc = vec![0usize; count];
+        let mut out = vec![0u32; count];
+        let mut inc = vec![0u32; count];
         let mut out_fill = out_start.clone();
         let mut in_fill = in_start.clone();
         for (k, (f, t)) in flows.enumerate() {
-            out[out_fill[f]] = k;
+            out[out_fill[f] as usize] = small(k);
             out_fill[f] += 1;
-            inc[in_fill[t]] = k;
+            inc[in_fill[t] as usize] = small(k);
             in_fill[t] += 1;
         }
         Adjacency {
@@ -379,13 +392,13 @@ impl Adjacency {
     }
 
     /// Indices of the flows out of node `i`, in flow order.
-    pub fn outgoing(&self, i: usize) -> &[usize] {
-        &self.out[self.out_start[i]..self.out_start[i + 1]]
+    pub fn outgoing(&self, i: usize) -> &[u32] {
+        &self.out[self.out_start[i] as usize..self.out_start[i + 1] as usize]
     }
 
     /// Indices of the flows into node `i`, in flow order.
-    pub fn incoming(&self, i: usize) -> &[usize] {
-        &self.inc[self.in_start[i]..self.in_start[i + 1]]
+    pub fn incoming(&self, i: usize) -> &[u32] {
+        &self.inc[self.in_start[i] as usize..self.in_start[i + 1] as usize]
     }
 }
 
@@ -406,8 +419,8 @@ mod tests {
         assert_eq!(id, "A_f2");
         assert_eq!(text.get(p.nodes[a2].id), "A_s2");
         let adj = p.adjacency();
-        assert_eq!(adj.outgoing(a1), &[f1, f2]);
-        assert_eq!(adj.incoming(a2), &[f1, f2]);
+        assert_eq!(adj.outgoing(a1), &[f1 as u32, f2 as u32]);
+        assert_eq!(adj.incoming(a2), &[f1 as u32, f2 as u32]);
         assert!(adj.incoming(a1).is_empty());
     }
 }

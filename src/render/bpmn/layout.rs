@@ -16,7 +16,7 @@
 //! Integer coordinates only, so the output is the same on every machine.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
+use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 use std::hash::BuildHasherDefault;
 
 use super::graph::{Adjacency, Kind, Plane, Repeat, Text};
@@ -77,28 +77,48 @@ pub enum EdgeOf<'a> {
     Association(&'a str),
 }
 
-/// One edge of a diagram (sequence flow or association).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Edge<'a> {
-    /// The element it draws.
-    pub element: EdgeOf<'a>,
-    /// Waypoints, at least two.
-    pub points: Vec<(i64, i64)>,
-}
-
-/// The diagram of one plane.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The diagram of one plane. Its shapes and edges are not held as
+/// records: the shapes of a plane are its nodes in order, its edges its
+/// flows and then its associations, so a laid-out plane is the bounds of
+/// its nodes and the waypoints of its edges, and the content of an
+/// expanded subprocess a laid-out plane of its own placed at the
+/// subprocess ([`Diagram::each_shape`], [`Diagram::each_edge`] walk them).
+#[derive(Default)]
 pub struct Diagram<'a> {
     /// The process or collapsed subprocess it shows.
     pub element: &'a str,
-    /// Shapes, parents before children.
-    pub shapes: Vec<Shape<'a>>,
-    /// Edges.
-    pub edges: Vec<Edge<'a>>,
     /// A deferred subprocess ([`Kind::Deferred`] with this key): its
     /// diagrams are laid out and written when it is built, and this one
     /// only marks where they go.
     pub deferred: Option<usize>,
+    /// The plane it shows, laid out (none for a deferred subprocess).
+    content: Option<Placed<'a>>,
+}
+
+/// What [`Diagram::each_edge`] calls for every edge: the element, its
+/// waypoints, and the offset to move them by.
+pub type EdgeVisitor<'v, 'a> = dyn FnMut(EdgeOf<'a>, &[(i64, i64)], (i64, i64)) + 'v;
+
+/// Where the content of a diagram starts.
+const ORIGIN: (i64, i64) = (100, 80);
+
+impl<'a> Diagram<'a> {
+    /// Every shape, parents before children (the content of an expanded
+    /// subprocess follows its shape).
+    pub fn each_shape(&self, f: &mut dyn FnMut(Shape<'a>)) {
+        if let Some(p) = &self.content {
+            p.each_shape(ORIGIN, f);
+        }
+    }
+
+    /// Every edge with its waypoints, which are to be moved by the offset
+    /// given with them: the flows and associations of the plane, then
+    /// those of each expanded subprocess.
+    pub fn each_edge(&self, f: &mut EdgeVisitor<'_, 'a>) {
+        if let Some(p) = &self.content {
+            p.each_edge(ORIGIN, f);
+        }
+    }
 }
 
 const GAP_X: i64 = 50;
@@ -138,47 +158,73 @@ pub fn layout<'a>(text: &'a Text, process: &'a str, plane: &'a Plane) -> Vec<Dia
         element: process,
         ..Diagram::default()
     }];
-    let placed = place(text, plane, &mut out);
-    let main = &mut out[0];
-    append(placed, 100, 80, &mut main.shapes, &mut main.edges);
+    out[0].content = Some(place(text, plane, &mut out));
     out
 }
 
 /// A plane laid out at the origin.
 struct Placed<'a> {
-    shapes: Vec<Shape<'a>>,
-    edges: Vec<Edge<'a>>,
-    w: i64,
-    h: i64,
+    text: &'a Text,
+    plane: &'a Plane,
+    /// Bounds of every node.
+    at: Vec<Bounds>,
+    /// The waypoints of edge `j` (flow `j`, then the associations) are
+    /// `points[ends[j - 1]..ends[j]]` (from 0 for the first).
+    ends: Vec<usize>,
+    points: Vec<(i64, i64)>,
+    /// The content of expanded subprocesses (by node index), placed at
+    /// their node.
+    children: Vec<(usize, Placed<'a>)>,
+    /// The rightmost and lowest coordinates of every shape and waypoint,
+    /// children included; none if there are none.
+    max: Option<(i64, i64)>,
 }
 
-/// Move a placed plane by (dx, dy) onto the end of `shapes` and `edges`.
-fn append<'a>(
-    mut p: Placed<'a>,
-    dx: i64,
-    dy: i64,
-    shapes: &mut Vec<Shape<'a>>,
-    edges: &mut Vec<Edge<'a>>,
-) {
-    for s in &mut p.shapes {
-        s.bounds.x += dx;
-        s.bounds.y += dy;
+impl<'a> Placed<'a> {
+    /// Width and height, with the padding.
+    fn size(&self) -> (i64, i64) {
+        let (x, y) = self.max.unwrap_or((0, 0));
+        (x + PAD, y + PAD)
     }
-    for e in &mut p.edges {
-        for (x, y) in &mut e.points {
-            *x += dx;
-            *y += dy;
+
+    fn each_shape(&self, (dx, dy): (i64, i64), f: &mut dyn FnMut(Shape<'a>)) {
+        let mut children = self.children.iter().peekable();
+        for (i, node) in self.plane.nodes.iter().enumerate() {
+            let b = self.at[i];
+            let expanded = match &node.kind {
+                Kind::Sub(s) => Some(s.expanded),
+                Kind::Deferred(_) => Some(false),
+                _ => None,
+            };
+            f(Shape {
+                id: self.text.get(node.id),
+                bounds: Bounds {
+                    x: b.x + dx,
+                    y: b.y + dy,
+                    ..b
+                },
+                expanded,
+            });
+            if let Some((_, c)) = children.next_if(|(at, _)| *at == i) {
+                c.each_shape((b.x + dx, b.y + dy), f);
+            }
         }
     }
-    if shapes.is_empty() {
-        *shapes = p.shapes;
-    } else {
-        shapes.append(&mut p.shapes);
-    }
-    if edges.is_empty() {
-        *edges = p.edges;
-    } else {
-        edges.append(&mut p.edges);
+
+    fn each_edge(&self, (dx, dy): (i64, i64), f: &mut EdgeVisitor<'_, 'a>) {
+        let flows = self.plane.flows.len();
+        let mut start = 0;
+        for (j, &end) in self.ends.iter().enumerate() {
+            let element = match j.checked_sub(flows) {
+                None => EdgeOf::Flow(self.plane, j),
+                Some(a) => EdgeOf::Association(self.text.get(self.plane.associations[a].id)),
+            };
+            f(element, &self.points[start..end], (dx, dy));
+            start = end;
+        }
+        for (i, c) in &self.children {
+            c.each_edge((self.at[*i].x + dx, self.at[*i].y + dy), f);
+        }
     }
 }
 
@@ -211,24 +257,45 @@ impl std::hash::Hasher for IntHasher {
 type IntMap<K, V> = HashMap<K, V, BuildHasherDefault<IntHasher>>;
 type IntSet<K> = HashSet<K, BuildHasherDefault<IntHasher>>;
 
-/// A cell of the grid: a node, or a place a long edge passes through.
+/// A cell of the grid: a node, or a place a long edge passes through
+/// (eight bytes: a plane's grid has a cell per node and pass).
 #[derive(Clone, Copy)]
 enum Cell {
     /// Node index.
-    Node(usize),
+    Node(u32),
     /// Forward edge index, step (0 for the first layer it passes).
-    Pass(usize, usize),
+    Pass(u32, u8),
+}
+
+/// "None" in the index vectors below, which hold an index or nothing
+/// without the size of an `Option`.
+const NONE: usize = usize::MAX;
+
+/// Where a boundary event and the chain hanging from it go, relative to
+/// its host's cell.
+struct Tail {
+    host: usize,
+    boundary: usize,
+    /// Boundary centre, from the host's left.
+    bx: i64,
+    /// Tail row below the host.
+    row: i64,
+    /// Its chain in `Tails::chain`.
+    chain: std::ops::Range<usize>,
 }
 
 /// Lay out one plane at the origin. Collapsed subprocesses are laid out
 /// into diagrams of their own, appended to `diagrams`. Every step is
 /// linear in the plane's nodes, flows and the cells long edges pass
-/// through.
+/// through, and the working memory is a few flat vectors of them (a
+/// 100k-node plan's plane has most of a million nodes).
 fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) -> Placed<'a> {
     let n = plane.nodes.len();
     // Children first: expanded ones give their size, collapsed ones a diagram.
-    let mut inner: Vec<Option<Placed<'a>>> = (0..n).map(|_| None).collect();
+    let mut inner: Vec<(usize, Placed<'a>)> = Vec::new();
+    let mut sizes: Vec<(i64, i64)> = Vec::with_capacity(n);
     for (i, node) in plane.nodes.iter().enumerate() {
+        let mut expanded = None;
         if let Kind::Deferred(key) = node.kind {
             diagrams.push(Diagram {
                 element: text.get(node.id),
@@ -237,41 +304,37 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
             });
         } else if let Kind::Sub(s) = &node.kind {
             if s.expanded {
-                inner[i] = Some(place(text, &s.plane, diagrams));
+                let p = place(text, &s.plane, diagrams);
+                expanded = Some(p.size());
+                inner.push((i, p));
             } else {
                 let index = diagrams.len();
                 diagrams.push(Diagram {
                     element: text.get(node.id),
                     ..Diagram::default()
                 });
-                let p = place(text, &s.plane, diagrams);
-                let d = &mut diagrams[index];
-                append(p, 100, 80, &mut d.shapes, &mut d.edges);
+                diagrams[index].content = Some(place(text, &s.plane, diagrams));
             }
         }
+        sizes.push(size(&node.kind, expanded));
     }
-    let sizes: Vec<(i64, i64)> = plane
-        .nodes
-        .iter()
-        .zip(&inner)
-        .map(|(node, p)| size(&node.kind, p.as_ref().map(|p| (p.w, p.h))))
-        .collect();
     let adj = plane.adjacency();
 
     // Which nodes are laid out in the grid, which hang below a host, which go to the band.
-    let mut boundaries: BTreeMap<usize, Vec<usize>> = BTreeMap::new(); // host -> boundary events
+    // Boundary events with their hosts, by host (events of one host in plane order).
+    let mut boundaries: Vec<(usize, usize)> = Vec::new();
     // Boundary events whose flows go on into the grid: their host.
-    let mut routes_from: Vec<Option<usize>> = vec![None; n];
+    let mut routes_from: Vec<usize> = vec![NONE; n];
     let mut hanging = vec![false; n];
     let mut in_band = vec![false; n];
     let mut band: Vec<usize> = Vec::new();
     for (i, node) in plane.nodes.iter().enumerate() {
         match &node.kind {
             Kind::Boundary { host, routes, .. } => {
-                boundaries.entry(*host).or_default().push(i);
+                boundaries.push((*host as usize, i));
                 hanging[i] = true;
                 if *routes {
-                    routes_from[i] = Some(*host);
+                    routes_from[i] = *host as usize;
                 }
             }
             Kind::Sub(s) if s.repeat == Repeat::OnError => {
@@ -281,37 +344,44 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
             _ => {}
         }
     }
-    // Tails: everything reachable from a boundary event.
-    let mut first_assoc: Vec<Option<usize>> = vec![None; n];
+    boundaries.sort_by_key(|&(host, _)| host);
+    let source = |i: usize| {
+        if routes_from[i] == NONE {
+            i
+        } else {
+            routes_from[i]
+        }
+    };
+    // Tails: everything reachable from a boundary event; the chain of
+    // `boundaries[j]` is `chains[chain_start[j]..chain_start[j + 1]]`.
+    let mut first_assoc: Vec<usize> = vec![NONE; n];
     for a in &plane.associations {
-        first_assoc[a.from].get_or_insert(a.to);
-    }
-    let mut tails: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for ids in boundaries.values() {
-        for &b in ids {
-            if routes_from[b].is_some() {
-                continue;
-            }
-            let mut chain = Vec::new();
-            let mut cur = b;
-            loop {
-                let next = adj
-                    .outgoing(cur)
-                    .first()
-                    .map(|&f| plane.flows[f].to)
-                    .or(first_assoc[cur]);
-                match next {
-                    Some(x) if !hanging[x] => {
-                        hanging[x] = true;
-                        chain.push(x);
-                        cur = x;
-                    }
-                    _ => break,
-                }
-            }
-            tails[b] = chain;
+        if first_assoc[a.from] == NONE {
+            first_assoc[a.from] = a.to;
         }
     }
+    let mut chains: Vec<usize> = Vec::new();
+    let mut chain_start: Vec<usize> = Vec::with_capacity(boundaries.len() + 1);
+    chain_start.push(0);
+    for &(_, b) in &boundaries {
+        if routes_from[b] == NONE {
+            let mut cur = b;
+            loop {
+                let next = match adj.outgoing(cur).first() {
+                    Some(&f) => plane.flows[f as usize].to(),
+                    None => first_assoc[cur],
+                };
+                if next == NONE || hanging[next] {
+                    break;
+                }
+                hanging[next] = true;
+                chains.push(next);
+                cur = next;
+            }
+        }
+        chain_start.push(chains.len());
+    }
+    drop(first_assoc);
     let in_grid: Vec<bool> = (0..n).map(|i| !hanging[i] && !in_band[i]).collect();
     let grid: Vec<usize> = (0..n).filter(|&i| in_grid[i]).collect();
 
@@ -320,18 +390,19 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
     // where the search goes on.
     let mut back: IntSet<(usize, usize)> = IntSet::default();
     let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
+    let mut stack: Vec<(usize, usize)> = Vec::new();
     for &root in &grid {
         if state[root] != 0 {
             continue;
         }
-        let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+        stack.push((root, 0));
         state[root] = 1;
         while let Some((node, pos)) = stack.pop() {
             let out = adj.outgoing(node);
-            let next = (pos..out.len()).find(|&j| in_grid[plane.flows[out[j]].to]);
+            let next = (pos..out.len()).find(|&j| in_grid[plane.flows[out[j] as usize].to()]);
             if let Some(j) = next {
                 stack.push((node, j + 1));
-                let t = plane.flows[out[j]].to;
+                let t = plane.flows[out[j] as usize].to();
                 match state[t] {
                     1 => {
                         back.insert((node, t));
@@ -347,46 +418,85 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
             }
         }
     }
+    drop((state, stack));
     // Forward edges, and for every flow the first forward edge with its ends.
     let mut forward: Vec<(usize, usize)> = Vec::new();
-    let mut first_forward: IntMap<(usize, usize), usize> = IntMap::default();
-    let mut flow_forward: Vec<Option<usize>> = vec![None; plane.flows.len()];
-    for (k, f) in plane.flows.iter().enumerate() {
-        // A flow out of an error event that routes a failure leaves its host.
-        let from = routes_from[f.from].unwrap_or(f.from);
-        let pair = (from, f.to);
-        if in_grid[from] && in_grid[f.to] && !back.contains(&pair) {
-            let next = forward.len();
-            flow_forward[k] = Some(*first_forward.entry(pair).or_insert(next));
-            forward.push(pair);
+    let mut flow_forward: Vec<usize> = vec![NONE; plane.flows.len()];
+    {
+        let mut first_forward: IntMap<(usize, usize), usize> = IntMap::default();
+        for (k, f) in plane.flows.iter().enumerate() {
+            // A flow out of an error event that routes a failure leaves its host.
+            let pair = (source(f.from()), f.to());
+            if in_grid[pair.0] && in_grid[f.to()] && !back.contains(&pair) {
+                let next = forward.len();
+                flow_forward[k] = *first_forward.entry(pair).or_insert(next);
+                forward.push(pair);
+            }
         }
     }
     let fwd = Adjacency::new(n, forward.iter().copied());
 
     // Layers: longest path, in a topological order of the forward edges.
     let mut layer = vec![0usize; n];
-    let mut indeg: Vec<usize> = (0..n).map(|i| fwd.incoming(i).len()).collect();
-    let mut ready: VecDeque<usize> = grid.iter().copied().filter(|&i| indeg[i] == 0).collect();
-    while let Some(v) = ready.pop_front() {
-        for &k in fwd.outgoing(v) {
-            let t = forward[k].1;
-            let l = layer[v] + 1;
-            if layer[t] < l {
-                layer[t] = l;
-            }
-            indeg[t] -= 1;
-            if indeg[t] == 0 {
-                ready.push_back(t);
+    {
+        let mut indeg: Vec<usize> = (0..n).map(|i| fwd.incoming(i).len()).collect();
+        let mut ready: VecDeque<usize> = grid.iter().copied().filter(|&i| indeg[i] == 0).collect();
+        while let Some(v) = ready.pop_front() {
+            for &k in fwd.outgoing(v) {
+                let t = forward[k as usize].1;
+                let l = layer[v] + 1;
+                if layer[t] < l {
+                    layer[t] = l;
+                }
+                indeg[t] -= 1;
+                if indeg[t] == 0 {
+                    ready.push_back(t);
+                }
             }
         }
     }
     let layers = grid.iter().map(|&i| layer[i]).max().map_or(0, |m| m + 1);
+    // Cells between layers that a forward edge passes through (none for a
+    // long edge, which takes a lane instead).
+    let passes = |&(f, t): &(usize, usize)| {
+        let skipped = layer[t] - layer[f] - 1;
+        if skipped > MAX_PASS { 0 } else { skipped }
+    };
 
-    // Columns hold nodes and the cells that long edges pass through.
-    let mut columns: Vec<Vec<Cell>> = vec![Vec::new(); layers];
+    // Columns hold nodes (in plane order) and the cells that long edges
+    // pass through (in edge order): column `l` is
+    // `cells[col_start[l]..col_start[l + 1]]`.
+    let mut col_start = vec![0usize; layers + 1];
     for &i in &grid {
-        columns[layer[i]].push(Cell::Node(i));
+        col_start[layer[i] + 1] += 1;
     }
+    for &(f, t) in &forward {
+        if passes(&(f, t)) > 0 {
+            for l in layer[f] + 1..layer[t] {
+                col_start[l + 1] += 1;
+            }
+        }
+    }
+    for l in 0..layers {
+        col_start[l + 1] += col_start[l];
+    }
+    let mut cells = vec![Cell::Node(0); col_start[layers]];
+    {
+        let mut fill = col_start.clone();
+        for &i in &grid {
+            cells[fill[layer[i]]] = Cell::Node(i as u32);
+            fill[layer[i]] += 1;
+        }
+        for (k, &(f, t)) in forward.iter().enumerate() {
+            if passes(&(f, t)) > 0 {
+                for (step, l) in (layer[f] + 1..layer[t]).enumerate() {
+                    cells[fill[l]] = Cell::Pass(k as u32, step as u8);
+                    fill[l] += 1;
+                }
+            }
+        }
+    }
+    let column = |l: usize| col_start[l]..col_start[l + 1];
     // Long edges get a lane instead: lanes are reused by edges whose
     // column ranges do not overlap (interval partitioning, in order of
     // the first column).
@@ -394,10 +504,6 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
     for (k, &(f, t)) in forward.iter().enumerate() {
         if layer[t] - layer[f] - 1 > MAX_PASS {
             long.push((layer[f], layer[t], k));
-            continue;
-        }
-        for (step, l) in (layer[f] + 1..layer[t]).enumerate() {
-            columns[l].push(Cell::Pass(k, step));
         }
     }
     long.sort_unstable();
@@ -418,109 +524,127 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
         free.push(Reverse((last, lane)));
         lane_of.insert(k, lane);
     }
+    drop((long, free));
     // Order within columns: by the mean row of the predecessors (two sweeps), ties by creation.
     let key = |c: &Cell| -> usize {
         match *c {
-            Cell::Node(i) => i,
-            Cell::Pass(k, _) => forward[k].0,
+            Cell::Node(i) => i as usize,
+            Cell::Pass(k, _) => forward[k as usize].0,
         }
     };
-    for col in columns.iter_mut() {
-        col.sort_by_key(key);
+    for l in 0..layers {
+        cells[column(l)].sort_by_key(key);
     }
-    // Positions: of nodes, and of the last placed pass cell of each forward edge.
-    let mut node_pos: Vec<Option<f64>> = vec![None; n];
-    let mut pass_pos: Vec<Option<f64>> = vec![None; forward.len()];
+    // Positions: of nodes, and of the last placed pass cell of each
+    // forward edge (NaN: not placed yet).
+    let mut node_pos: Vec<f64> = vec![f64::NAN; n];
+    let mut pass_pos: Vec<f64> = vec![f64::NAN; forward.len()];
     let mut preds: Vec<f64> = Vec::new();
+    let mut keyed: Vec<(f64, usize, Cell)> = Vec::new();
     for _ in 0..2 {
-        node_pos.fill(None);
-        pass_pos.fill(None);
-        for (l, col) in columns.iter_mut().enumerate() {
+        node_pos.fill(f64::NAN);
+        pass_pos.fill(f64::NAN);
+        for l in 0..layers {
+            let col = &mut cells[column(l)];
             if l > 0 {
-                let mut keyed: Vec<(f64, usize, Cell)> = col
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| {
-                        preds.clear();
-                        match *c {
-                            Cell::Node(id) => {
-                                for &k in fwd.incoming(id) {
-                                    let f = forward[k].0;
-                                    let p = if layer[f] + 1 == l {
-                                        node_pos[f]
-                                    } else {
-                                        pass_pos[k]
-                                    };
-                                    preds.extend(p);
+                keyed.clear();
+                keyed.extend(col.iter().enumerate().map(|(i, c)| {
+                    preds.clear();
+                    match *c {
+                        Cell::Node(id) => {
+                            for &k in fwd.incoming(id as usize) {
+                                let k = k as usize;
+                                let f = forward[k].0;
+                                let p = if layer[f] + 1 == l {
+                                    node_pos[f]
+                                } else {
+                                    pass_pos[k]
+                                };
+                                if !p.is_nan() {
+                                    preds.push(p);
                                 }
                             }
-                            Cell::Pass(k, step) => {
-                                let f = forward[k].0;
-                                let p = if step == 0 { node_pos[f] } else { pass_pos[k] };
-                                preds.extend(p);
+                        }
+                        Cell::Pass(k, step) => {
+                            let k = k as usize;
+                            let f = forward[k].0;
+                            let p = if step == 0 { node_pos[f] } else { pass_pos[k] };
+                            if !p.is_nan() {
+                                preds.push(p);
                             }
                         }
-                        let mean = if preds.is_empty() {
-                            i as f64
-                        } else {
-                            preds.iter().sum::<f64>() / preds.len() as f64
-                        };
-                        (mean, i, *c)
-                    })
-                    .collect();
+                    }
+                    let mean = if preds.is_empty() {
+                        i as f64
+                    } else {
+                        preds.iter().sum::<f64>() / preds.len() as f64
+                    };
+                    (mean, i, *c)
+                }));
                 keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-                *col = keyed.into_iter().map(|(_, _, c)| c).collect();
+                for (slot, &(_, _, c)) in col.iter_mut().zip(&keyed) {
+                    *slot = c;
+                }
             }
             let count = col.len() as f64;
             for (i, c) in col.iter().enumerate() {
                 let p = i as f64 - (count - 1.0) / 2.0;
                 match *c {
-                    Cell::Node(id) => node_pos[id] = Some(p),
-                    Cell::Pass(k, _) => pass_pos[k] = Some(p),
+                    Cell::Node(id) => node_pos[id as usize] = p,
+                    Cell::Pass(k, _) => pass_pos[k as usize] = p,
                 }
             }
         }
     }
+    drop((node_pos, pass_pos, preds, keyed));
 
-    // Tails: where each boundary event and its chain go, relative to the host.
-    struct Tail {
-        boundary: usize,
-        bx: i64,                  // boundary centre, from the host's left
-        row: i64,                 // tail row below the host
-        chain: Vec<(usize, i64)>, // node, left from the host's left
-    }
-    let mut host_tails: Vec<(usize, Vec<Tail>)> = Vec::new();
+    // Tails: where each boundary event and its chain go, relative to the
+    // host; the chain's nodes with their left, from the host's left.
+    let mut tails: Vec<Tail> = Vec::with_capacity(boundaries.len());
+    let mut chain_left: Vec<(usize, i64)> = Vec::with_capacity(chains.len());
     let mut cell_w: Vec<i64> = sizes.iter().map(|s| s.0).collect();
     let mut cell_h: Vec<i64> = sizes.iter().map(|s| s.1).collect();
     let row_h = grid.iter().map(|&i| sizes[i].1).max().unwrap_or(0).max(0); // tallest node of the grid
-    for (&host, ids) in &boundaries {
+    let mut rows_right: Vec<i64> = Vec::new(); // leftmost x used in each row (right to left)
+    let mut group = 0;
+    while group < boundaries.len() {
+        let host = boundaries[group].0;
+        let end = group + boundaries[group..].partition_point(|&(h, _)| h == host);
         let (hw, _) = sizes[host];
-        let count = ids.len() as i64;
-        let mut tails_here: Vec<Tail> = Vec::new();
-        let mut rows_right: Vec<i64> = Vec::new(); // leftmost x used in each row (right to left)
-        for (k, &b) in ids.iter().enumerate().rev() {
+        let count = (end - group) as i64;
+        rows_right.clear();
+        for j in (group..end).rev() {
+            let k = j - group;
+            let b = boundaries[j].1;
             let bx = hw * (k as i64 + 1) / (count + 1);
-            if routes_from[b].is_some() {
+            let first = chain_left.len();
+            if routes_from[b] != NONE {
                 // Nothing hangs below it; its flows leave just under the host.
-                tails_here.push(Tail {
+                tails.push(Tail {
+                    host,
                     boundary: b,
                     bx,
                     row: 0,
-                    chain: Vec::new(),
+                    chain: first..first,
                 });
                 continue;
             }
             let mut x = bx;
-            let mut chain = Vec::new();
             let mut right = bx + 18;
-            for (j, &c) in tails[b].iter().enumerate() {
+            for (c_at, &c) in chains[chain_start[j]..chain_start[j + 1]]
+                .iter()
+                .enumerate()
+            {
                 let (w, _) = sizes[c];
-                let left = if j == 0 { bx - (w / 2).min(18) } else { x };
-                chain.push((c, left));
+                let left = if c_at == 0 { bx - (w / 2).min(18) } else { x };
+                chain_left.push((c, left));
                 x = left + w + TAIL_GAP;
                 right = left + w;
             }
-            let left_most = chain.first().map_or(bx - 18, |(_, l)| *l).min(bx - 18);
+            let left_most = chain_left[first..]
+                .first()
+                .map_or(bx - 18, |(_, l)| *l)
+                .min(bx - 18);
             let row = rows_right
                 .iter()
                 .position(|&used| right + 20 <= used)
@@ -531,17 +655,19 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
                 rows_right[row] = left_most;
             }
             cell_w[host] = cell_w[host].max(right);
-            tails_here.push(Tail {
+            tails.push(Tail {
+                host,
                 boundary: b,
                 bx,
                 row: row as i64,
-                chain,
+                chain: first..chain_left.len(),
             });
         }
         let rows = rows_right.len() as i64;
         cell_h[host] += TAIL_GAP + rows * 80;
-        host_tails.push((host, tails_here));
+        group = end;
     }
+    drop((boundaries, chains, chain_start, rows_right));
     let mut cell_h_max = 0;
     for &i in &grid {
         // Cells align the centres of their nodes; extra height hangs below.
@@ -554,11 +680,11 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
     let mut col_x = Vec::with_capacity(layers);
     let mut col_w = Vec::with_capacity(layers);
     let mut x = PAD;
-    for col in &columns {
-        let w = col
+    for l in 0..layers {
+        let w = cells[column(l)]
             .iter()
             .map(|c| match *c {
-                Cell::Node(i) => cell_w[i],
+                Cell::Node(i) => cell_w[i as usize],
                 Cell::Pass(..) => 20,
             })
             .max()
@@ -567,61 +693,80 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
         col_w.push(w);
         x += w + GAP_X;
     }
-    let max_rows = columns.iter().map(Vec::len).max().unwrap_or(1).max(1) as i64;
+    let max_rows = (0..layers)
+        .map(|l| column(l).len())
+        .max()
+        .unwrap_or(1)
+        .max(1) as i64;
     // Centre line of a row slot: columns with fewer cells are centred.
     let centre = |col: usize, i: usize| -> i64 {
-        let count = columns[col].len() as i64;
+        let count = column(col).len() as i64;
         PAD_TOP + row_h / 2 + (2 * i as i64 + max_rows - count) * pitch / 2
     };
 
-    let mut at: Vec<Option<Bounds>> = vec![None; n];
-    // Per forward edge, the cells it passes through: x left, x right, y.
-    let mut pass_at: Vec<Vec<(i64, i64, i64)>> = vec![Vec::new(); forward.len()];
-    for (l, col) in columns.iter().enumerate() {
-        for (i, c) in col.iter().enumerate() {
+    // Bounds of every node (`unplaced` until placed).
+    let unplaced = Bounds {
+        x: i64::MIN,
+        y: i64::MIN,
+        w: 0,
+        h: 0,
+    };
+    let mut at: Vec<Bounds> = vec![unplaced; n];
+    // Per forward edge, the cells it passes through (x left, x right, y):
+    // `pass_at[pass_start[k]..pass_start[k + 1]]`, in step order.
+    let mut pass_start: Vec<usize> = Vec::with_capacity(forward.len() + 1);
+    pass_start.push(0);
+    for e in &forward {
+        pass_start.push(pass_start[pass_start.len() - 1] + passes(e));
+    }
+    let mut pass_at: Vec<(i64, i64, i64)> = vec![(0, 0, 0); pass_start[forward.len()]];
+    for l in 0..layers {
+        for (i, c) in cells[column(l)].iter().enumerate() {
             let cy = centre(l, i);
             match *c {
                 Cell::Node(id) => {
+                    let id = id as usize;
                     let (w, h) = sizes[id];
-                    at[id] = Some(Bounds {
+                    at[id] = Bounds {
                         x: col_x[l] + (col_w[l] - cell_w[id]) / 2,
                         y: cy - h / 2,
                         w,
                         h,
-                    });
+                    };
                 }
                 Cell::Pass(k, step) => {
-                    debug_assert_eq!(pass_at[k].len(), step);
-                    pass_at[k].push((col_x[l], col_x[l] + col_w[l], cy));
+                    pass_at[pass_start[k as usize] + step as usize] =
+                        (col_x[l], col_x[l] + col_w[l], cy);
                 }
             }
         }
     }
+    drop((cells, col_start, cell_h));
     // Boundary events and tails.
-    for (host, ts) in &host_tails {
-        let hb = at[*host].expect("the host of a boundary event is placed");
-        for t in ts {
-            at[t.boundary] = Some(Bounds {
-                x: hb.x + t.bx - 18,
-                y: hb.bottom() - 18,
-                w: 36,
-                h: 36,
-            });
-            let row_cy = hb.bottom() + TAIL_GAP + 40 + t.row * 80;
-            for &(c, left) in &t.chain {
-                let (w, h) = sizes[c];
-                at[c] = Some(Bounds {
-                    x: hb.x + left,
-                    y: row_cy - h / 2,
-                    w,
-                    h,
-                });
-            }
+    for t in &tails {
+        let hb = at[t.host];
+        assert!(hb != unplaced, "the host of a boundary event is placed");
+        at[t.boundary] = Bounds {
+            x: hb.x + t.bx - 18,
+            y: hb.bottom() - 18,
+            w: 36,
+            h: 36,
+        };
+        let row_cy = hb.bottom() + TAIL_GAP + 40 + t.row * 80;
+        for &(c, left) in &chain_left[t.chain.clone()] {
+            let (w, h) = sizes[c];
+            at[c] = Bounds {
+                x: hb.x + left,
+                y: row_cy - h / 2,
+                w,
+                h,
+            };
         }
     }
+    drop((tails, chain_left));
     let grid_bottom = at
         .iter()
-        .flatten()
+        .filter(|b| **b != unplaced)
         .map(Bounds::bottom)
         .max()
         .unwrap_or(PAD_TOP);
@@ -631,18 +776,18 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
     let mut bx = PAD;
     for &i in &band {
         let (w, h) = sizes[i];
-        at[i] = Some(Bounds {
+        at[i] = Bounds {
             x: bx,
             y: band_y,
             w,
             h,
-        });
+        };
         bx += w + GAP_X;
     }
-    let at: Vec<Bounds> = at
-        .into_iter()
-        .map(|b| b.expect("every node is placed"))
-        .collect();
+    assert!(
+        !at.contains(&unplaced),
+        "BPMN layout: a node of the plane was not placed"
+    );
 
     // Edges.
     // Loops return below everything on their row between their ends: the
@@ -675,133 +820,115 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
         });
         from.bottom().max(to.bottom()).max(lowest) + LOOP_DROP
     };
-    let mut edges: Vec<Edge> = Vec::with_capacity(plane.flows.len() + plane.associations.len());
+    let mut ends: Vec<usize> = Vec::with_capacity(plane.flows.len() + plane.associations.len());
+    let mut points: Vec<(i64, i64)> = Vec::new();
     for (fi, f) in plane.flows.iter().enumerate() {
-        let (s, t) = (at[f.from], at[f.to]);
+        let (from, to) = (f.from(), f.to());
+        let (s, t) = (at[from], at[to]);
         // Where the flow starts: the right of its source, or, out of an
         // error event that routes a failure, just below the event (inside
         // the host's cell), counting from the host's column.
-        let src = routes_from[f.from].unwrap_or(f.from);
-        let routes = routes_from[f.from].is_some();
+        let src = source(from);
+        let routes = routes_from[from] != NONE;
         let start_y = if routes { s.bottom() + 10 } else { s.cy() };
-        let start = || {
+        let start = |points: &mut Vec<(i64, i64)>| {
             if routes {
-                vec![(s.cx(), s.bottom()), (s.cx(), start_y)]
+                points.extend([(s.cx(), s.bottom()), (s.cx(), start_y)]);
             } else {
-                vec![(s.right(), s.cy())]
+                points.push((s.right(), s.cy()));
             }
         };
-        let points = if hanging[f.from] && !routes {
+        let forward_edge = flow_forward[fi];
+        let lane = if forward_edge == NONE {
+            None
+        } else {
+            lane_of.get(&forward_edge)
+        };
+        if hanging[from] && !routes {
             if t.y > s.bottom() && t.x <= s.cx() && s.cx() <= t.right() {
                 // Straight down into the node below.
-                vec![(s.cx(), s.bottom()), (s.cx(), t.y)]
+                points.extend([(s.cx(), s.bottom()), (s.cx(), t.y)]);
             } else if t.cy() == s.cy() {
-                vec![(s.right(), s.cy()), (t.x, t.cy())]
+                points.extend([(s.right(), s.cy()), (t.x, t.cy())]);
             } else {
-                vec![(s.cx(), s.bottom()), (s.cx(), t.cy()), (t.x, t.cy())]
+                points.extend([(s.cx(), s.bottom()), (s.cx(), t.cy()), (t.x, t.cy())]);
             }
-        } else if let Some(&lane) = flow_forward[fi].and_then(|k| lane_of.get(&k)) {
+        } else if let Some(&lane) = lane {
             // Out of the source's column, down the gap to the lane, along
             // it to the gap before the target's column, up, and in.
-            let (lf, lt) = (layer[src], layer[f.to]);
+            let (lf, lt) = (layer[src], layer[to]);
             let down = col_x[lf] + col_w[lf] + GAP_X / 2;
             let up = col_x[lt] - GAP_X / 2;
             let y = lane_y(lane);
-            let mut pts = start();
-            pts.extend([
+            start(&mut points);
+            points.extend([
                 (down, start_y),
                 (down, y),
                 (up, y),
                 (up, t.cy()),
                 (t.x, t.cy()),
             ]);
-            pts
-        } else if let Some(k) = flow_forward[fi] {
-            let mut pts = start();
+        } else if forward_edge != NONE {
+            let k = forward_edge;
+            start(&mut points);
             let mut cur_y = start_y;
             let mut cur_right = s.right().max(col_x[layer[src]] + col_w[layer[src]]);
-            for &(left, right, y) in &pass_at[k] {
+            for &(left, right, y) in &pass_at[pass_start[k]..pass_start[k + 1]] {
                 if y != cur_y {
                     let mx = cur_right + (left - cur_right) / 2;
-                    pts.push((mx, cur_y));
-                    pts.push((mx, y));
+                    points.push((mx, cur_y));
+                    points.push((mx, y));
                 }
                 cur_y = y;
                 cur_right = right;
             }
             if t.cy() != cur_y {
-                let left = col_x[layer[f.to]];
+                let left = col_x[layer[to]];
                 let mx = cur_right + (left - cur_right) / 2;
-                pts.push((mx, cur_y));
-                pts.push((mx, t.cy()));
+                points.push((mx, cur_y));
+                points.push((mx, t.cy()));
             }
-            pts.push((t.x, t.cy()));
-            pts
-        } else if back.contains(&(f.from, f.to)) {
+            points.push((t.x, t.cy()));
+        } else if back.contains(&(from, to)) {
             let y = loop_y(&s, &t);
-            vec![
+            points.extend([
                 (s.cx(), s.bottom()),
                 (s.cx(), y),
                 (t.cx(), y),
                 (t.cx(), t.bottom()),
-            ]
+            ]);
         } else {
             // Into a node that hangs or sits in the band: straight.
-            vec![(s.right(), s.cy()), (t.x, t.cy())]
-        };
-        edges.push(Edge {
-            element: EdgeOf::Flow(plane, fi),
-            points,
-        });
+            points.extend([(s.right(), s.cy()), (t.x, t.cy())]);
+        }
+        ends.push(points.len());
     }
     for a in &plane.associations {
         let (s, t) = (at[a.from], at[a.to]);
         let x = s.cx().clamp(t.x + 1, t.right() - 1);
-        edges.push(Edge {
-            element: EdgeOf::Association(text.get(a.id)),
-            points: vec![(s.cx(), s.bottom()), (x, t.y)],
-        });
+        points.extend([(s.cx(), s.bottom()), (x, t.y)]);
+        ends.push(points.len());
     }
 
-    // Shapes in plane order; the content of expanded subprocesses follows
-    // their own shape, and their edges follow this plane's.
-    let mut all_shapes: Vec<Shape<'a>> = Vec::with_capacity(n);
-    let mut nested_edges: Vec<Edge<'a>> = Vec::new();
-    for (i, node) in plane.nodes.iter().enumerate() {
-        let b = at[i];
-        let expanded = match &node.kind {
-            Kind::Sub(s) => Some(s.expanded),
-            Kind::Deferred(_) => Some(false),
-            _ => None,
-        };
-        all_shapes.push(Shape {
-            id: text.get(node.id),
-            bounds: b,
-            expanded,
-        });
-        if let Some(p) = inner[i].take() {
-            append(p, b.x, b.y, &mut all_shapes, &mut nested_edges);
-        }
-    }
-    edges.append(&mut nested_edges);
-    let w = all_shapes
+    // The extent of the whole: own shapes and waypoints, and those of the
+    // expanded subprocesses where they are placed.
+    let own = at
         .iter()
-        .map(|s| s.bounds.right())
-        .chain(edges.iter().flat_map(|e| e.points.iter().map(|p| p.0)))
-        .max()
-        .unwrap_or(0)
-        + PAD;
-    let h = all_shapes
+        .map(|b| (b.right(), b.bottom()))
+        .chain(points.iter().copied());
+    let nested = inner
         .iter()
-        .map(|s| s.bounds.bottom())
-        .chain(edges.iter().flat_map(|e| e.points.iter().map(|p| p.1)))
-        .max()
-        .unwrap_or(0)
-        + PAD;
+        .filter_map(|(i, p)| p.max.map(|(x, y)| (x + at[*i].x, y + at[*i].y)));
+    let max = own
+        .chain(nested)
+        .reduce(|a, b| (a.0.max(b.0), a.1.max(b.1)));
     Placed {
-        shapes: all_shapes,
-        edges,
-        w,
-        h,
+        text,
+        plane,
+        at,
+        ends,
+        points,
+        children: inner,
+        max,
     }
 }

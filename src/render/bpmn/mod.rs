@@ -285,7 +285,7 @@ pub fn render_into(
         id,
         label,
         Kind::Boundary {
-            host: act,
+            host: graph::small(act),
             error: true,
             routes: false,
             code: Some(code),
@@ -563,7 +563,7 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -
                 id,
                 label,
                 Kind::Boundary {
-                    host,
+                    host: graph::small(host),
                     error: true,
                     routes: true,
                     code: None,
@@ -580,7 +580,7 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -
                 id,
                 Str::default(),
                 Kind::Boundary {
-                    host,
+                    host: graph::small(host),
                     error: true,
                     routes: false,
                     code: None,
@@ -603,7 +603,7 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -
                 id,
                 Str::default(),
                 Kind::Boundary {
-                    host,
+                    host: graph::small(host),
                     error: false,
                     routes: false,
                     code: None,
@@ -660,7 +660,7 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -
             let marker = plane.add(id, label, kind);
             // Its one edge in (no joins in a region drawn by token) is dead
             // on every exit of its source but one.
-            let e = &p.edges[graph.incoming(i)[0]];
+            let e = &p.edges[graph.incoming(i)[0] as usize];
             skip_in[i] = Some(if routing.exits(e.from).count() > 2 {
                 let id = cx.id(a, "_skipMerge");
                 let m = plane.add(id, Str::default(), Kind::Xor(None));
@@ -982,7 +982,7 @@ fn activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize, routing: &Routing) -> (
             id,
             label,
             Kind::Boundary {
-                host,
+                host: graph::small(host),
                 error: true,
                 routes: false,
                 code,
@@ -998,7 +998,7 @@ fn activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize, routing: &Routing) -> (
         let run = plane
             .flows
             .iter()
-            .position(|f| f.from == gate && f.name.is_empty())
+            .position(|f| f.from() == gate && f.name.is_empty())
             .expect("the gateway leads into the steps");
         plane.flows[run].name = "run";
         let default = if routing.runs_without_failures[i] {

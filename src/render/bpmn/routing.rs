@@ -99,6 +99,7 @@ impl Routing {
             // a lower index to a higher one.
             for i in 0..n {
                 for &k in graph.incoming(i) {
+                    let k = k as usize;
                     let e = &plan.edges[k];
                     debug_assert!(e.from < i, "plan activities are topologically ordered");
                     conditional[k] = routed[e.from] || skippable[e.from];

@@ -126,7 +126,7 @@ impl<'p> Chain<'p> {
 
 /// Make flow `flow` the default flow of exclusive gateway `split`.
 pub fn set_default(plane: &mut Plane, split: usize, flow: usize) {
-    plane.nodes[split].kind = Kind::Xor(Some(flow));
+    plane.nodes[split].kind = Kind::Xor(Some(super::graph::small(flow)));
 }
 
 /// An HTTP service task.
@@ -732,7 +732,7 @@ fn invocation_payload(cx: &Ctx, inv: &Invocation, out: &mut String) {
     let params: Vec<(&str, Field)> = inv
         .inputs
         .iter()
-        .map(|(n, b)| (n.as_str(), Field::Expr(b)))
+        .map(|(n, b)| (&**n, Field::Expr(b)))
         .collect();
     let mut json = String::from("{\"invocation-information\":{");
     let mut first_piece = true;

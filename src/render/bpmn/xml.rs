@@ -315,12 +315,12 @@ impl Writer<'_> {
     fn flows(&mut self, plane: &Plane, adj: &Adjacency, i: usize) {
         for &f in adj.incoming(i) {
             self.out.push_str("<incoming>");
-            self.flow_id(plane, f);
+            self.flow_id(plane, f as usize);
             self.out.push_str("</incoming>");
         }
         for &f in adj.outgoing(i) {
             self.out.push_str("<outgoing>");
-            self.flow_id(plane, f);
+            self.flow_id(plane, f as usize);
             self.out.push_str("</outgoing>");
         }
     }
@@ -363,9 +363,9 @@ impl Writer<'_> {
             self.out.push('"');
         }
         self.out.push_str(" sourceRef=\"");
-        self.node_id(plane, f.from);
+        self.node_id(plane, f.from());
         self.out.push_str("\" targetRef=\"");
-        self.node_id(plane, f.to);
+        self.node_id(plane, f.to());
         match &f.condition {
             None => self.out.push_str("\"/>\n"),
             Some(c) => {
@@ -406,7 +406,7 @@ impl Writer<'_> {
                 self.open(depth, "exclusiveGateway", id, name);
                 if let Some(f) = default {
                     self.out.push_str(" default=\"");
-                    self.flow_id(plane, *f);
+                    self.flow_id(plane, *f as usize);
                     self.out.push('"');
                 }
                 self.out.push('>');
@@ -453,7 +453,7 @@ impl Writer<'_> {
             } => {
                 self.open(depth, "boundaryEvent", id, name);
                 self.out.push_str(" attachedToRef=\"");
-                self.node_id(plane, *host);
+                self.node_id(plane, *host as usize);
                 self.out.push_str("\" cancelActivity=\"true\"");
                 self.out.push('>');
                 self.flows(plane, adj, i);
@@ -761,7 +761,7 @@ fn diagram(out: &mut String, text: &Text, d: &Diagram, spill: &mut dyn FnMut(&mu
     out.push_str("_plane\" bpmnElement=\"");
     out.push_str(d.element);
     out.push_str("\">\n");
-    for s in &d.shapes {
+    d.each_shape(&mut |s| {
         spill(out);
         out.push_str(" <bpmndi:BPMNShape bpmnElement=\"");
         out.push_str(s.id);
@@ -779,24 +779,24 @@ fn diagram(out: &mut String, text: &Text, d: &Diagram, spill: &mut dyn FnMut(&mu
         out.push_str("\" height=\"");
         push_int(out, s.bounds.h);
         out.push_str("\"/></bpmndi:BPMNShape>\n");
-    }
-    for e in &d.edges {
+    });
+    d.each_edge(&mut |element, points, (dx, dy)| {
         spill(out);
         out.push_str(" <bpmndi:BPMNEdge bpmnElement=\"");
-        match e.element {
+        match element {
             EdgeOf::Flow(plane, k) => plane.flow_id(text, k, out),
             EdgeOf::Association(id) => out.push_str(id),
         }
         out.push_str("\">");
-        for &(x, y) in &e.points {
+        for &(x, y) in points {
             out.push_str("<di:waypoint x=\"");
-            push_int(out, x);
+            push_int(out, x + dx);
             out.push_str("\" y=\"");
-            push_int(out, y);
+            push_int(out, y + dy);
             out.push_str("\"/>");
         }
         out.push_str("</bpmndi:BPMNEdge>\n");
-    }
+    });
     out.push_str("</bpmndi:BPMNPlane></bpmndi:BPMNDiagram>\n");
 }
 
