@@ -2,6 +2,7 @@
 //! (BPEL names and BPMN ids must be), unique, stable.
 
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Turn any text into an NCName: characters outside `[A-Za-z0-9_.-]`
 /// become `_`, and a leading character that cannot start a name gets a `_`
@@ -25,9 +26,15 @@ pub fn ncname(s: &str) -> String {
 
 /// Hands out unique names: the first request for a name gets it as is,
 /// later ones get `_2`, `_3`, ...
+///
+/// The names handed out are remembered by a 128-bit hash, not by copy: a
+/// plan of a large topology names a million variables, and a copy of
+/// each (with its allocation) cost most of the memory of a plan's
+/// rendering. Two different names with the same 128-bit FNV-1a hash would
+/// only make the second one get a suffix it did not need.
 #[derive(Debug, Default)]
 pub struct Unique {
-    taken: HashSet<String>,
+    taken: HashSet<u128, BuildHasherDefault<Folded>>,
 }
 
 impl Unique {
@@ -38,17 +45,43 @@ impl Unique {
 
     /// A unique name based on `base`.
     pub fn name(&mut self, base: String) -> String {
-        if self.taken.insert(base.clone()) {
+        if self.taken.insert(fnv1a(&base)) {
             return base;
         }
         let mut n = 2;
         loop {
             let candidate = format!("{base}_{n}");
-            if self.taken.insert(candidate.clone()) {
+            if self.taken.insert(fnv1a(&candidate)) {
                 return candidate;
             }
             n += 1;
         }
+    }
+}
+
+/// The 128-bit FNV-1a hash of `s`.
+fn fnv1a(s: &str) -> u128 {
+    const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;
+    const PRIME: u128 = 0x0000000001000000000000000000013b;
+    s.bytes()
+        .fold(OFFSET, |h, b| (h ^ u128::from(b)).wrapping_mul(PRIME))
+}
+
+/// The hasher of the set of hashes: the two halves of the hash folded.
+#[derive(Default)]
+struct Folded(u64);
+
+impl Hasher for Folded {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u128(&mut self, n: u128) {
+        self.0 = (n as u64) ^ ((n >> 64) as u64);
     }
 }
 
@@ -69,5 +102,15 @@ mod tests {
         let mut u = Unique::new();
         assert_eq!(u.name("a".into()), "a");
         assert_eq!(u.name("a".into()), "a_2");
+        assert_eq!(u.name("a_2".into()), "a_2_2");
+        assert_eq!(u.name("a".into()), "a_3");
+        assert_eq!(u.name("b".into()), "b");
+    }
+
+    #[test]
+    fn hashes_are_fnv1a_128() {
+        // The published test vectors of FNV-1a 128.
+        assert_eq!(fnv1a(""), 0x6c62272e07bb014262b821756295c58d);
+        assert_eq!(fnv1a("a"), 0xd228cb696f1a8caf78912b704e4a8964);
     }
 }

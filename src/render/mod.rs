@@ -11,9 +11,10 @@ pub mod bpmn;
 pub mod fragment;
 pub mod output;
 pub mod templates;
+pub mod vars;
 
 use crate::csar::path::percent_encode;
-use crate::model::Topology;
+use crate::model::{TemplateRef, Topology};
 use crate::plan::{PlanKind, ncname};
 
 /// A plan language.
@@ -201,5 +202,28 @@ pub fn plan_namespace(topology: &Topology, kind: &PlanKind) -> String {
         )
     } else {
         format!("{ns}_{}", kind.suffix())
+    }
+}
+
+/// Percent-encode each segment of a CSAR path for use in a URL.
+pub fn url_path(path: &str) -> String {
+    path.split('/')
+        .map(percent_encode)
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The collection path of a template's instances in the instance API
+/// (`/nodetemplates/<id>/instances`).
+pub fn instances_path(topology: &Topology, t: TemplateRef) -> String {
+    match t {
+        TemplateRef::Node(n) => format!(
+            "/nodetemplates/{}/instances",
+            url_path(&topology.node(n).id)
+        ),
+        TemplateRef::Relationship(r) => format!(
+            "/relationshiptemplates/{}/instances",
+            url_path(&topology.relationship(r).id)
+        ),
     }
 }

@@ -10,7 +10,6 @@
 //! extension. The archive holds the process, its WSDL, `deploy.xml` and one
 //! copy of the invoker WSDL and XSD.
 
-mod names;
 mod xpath;
 
 use std::collections::HashMap;
@@ -18,8 +17,7 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
-use self::names::{FIXED, Names};
-use self::xpath::{condition, expr, literal, url_path};
+use self::xpath::{condition, expr, literal};
 use super::fragment::Fragments;
 use super::output::{CHUNK, PlanOutput, Written};
 use super::templates::{Templates, xml_escape};
@@ -30,6 +28,19 @@ use crate::plan::ids::Unique;
 use crate::plan::{PlanKind, Reason, ncname};
 use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
 use crate::plugins::{ActivityBody, ConcretePlan};
+use crate::render::url_path;
+use crate::render::vars::Vars;
+
+/// Process variables that every plan has.
+pub const FIXED: [&str; 7] = [
+    "correlationID",
+    "instanceDataAPIUrl",
+    "csarEntrypoint",
+    "csarID",
+    "serviceTemplateURL",
+    "serviceInstanceURL",
+    "serviceInstanceID",
+];
 
 /// Where the lists of the skeleton go: variables, their initial values,
 /// links, activities (in this order in the text).
@@ -62,7 +73,7 @@ pub fn operation(kind: &PlanKind) -> String {
 
 struct Ctx<'a> {
     topology: &'a Topology,
-    names: Names,
+    names: Vars,
     inputs: HashMap<String, String>,
 }
 
@@ -125,7 +136,7 @@ pub fn render_into(
     });
     let cx = Ctx {
         topology,
-        names: Names::new(topology, plan),
+        names: Vars::new(topology, plan, FIXED),
         inputs,
     };
 

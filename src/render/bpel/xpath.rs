@@ -1,20 +1,13 @@
 //! XPath 2.0 expressions for bindings.
 
-use super::names::Names;
 use crate::model::{Condition, TemplateRef, Topology, Value};
 use crate::plugins::steps::Binding;
+use crate::render::url_path;
+use crate::render::vars::Vars;
 
 /// An XPath 2.0 string literal (`'` doubled inside).
 pub fn literal(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
-}
-
-/// Percent-encode each segment of a CSAR path for use in a URL.
-pub fn url_path(path: &str) -> String {
-    path.split('/')
-        .map(crate::csar::path::percent_encode)
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 /// The expression for a binding. `input` maps a plan input name to the
@@ -22,7 +15,7 @@ pub fn url_path(path: &str) -> String {
 pub fn expr(
     b: &Binding,
     topology: &Topology,
-    names: &Names,
+    names: &Vars,
     input: &dyn Fn(&str) -> String,
 ) -> String {
     match b {
@@ -59,7 +52,7 @@ pub fn condition(
     conditions: &[Condition],
     template: TemplateRef,
     topology: &Topology,
-    names: &Names,
+    names: &Vars,
 ) -> String {
     all(conditions, "and", "true()", template, topology, names)
 }
@@ -70,7 +63,7 @@ fn all(
     empty: &str,
     template: TemplateRef,
     topology: &Topology,
-    names: &Names,
+    names: &Vars,
 ) -> String {
     if list.is_empty() {
         return empty.to_string();
@@ -82,7 +75,7 @@ fn all(
     format!("({})", parts.join(&format!(" {join} ")))
 }
 
-fn clause(c: &Condition, template: TemplateRef, topology: &Topology, names: &Names) -> String {
+fn clause(c: &Condition, template: TemplateRef, topology: &Topology, names: &Vars) -> String {
     match c {
         Condition::And(l) => all(l, "and", "true()", template, topology, names),
         Condition::Or(l) => all(l, "or", "false()", template, topology, names),
@@ -174,6 +167,6 @@ mod tests {
     #[test]
     fn literals_double_apostrophes() {
         assert_eq!(super::literal("it's"), "'it''s'");
-        assert_eq!(super::url_path("a b/x%3Ay"), "a%20b/x%253Ay");
+        assert_eq!(crate::render::url_path("a b/x%3Ay"), "a%20b/x%253Ay");
     }
 }

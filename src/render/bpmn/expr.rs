@@ -8,9 +8,9 @@
 //! else is Groovy.
 
 use super::graph::{Text, Value};
-use super::names::Names;
 use crate::model::Topology;
 use crate::plugins::steps::Binding;
+use crate::render::vars::Vars;
 
 /// Append a Groovy string literal (single quotes; `\`, `'` and line
 /// breaks escaped).
@@ -145,21 +145,13 @@ pub fn push_groovy(out: &mut String, parts: &[Part]) {
     }
 }
 
-/// Percent-encode each segment of a CSAR path for use in a URL.
-pub fn url_path(path: &str) -> String {
-    path.split('/')
-        .map(crate::csar::path::percent_encode)
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
 /// Append the Groovy expression of a binding. `input` maps a plan input
 /// to its variable.
 pub fn expr(
     out: &mut String,
     b: &Binding,
     topology: &Topology,
-    names: &Names,
+    names: &Vars,
     input: &dyn Fn(&str) -> String,
 ) {
     match b {
@@ -169,7 +161,7 @@ pub fn expr(
         Binding::ArtifactUrl(path) => {
             push_var(out, &input(crate::plugins::complete::CSAR_ENTRYPOINT));
             out.push_str(" + ");
-            push_literal(out, &format!("/Content/{}", url_path(path)));
+            push_literal(out, &format!("/Content/{}", crate::render::url_path(path)));
         }
         Binding::InstanceId(t) => push_var(out, names.id(*t)),
         Binding::Concat(parts) => match parts.len() {

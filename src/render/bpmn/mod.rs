@@ -50,7 +50,6 @@ mod condition;
 mod expr;
 pub mod graph;
 pub mod layout;
-mod names;
 pub mod routing;
 pub mod scripts;
 mod steps;
@@ -61,7 +60,6 @@ use std::fmt::Write as _;
 
 use self::expr::{Part, concat, push_literal, push_var};
 use self::graph::{Adjacency, Kind, Plane, Repeat, Script, Str, Sub, Text, Value};
-use self::names::{Names, word};
 use self::routing::{Exit, Routing};
 use self::scripts::{PropertyFiles, Shared, Used};
 use self::steps::{Chain, Prefix};
@@ -77,6 +75,7 @@ use crate::plugins::complete::{
     CORRELATION_ID, CSAR_ENTRYPOINT, INSTANCE_DATA_API_URL, SERVICE_INSTANCE_URL,
 };
 use crate::plugins::steps::Binding;
+use crate::render::vars::{Vars, word};
 
 /// Input with the management bus REST endpoint (`…/ManagementBus/v1/invoker`).
 pub const BUS_URL_INPUT: &str = "ManagementBusURL";
@@ -93,10 +92,19 @@ const ERR_FAILURE: &str = "toscanini_failure";
 const ERR_ACTIVITY: &str = "toscanini_activityFailed";
 const ERR_PLAN: &str = "toscanini_planFailed";
 
+/// Variables every plan sets before its activities run.
+pub const FIXED: [&str; 5] = [
+    "csarID",
+    "serviceTemplateURL",
+    "serviceInstanceURL",
+    "serviceInstanceID",
+    "httpStatus",
+];
+
 /// What the step renderers share.
 pub(crate) struct Ctx<'a> {
     topology: &'a Topology,
-    names: Names,
+    names: Vars,
     inputs: HashMap<String, String>,
     bus: String,
     vars: Unique,
@@ -191,7 +199,11 @@ pub fn render_into(
         required: true,
     });
     let taken: Vec<String> = parameters.iter().map(|p| p.name.clone()).collect();
-    let names = Names::new(topology, plan, &taken);
+    let names = Vars::new(
+        topology,
+        plan,
+        FIXED.into_iter().chain(taken.iter().map(String::as_str)),
+    );
     let mut vars = Unique::new();
     for t in &taken {
         vars.name(t.clone());
@@ -471,7 +483,7 @@ fn init_script(
     }
     let fresh = plan.plan.kind == PlanKind::Build;
     let topology = cx.topology;
-    for &t in &cx.names.templates {
+    for &t in cx.names.templates() {
         set_variable(&mut s, cx.names.url(t), empty);
         set_variable(&mut s, cx.names.id(t), empty);
         for ((_, v), value) in cx
@@ -1071,7 +1083,7 @@ fn each_instance(
     let index = cx.poll_var(Prefix::of(a), "index");
     let mut chain = Chain::new(plane, start);
     let Ctx { names, text, .. } = &mut *cx;
-    let path = names.path(subject);
+    let path = &crate::render::instances_path(t, subject);
     let list = graph::Http {
         method: "GET",
         url: concat(

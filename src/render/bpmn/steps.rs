@@ -11,6 +11,8 @@
 //! (filter, precondition) is Groovy ([`super::condition`]) in a script
 //! task, or in the output of the GET that reads the instance state.
 
+use crate::render::instances_path;
+use crate::render::vars::Vars;
 use std::fmt::{self, Write as _};
 
 use super::Ctx;
@@ -274,7 +276,10 @@ pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
             let r = TemplateRef::Node(*n);
             let url = concat(
                 &mut cx.text,
-                &[Part::Var("serviceTemplateURL"), Part::Lit(cx.names.path(r))],
+                &[
+                    Part::Var("serviceTemplateURL"),
+                    Part::Lit(&instances_path(t, r)),
+                ],
             );
             let payload = concat(&mut cx.text, &[Part::Var("serviceInstanceID")]);
             let outputs = created(cx, r);
@@ -308,7 +313,10 @@ pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
             });
             let url = concat(
                 &mut cx.text,
-                &[Part::Var("serviceTemplateURL"), Part::Lit(cx.names.path(r))],
+                &[
+                    Part::Var("serviceTemplateURL"),
+                    Part::Lit(&instances_path(t, r)),
+                ],
             );
             let outputs = created(cx, r);
             let kind = http(
@@ -338,7 +346,7 @@ pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
                 text,
                 &[
                     Part::Var("serviceTemplateURL"),
-                    Part::Lit(names.path(TemplateRef::Relationship(*rel))),
+                    Part::Lit(&instances_path(t, TemplateRef::Relationship(*rel))),
                     Part::Lit("?source="),
                     Part::Var(names.id(TemplateRef::Node(*from))),
                 ],
@@ -351,7 +359,7 @@ pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
                     groovy(text, |o| {
                         push_var(o, "serviceTemplateURL");
                         o.push_str(" + ");
-                        push_literal(o, names.path(to_ref));
+                        push_literal(o, &instances_path(t, to_ref));
                         o.push_str(
                             " + '/' + (jnum(body(), 'target_node_template_instance_id') + [''])[0]",
                         );
@@ -505,7 +513,7 @@ pub fn draws_nothing(cx: &Ctx, step: &Step) -> bool {
 /// The properties of node `n` that go into its instance's XML document
 /// (name, variable): those whose name is an element name.
 fn storable<'a>(
-    names: &'a super::names::Names,
+    names: &'a Vars,
     t: &'a crate::model::Topology,
     n: crate::model::NodeId,
 ) -> impl Iterator<Item = (&'a str, &'a str)> {
@@ -588,7 +596,7 @@ fn select(
     let t = cx.topology;
     let r = TemplateRef::Node(n);
     let node = &t.node(n).id;
-    let path = cx.names.path(r).to_string();
+    let path = instances_path(t, r);
     let list = concat(
         &mut cx.text,
         &[

@@ -1,0 +1,192 @@
+//! The process variables of a plan's templates, shared by both backends:
+//! `inst_<template>_url`, `inst_<template>_id` and
+//! `prop_<template>_<property>`, allocated once per plan in the order the
+//! plan first touches each template. Only `[A-Za-z0-9_]` is used, so every
+//! name is valid as `$name` in XPath and as a JUEL identifier.
+//!
+//! In: the topology, a concrete plan, the names already taken (fixed
+//! variables, plan inputs). Out: the name of every template variable.
+//!
+//! The names live in one buffer with an index per template: a plan of a
+//! 100k-node topology has over a million of them, and a string (and a map
+//! entry) each cost most of its rendering's memory.
+
+use crate::model::{TemplateMap, TemplateRef, Topology};
+use crate::plan::ids::Unique;
+use crate::plugins::ConcretePlan;
+use crate::plugins::steps::{Binding, PropertyRef, Step};
+
+/// The variable names of one plan.
+pub struct Vars {
+    /// Every name, one after the other.
+    text: String,
+    /// Where each name ends in `text` (it starts where the one before ends).
+    ends: Vec<u32>,
+    /// The index of a template's first name: its URL variable, then its
+    /// id variable, then one per property in declaration order.
+    first: TemplateMap<u32>,
+    /// Templates in the order their variables were allocated.
+    order: Vec<TemplateRef>,
+}
+
+/// A name made of `[A-Za-z0-9_]` only.
+pub fn word(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+impl Vars {
+    /// Allocate names for every template the plan touches. `taken` are
+    /// names already in use.
+    pub fn new<'a>(
+        topology: &Topology,
+        plan: &ConcretePlan,
+        taken: impl IntoIterator<Item = &'a str>,
+    ) -> Vars {
+        let mut unique = Unique::new();
+        for name in taken {
+            unique.name(name.to_string());
+        }
+        let mut templates: Vec<TemplateRef> =
+            plan.plan.activities.iter().map(|a| a.template).collect();
+        for body in &plan.bodies {
+            for step in body.steps.iter().chain(&body.compensation) {
+                step_templates(step, &mut templates);
+            }
+        }
+        for (_, b) in &plan.outputs {
+            binding_templates(b, &mut templates);
+        }
+        let mut vars = Vars {
+            text: String::new(),
+            ends: Vec::new(),
+            first: TemplateMap::new(topology),
+            order: Vec::new(),
+        };
+        for t in templates {
+            if vars.first.contains(t) {
+                continue;
+            }
+            vars.first.insert(t, index(vars.ends.len()));
+            vars.order.push(t);
+            let base = word(topology.template_id(t));
+            vars.push(unique.name(format!("inst_{base}_url")));
+            vars.push(unique.name(format!("inst_{base}_id")));
+            for p in topology.properties(t).keys() {
+                vars.push(unique.name(format!("prop_{base}_{}", word(p))));
+            }
+        }
+        vars.text.shrink_to_fit();
+        vars.ends.shrink_to_fit();
+        vars
+    }
+
+    fn push(&mut self, name: String) {
+        self.text.push_str(&name);
+        self.ends.push(index(self.text.len()));
+    }
+
+    /// Name `k` of the plan.
+    fn name(&self, k: usize) -> &str {
+        let start = k.checked_sub(1).map_or(0, |j| self.ends[j] as usize);
+        &self.text[start..self.ends[k] as usize]
+    }
+
+    /// The index of the first name of a template the plan touches; any
+    /// other is a bug in the collection of templates above.
+    fn first(&self, t: TemplateRef) -> usize {
+        *self
+            .first
+            .get(t)
+            .expect("every template a plan touches has variables") as usize
+    }
+
+    /// Templates in the order their variables were allocated.
+    pub fn templates(&self) -> &[TemplateRef] {
+        &self.order
+    }
+
+    /// Every template variable, in allocation order.
+    pub fn variables(&self) -> impl Iterator<Item = &str> {
+        (0..self.ends.len()).map(|k| self.name(k))
+    }
+
+    /// The instance URL variable.
+    pub fn url(&self, t: TemplateRef) -> &str {
+        self.name(self.first(t))
+    }
+
+    /// The instance id variable.
+    pub fn id(&self, t: TemplateRef) -> &str {
+        self.name(self.first(t) + 1)
+    }
+
+    /// The variable of a property. A property a step names that the
+    /// template does not have is a plugin bug.
+    pub fn prop(&self, topology: &Topology, p: &PropertyRef) -> &str {
+        let i = topology
+            .properties(p.template)
+            .get_index_of(&*p.name)
+            .unwrap_or_else(|| {
+                panic!(
+                    "property `{}` of `{}` is not declared",
+                    p.name,
+                    topology.template_id(p.template)
+                )
+            });
+        self.name(self.first(p.template) + 2 + i)
+    }
+
+    /// All property variables of a template, with the property names.
+    pub fn props_of<'a>(
+        &'a self,
+        topology: &'a Topology,
+        t: TemplateRef,
+    ) -> impl Iterator<Item = (&'a str, &'a str)> {
+        let first = self.first(t) + 2;
+        topology
+            .properties(t)
+            .keys()
+            .enumerate()
+            .map(move |(i, p)| (p.as_str(), self.name(first + i)))
+    }
+}
+
+/// A position in the names' buffer or an index of a name.
+fn index(n: usize) -> u32 {
+    u32::try_from(n).expect("plan variables: over 4 GiB of names")
+}
+
+fn step_templates(step: &Step, out: &mut Vec<TemplateRef>) {
+    match step {
+        Step::Invoke(inv) => {
+            out.push(inv.target);
+            for (_, b) in &inv.inputs {
+                binding_templates(b, out);
+            }
+            for (_, p) in &inv.outputs {
+                out.push(p.template);
+            }
+        }
+        Step::FollowRelationship { rel, from, to } => {
+            out.push(TemplateRef::Relationship(*rel));
+            out.push(TemplateRef::Node(*from));
+            out.push(TemplateRef::Node(*to));
+        }
+        Step::CreateRelationshipInstance(r) => out.push(TemplateRef::Relationship(*r)),
+        Step::CreateNodeInstance(n) | Step::StoreProperties(n) | Step::SelectInstance(n, _) => {
+            out.push(TemplateRef::Node(*n))
+        }
+        Step::SetState(t, _) | Step::Check { template: t, .. } => out.push(*t),
+    }
+}
+
+fn binding_templates(b: &Binding, out: &mut Vec<TemplateRef>) {
+    match b {
+        Binding::Property(p) => out.push(p.template),
+        Binding::InstanceId(t) => out.push(*t),
+        Binding::Concat(parts) => parts.iter().for_each(|p| binding_templates(p, out)),
+        _ => {}
+    }
+}
