@@ -560,6 +560,46 @@ fn deep_plans_are_drawn_with_few_waypoints_per_edge() {
     }
 }
 
+#[test]
+fn large_plans_initialise_their_variables_in_bounded_scripts() {
+    // Groovy compiles a script into one JVM method of at most 64 KiB of
+    // bytecode: a 1000-node plan's variables in one script failed with
+    // "Method too large" (.ci/run compiles such a chain with Groovy).
+    let mut sources = SourceMap::new();
+    let options = toscanini::Options::default();
+    let csar = toscanini::csar::Csar::from_entries("synth", toscanini::synth::xml_csar(200));
+    let loaded = toscanini::load_csar(csar, &options, &mut sources).unwrap();
+    let (registry, _) = Registry::standard(&[], &mut sources).unwrap();
+    let (plans, _) =
+        toscanini::derive(&loaded.topology, &[PlanKind::Build], &registry, &options).unwrap();
+    let b = bpmn(&loaded, &plans[0]);
+    let doc = Document::parse(Arc::new(SourceFile::new("plan.bpmn", b.text.clone())), 256).unwrap();
+    let mut scripts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut stack: Vec<ElemId> = vec![0];
+    while let Some(e) = stack.pop() {
+        let el = doc.get(e);
+        stack.extend(el.children.iter().copied());
+        let id = doc.attr(e, "id").unwrap_or_default();
+        if &*el.local == "scriptTask" && id.starts_with("plan_init") {
+            let text: String = el
+                .children
+                .iter()
+                .filter(|&&c| &*doc.get(c).local == "script")
+                .map(|&c| doc.text_of(c))
+                .collect();
+            scripts.insert(
+                id.to_string(),
+                text.matches("execution.setVariable(").count(),
+            );
+        }
+    }
+    let statements: usize = scripts.values().sum();
+    assert!(statements > 1000, "{statements} variables initialised");
+    assert_eq!(scripts.len(), statements.div_ceil(500), "{scripts:?}");
+    assert!(scripts.values().all(|&n| n <= 500), "{scripts:?}");
+    assert!(scripts.contains_key("plan_init") && scripts.contains_key("plan_init_2"));
+}
+
 /// The BPMN of one workflow plan of a YAML input.
 fn workflow_bpmn(path: &std::path::Path, workflow: &str) -> (ConcretePlan, Bpmn) {
     let (loaded, plans) = crate::support::all_plans(path);

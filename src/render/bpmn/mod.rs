@@ -224,12 +224,23 @@ pub fn render_into(
     let start = process.add(id, label, Kind::Start(None));
     let mut main = Chain::new(&mut process, start);
     let routing = Routing::new(&plan.plan, |a| cx.poll_var(Prefix::of(a), "outcome"));
-    let init = init_script(&mut cx, plan, &parameters, &routing);
-    let (id, label) = (
-        cx.text.add("plan_init"),
-        cx.text.add("initialise variables"),
-    );
-    main.then(id, label, init);
+    for (k, init) in init_scripts(&mut cx, plan, &parameters, &routing)
+        .into_iter()
+        .enumerate()
+    {
+        let (id, label) = match k {
+            0 => (
+                cx.text.add("plan_init"),
+                cx.text.add("initialise variables"),
+            ),
+            k => (
+                cx.text.fmt(format_args!("plan_init_{}", k + 1)),
+                cx.text
+                    .fmt(format_args!("initialise variables ({})", k + 1)),
+            ),
+        };
+        main.then(id, label, init);
+    }
     let (start_state, end_state) = match kind {
         PlanKind::Build => (Some("CREATING"), Some("CREATED")),
         PlanKind::Termination => (Some("DELETING"), Some("DELETED")),
@@ -420,25 +431,56 @@ fn set_variable(s: &mut String, name: &str, f: impl FnOnce(&mut String)) {
     s.push_str(")\n");
 }
 
+/// Statements of one initialisation script at most. Groovy compiles a
+/// script into one JVM method, whose bytecode may not pass 64 KiB ("Method
+/// too large"), and a statement takes a few dozen bytes of it: a plan of a
+/// large topology initialises its variables in a chain of scripts instead.
+const INIT_STATEMENTS: usize = 500;
+
+/// Initialisation statements cut into scripts of at most
+/// [`INIT_STATEMENTS`] statements each.
+struct InitScripts {
+    done: Vec<String>,
+    current: String,
+    statements: usize,
+}
+
+impl InitScripts {
+    /// The script to add the next statement to.
+    fn next(&mut self) -> &mut String {
+        if self.statements == INIT_STATEMENTS {
+            self.done.push(std::mem::take(&mut self.current));
+            self.statements = 0;
+        }
+        self.statements += 1;
+        &mut self.current
+    }
+}
+
 /// The variables a plan starts with: plan inputs the caller left out
 /// (empty, as `v()` reads them), fixed ones, instance variables, the
 /// property variables (modelled values or inputs for new instances; empty
 /// where the plan reads them from the instance data), and the outcome
 /// variables of `on_failure` routing (empty: not run).
-fn init_script(
+fn init_scripts(
     cx: &mut Ctx,
     plan: &ConcretePlan,
     inputs: &[PlanParameter],
     routing: &Routing,
-) -> Kind {
-    let mut s = String::new();
+) -> Vec<Kind> {
+    let mut scripts = InitScripts {
+        done: Vec::new(),
+        current: String::new(),
+        statements: 0,
+    };
+    let s = scripts.next();
     if !inputs.is_empty() {
         s.push('[');
         for (i, p) in inputs.iter().enumerate() {
             if i > 0 {
                 s.push_str(", ");
             }
-            push_literal(&mut s, &p.name);
+            push_literal(s, &p.name);
         }
         s.push_str(
             "].each { n -> if (binding.variables.get(n) == null) execution.setVariable(n, '') }\n",
@@ -446,37 +488,37 @@ fn init_script(
     }
     let empty = |o: &mut String| o.push_str("''");
     let entry = cx.input(CSAR_ENTRYPOINT);
-    set_variable(&mut s, "csarID", |o| {
+    set_variable(scripts.next(), "csarID", |o| {
         o.push_str("last(");
         push_var(o, &entry);
         o.push(')');
     });
-    set_variable(&mut s, "httpStatus", |o| o.push('0'));
+    set_variable(scripts.next(), "httpStatus", |o| o.push('0'));
     if plan.plan.kind == PlanKind::Build {
         for v in [
             "serviceTemplateURL",
             "serviceInstanceURL",
             "serviceInstanceID",
         ] {
-            set_variable(&mut s, v, empty);
+            set_variable(scripts.next(), v, empty);
         }
         let api = cx.input(INSTANCE_DATA_API_URL);
-        set_variable(&mut s, "serviceTemplateURL", |o| {
+        set_variable(scripts.next(), "serviceTemplateURL", |o| {
             push_var(o, &api);
             o.push_str(".replaceAll('/instances/?$', '')");
         });
     } else {
         let si = cx.input(SERVICE_INSTANCE_URL);
-        set_variable(&mut s, "serviceInstanceURL", |o| {
+        set_variable(scripts.next(), "serviceInstanceURL", |o| {
             push_var(o, &si);
             o.push_str(".replaceAll('/+$', '')");
         });
-        set_variable(&mut s, "serviceInstanceID", |o| {
+        set_variable(scripts.next(), "serviceInstanceID", |o| {
             o.push_str("last(");
             push_var(o, &si);
             o.push(')');
         });
-        set_variable(&mut s, "serviceTemplateURL", |o| {
+        set_variable(scripts.next(), "serviceTemplateURL", |o| {
             push_var(o, &si);
             o.push_str(".replaceAll('/instances/[^/]+/?$', '')");
         });
@@ -484,14 +526,14 @@ fn init_script(
     let fresh = plan.plan.kind == PlanKind::Build;
     let topology = cx.topology;
     for &t in cx.names.templates() {
-        set_variable(&mut s, cx.names.url(t), empty);
-        set_variable(&mut s, cx.names.id(t), empty);
+        set_variable(scripts.next(), cx.names.url(t), empty);
+        set_variable(scripts.next(), cx.names.id(t), empty);
         for ((_, v), value) in cx
             .names
             .props_of(topology, t)
             .zip(topology.properties(t).values())
         {
-            set_variable(&mut s, v, |o| {
+            set_variable(scripts.next(), v, |o| {
                 if !fresh {
                     return empty(o);
                 }
@@ -506,9 +548,14 @@ fn init_script(
         }
     }
     for v in routing.outcome.iter().flatten() {
-        set_variable(&mut s, v, empty);
+        set_variable(scripts.next(), v, empty);
     }
-    inline_script(&mut cx.text, &s)
+    scripts.done.push(scripts.current);
+    scripts
+        .done
+        .iter()
+        .map(|s| inline_script(&mut cx.text, s))
+        .collect()
 }
 
 /// The plan outputs as process variables.
