@@ -130,7 +130,12 @@ pub fn complete(
                 Body::default()
             }
         };
-        bodies.push(wrap(topology, &in_plan, activity, body));
+        let mut body = wrap(topology, &in_plan, activity, body);
+        // A plan holds a body per activity, hundreds of thousands of them:
+        // no room to spare in each.
+        body.steps.shrink_to_fit();
+        body.compensation.shrink_to_fit();
+        bodies.push(body);
         decisions.push(decision);
     }
     if diags.has_errors() {

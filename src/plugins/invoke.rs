@@ -34,7 +34,9 @@ pub fn node_operation(topology: &Topology, call: Call, notes: &mut Vec<String>) 
             .into_iter()
             .map(|n| format!("{}: {n}", operation.name)),
     );
-    let mut out: Vec<(Name, PropertyRef)> = call.outputs.to_vec();
+    let mut out: Vec<(Name, PropertyRef)> =
+        Vec::with_capacity(call.outputs.len() + operation.outputs.len());
+    out.extend_from_slice(call.outputs);
     for o in &operation.outputs {
         if out.iter().any(|(n, _)| n == &o.name) {
             continue;

@@ -76,6 +76,9 @@ pub fn bind_inputs(
     explicit: &[(Name, Binding)],
 ) -> Bound {
     let mut bound = Bound::default();
+    bound
+        .inputs
+        .reserve_exact(explicit.len() + operation.inputs.len());
     for (name, b) in explicit {
         bound.inputs.push((name.clone(), b.clone()));
     }
@@ -127,6 +130,7 @@ pub fn bind_relationship_inputs(
         r.source
     };
     let mut bound = Bound::default();
+    bound.inputs.reserve_exact(operation.inputs.len());
     for p in &operation.inputs {
         if r.properties.contains_key(&*p.name) {
             bound.inputs.push((

@@ -72,6 +72,12 @@ impl Text {
         self.buf.clear();
     }
 
+    /// Give back the room the buffer grew into and does not use (a plan's
+    /// text is kept while the plan is laid out and written).
+    pub fn shrink_to_fit(&mut self) {
+        self.buf.shrink_to_fit();
+    }
+
     /// The text of a piece.
     pub fn get(&self, s: Str) -> &str {
         &self.buf[s.start as usize..s.end as usize]
@@ -310,6 +316,20 @@ impl Plane {
             name,
         });
         self.flows.len() - 1
+    }
+
+    /// Give back the room its vectors (and those of the planes inside it)
+    /// grew into and do not use: a plan's planes are kept while it is laid
+    /// out and written.
+    pub fn shrink_to_fit(&mut self) {
+        self.nodes.shrink_to_fit();
+        self.flows.shrink_to_fit();
+        self.associations.shrink_to_fit();
+        for n in &mut self.nodes {
+            if let Kind::Sub(s) = &mut n.kind {
+                s.plane.shrink_to_fit();
+            }
+        }
     }
 
     /// Add an association from a compensation boundary event to its handler.

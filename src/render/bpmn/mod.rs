@@ -337,7 +337,9 @@ pub fn render_into(
     fail.then(id, label, Kind::End(Some(ERR_PLAN)));
 
     // The activities are built as they are written, in a text of their own.
-    let text = std::mem::take(&mut cx.text);
+    let mut text = std::mem::take(&mut cx.text);
+    text.shrink_to_fit();
+    process.shrink_to_fit();
     let mut properties = std::mem::take(&mut cx.properties);
     let diagrams = layout::layout(&text, &name, &process);
     let title = format!("{} plan of {}", kind.slug(), topology.service_template.id);
