@@ -42,9 +42,38 @@ pub struct Csar {
     /// What it was.
     pub origin: Origin,
     /// File entries by name (sorted, so iteration is deterministic).
-    entries: BTreeMap<String, Arc<[u8]>>,
+    entries: BTreeMap<String, Content>,
     /// The limits it was read with (applied again to files loaded later).
     limits: Limits,
+}
+
+/// The content of an entry: text where it is UTF-8, so that the source
+/// file read from it shares it (a 100k-node Definitions document is 50 MB),
+/// bytes otherwise.
+#[derive(Clone, Debug)]
+pub enum Content {
+    /// Valid UTF-8.
+    Text(Arc<str>),
+    /// Anything else.
+    Bytes(Arc<[u8]>),
+}
+
+impl Content {
+    /// The content of an entry read into `bytes`.
+    pub fn new(bytes: Vec<u8>) -> Content {
+        match String::from_utf8(bytes) {
+            Ok(text) => Content::Text(Arc::from(text)),
+            Err(e) => Content::Bytes(Arc::from(e.into_bytes().into_boxed_slice())),
+        }
+    }
+
+    /// Its bytes.
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Content::Text(t) => t.as_bytes(),
+            Content::Bytes(b) => b,
+        }
+    }
 }
 
 impl Csar {
@@ -69,7 +98,7 @@ impl Csar {
             origin: Origin::Directory,
             entries: entries
                 .into_iter()
-                .map(|(k, v)| (k, Arc::from(v.into_boxed_slice())))
+                .map(|(k, v)| (k, Content::new(v)))
                 .collect(),
             limits: Limits::default(),
         }
@@ -82,7 +111,7 @@ impl Csar {
 
     /// The bytes of an entry.
     pub fn get(&self, name: &str) -> Option<&[u8]> {
-        self.entries.get(name).map(|b| &b[..])
+        self.entries.get(name).map(Content::bytes)
     }
 
     /// Whether an entry exists.
@@ -97,8 +126,7 @@ impl Csar {
         if !self.entries.contains_key(name) && matches!(self.origin, Origin::File) {
             let base = self.path.parent().unwrap_or(Path::new("."));
             let bytes = read::read_limited_file(&base.join(name), &self.limits).ok()?;
-            self.entries
-                .insert(name.to_string(), Arc::from(bytes.into_boxed_slice()));
+            self.entries.insert(name.to_string(), Content::new(bytes));
         }
         self.get(name)
     }
@@ -106,12 +134,18 @@ impl Csar {
     /// The text of an entry as a [`SourceFile`]; invalid UTF-8 is a
     /// diagnostic. A UTF-8 byte order mark is dropped.
     pub fn source(&self, name: &str) -> Result<SourceFile, Diagnostic> {
-        let bytes = self.get(name).ok_or_else(|| {
+        let content = self.entries.get(name).ok_or_else(|| {
             Diagnostic::error(
                 codes::META_ENTRY_MISSING,
                 format!("`{name}` is not in the archive"),
             )
         })?;
+        if let Content::Text(text) = content
+            && !text.starts_with('\u{feff}')
+        {
+            return Ok(SourceFile::shared(name, text.clone()));
+        }
+        let bytes = content.bytes();
         let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         match std::str::from_utf8(bytes) {
             Ok(text) => Ok(SourceFile::new(name, text)),

@@ -5,7 +5,7 @@ use std::io::{Cursor, Read};
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{Csar, Limits, Origin, path};
+use super::{Content, Csar, Limits, Origin, path};
 use crate::diagnostics::{Diagnostic, Diagnostics, Location, codes};
 use crate::error::{Error, Result};
 
@@ -34,7 +34,7 @@ pub(super) fn open(input: &Path, limits: &Limits) -> Result<Csar> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let mut entries = BTreeMap::new();
-        entries.insert(name, Arc::from(bytes.into_boxed_slice()));
+        entries.insert(name, Content::new(bytes));
         return Ok(Csar {
             path: input.to_path_buf(),
             origin: Origin::File,
@@ -220,10 +220,7 @@ pub(super) fn open_zip(input: &Path, bytes: Vec<u8>, limits: &Limits) -> Result<
             break;
         }
         // Two raw names that normalise to one (`a//b`, `./a/b`) collide here.
-        if entries
-            .insert(name.clone(), Arc::from(data.into_boxed_slice()))
-            .is_some()
-        {
+        if entries.insert(name.clone(), Content::new(data)).is_some() {
             diags.push(
                 Diagnostic::error(
                     codes::CSAR_DUPLICATE_ENTRY,
@@ -373,7 +370,7 @@ fn open_dir(root: &Path, limits: &Limits) -> Result<Csar> {
                 "--max-total-size",
             )));
         }
-        entries.insert(rel, Arc::from(data.into_boxed_slice()));
+        entries.insert(rel, Content::new(data));
     }
     if diags.has_errors() {
         return Err(Error::Input(diags));

@@ -26,14 +26,20 @@ impl Span {
 #[derive(Debug)]
 pub struct SourceFile {
     name: String,
-    text: String,
+    /// Shared with the archive entry it was read from: a large Definitions
+    /// document is not held twice.
+    text: Arc<str>,
     line_starts: Vec<usize>,
 }
 
 impl SourceFile {
     /// Index `text`, known as `name` (its path inside the CSAR).
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
-        let text = text.into();
+        Self::shared(name, Arc::from(text.into()))
+    }
+
+    /// Index `text` without copying it.
+    pub fn shared(name: impl Into<String>, text: Arc<str>) -> Self {
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         SourceFile {

@@ -76,14 +76,17 @@ pub enum ActivityKind {
     /// Pick an existing instance of a border node by a strategy (scale-out).
     StrategicSelection {
         /// Strategy name (`FirstInstance`, `UserProvided`, `WorkloadBased`, ...).
-        strategy: String,
+        strategy: Box<str>,
         /// Its argument, if any (`WorkloadBased(Load)`).
-        argument: Option<String>,
+        argument: Option<Box<str>>,
     },
     /// Pick the instance related to an already selected one (scale-out).
     RecursiveSelection,
     /// Part of a step of an imperative workflow (TOSCA YAML 1.3 §7.3).
-    Step(StepActivity),
+    /// (Boxed: every activity of a plan is as large as the largest kind,
+    /// and plans of large topologies hold hundreds of thousands of
+    /// provisioning activities.)
+    Step(Box<StepActivity>),
 }
 
 impl ActivityKind {

@@ -103,8 +103,8 @@ pub fn scale_out_plan(
             id: unique.name(format!("{}_select", ncname(&topology.node(s.node).id))),
             template: TemplateRef::Node(s.node),
             kind: ActivityKind::StrategicSelection {
-                strategy: s.strategy.clone(),
-                argument: s.argument.clone(),
+                strategy: s.strategy.as_str().into(),
+                argument: s.argument.as_deref().map(Into::into),
             },
         });
         let mut leaves = Vec::new();

@@ -87,14 +87,14 @@ pub fn workflow_plan(
             let a = b.push(
                 format!("precondition_{}", i + 1),
                 p.target,
-                ActivityKind::Step(StepActivity {
+                ActivityKind::Step(Box::new(StepActivity {
                     workflow: wf,
                     step: 0,
                     activities: 0..0,
                     precondition: Some(i),
                     register: Vec::new(),
                     existing: true,
-                }),
+                })),
             );
             for &h in &heads {
                 b.edge(a, h, Reason::Step);
@@ -278,14 +278,14 @@ impl Builder<'_> {
             let a = b.push(
                 name.clone(),
                 target,
-                ActivityKind::Step(StepActivity {
+                ActivityKind::Step(Box::new(StepActivity {
                     workflow: wf,
                     step,
                     activities: from..to,
                     precondition: None,
                     register: Vec::new(),
                     existing,
-                }),
+                })),
             );
             parts.push(a);
         };
@@ -349,14 +349,14 @@ impl Builder<'_> {
             b.push(
                 base,
                 template,
-                ActivityKind::Step(StepActivity {
+                ActivityKind::Step(Box::new(StepActivity {
                     workflow: wf,
                     step,
                     activities: 0..0,
                     precondition: None,
                     register: vec![template],
                     existing: false,
-                }),
+                })),
             )
         };
         // Where each node's instance comes from.

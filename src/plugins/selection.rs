@@ -61,7 +61,7 @@ impl Plugin for Selector {
         let TemplateRef::Node(n) = activity.template else {
             return Outcome::NotApplicable;
         };
-        if strategy != self.strategy {
+        if **strategy != *self.strategy {
             return Outcome::Declined(format!("implements {}, not {strategy}", self.strategy));
         }
         let node = cx.topology.node(n);
@@ -75,13 +75,13 @@ impl Plugin for Selector {
                         node.id
                     ));
                 };
-                if !node.properties.contains_key(property) {
+                if !node.properties.contains_key(&**property) {
                     return Outcome::Declined(format!(
                         "`{}` has no property `{property}` to compare instances by",
                         node.id
                     ));
                 }
-                Strategy::WorkloadBased(property.clone())
+                Strategy::WorkloadBased(property.to_string())
             }
         };
         Outcome::Handled(Body {
