@@ -48,25 +48,17 @@ impl Vars {
         for name in taken {
             unique.name(name.to_string());
         }
-        let mut templates: Vec<TemplateRef> =
-            plan.plan.activities.iter().map(|a| a.template).collect();
-        for body in &plan.bodies {
-            for step in body.steps.iter().chain(&body.compensation) {
-                step_templates(step, &mut templates);
-            }
-        }
-        for (_, b) in &plan.outputs {
-            binding_templates(b, &mut templates);
-        }
         let mut vars = Vars {
             text: String::new(),
             ends: Vec::new(),
             first: TemplateMap::new(topology),
             order: Vec::new(),
         };
-        for t in templates {
+        // Templates in the order the plan first touches them: its
+        // activities', then those its steps name, then its outputs'.
+        let mut add = |t: TemplateRef| {
             if vars.first.contains(t) {
-                continue;
+                return;
             }
             vars.first.insert(t, index(vars.ends.len()));
             vars.order.push(t);
@@ -76,9 +68,21 @@ impl Vars {
             for p in topology.properties(t).keys() {
                 vars.push(unique.name(format!("prop_{base}_{}", word(p))));
             }
+        };
+        for a in &plan.plan.activities {
+            add(a.template);
+        }
+        for body in &plan.bodies {
+            for step in body.steps.iter().chain(&body.compensation) {
+                step_templates(step, &mut add);
+            }
+        }
+        for (_, b) in &plan.outputs {
+            binding_templates(b, &mut add);
         }
         vars.text.shrink_to_fit();
         vars.ends.shrink_to_fit();
+        vars.order.shrink_to_fit();
         vars
     }
 
@@ -158,35 +162,35 @@ fn index(n: usize) -> u32 {
     u32::try_from(n).expect("plan variables: over 4 GiB of names")
 }
 
-fn step_templates(step: &Step, out: &mut Vec<TemplateRef>) {
+fn step_templates(step: &Step, add: &mut impl FnMut(TemplateRef)) {
     match step {
         Step::Invoke(inv) => {
-            out.push(inv.target);
+            add(inv.target);
             for (_, b) in &inv.inputs {
-                binding_templates(b, out);
+                binding_templates(b, add);
             }
             for (_, p) in &inv.outputs {
-                out.push(p.template);
+                add(p.template);
             }
         }
         Step::FollowRelationship { rel, from, to } => {
-            out.push(TemplateRef::Relationship(*rel));
-            out.push(TemplateRef::Node(*from));
-            out.push(TemplateRef::Node(*to));
+            add(TemplateRef::Relationship(*rel));
+            add(TemplateRef::Node(*from));
+            add(TemplateRef::Node(*to));
         }
-        Step::CreateRelationshipInstance(r) => out.push(TemplateRef::Relationship(*r)),
+        Step::CreateRelationshipInstance(r) => add(TemplateRef::Relationship(*r)),
         Step::CreateNodeInstance(n) | Step::StoreProperties(n) | Step::SelectInstance(n, _) => {
-            out.push(TemplateRef::Node(*n))
+            add(TemplateRef::Node(*n))
         }
-        Step::SetState(t, _) | Step::Check { template: t, .. } => out.push(*t),
+        Step::SetState(t, _) | Step::Check { template: t, .. } => add(*t),
     }
 }
 
-fn binding_templates(b: &Binding, out: &mut Vec<TemplateRef>) {
+fn binding_templates(b: &Binding, add: &mut impl FnMut(TemplateRef)) {
     match b {
-        Binding::Property(p) => out.push(p.template),
-        Binding::InstanceId(t) => out.push(*t),
-        Binding::Concat(parts) => parts.iter().for_each(|p| binding_templates(p, out)),
+        Binding::Property(p) => add(p.template),
+        Binding::InstanceId(t) => add(*t),
+        Binding::Concat(parts) => parts.iter().for_each(|p| binding_templates(p, add)),
         _ => {}
     }
 }

@@ -91,8 +91,9 @@ pub struct Diagram<'a> {
     /// diagrams are laid out and written when it is built, and this one
     /// only marks where they go.
     pub deferred: Option<usize>,
-    /// The plane it shows, laid out (none for a deferred subprocess).
-    content: Option<Placed<'a>>,
+    /// The plane it shows, laid out (none for a deferred subprocess;
+    /// boxed, as a plan has a diagram per deferred subprocess).
+    content: Option<Box<Placed<'a>>>,
 }
 
 /// What [`Diagram::each_edge`] calls for every edge: the element, its
@@ -158,7 +159,7 @@ pub fn layout<'a>(text: &'a Text, process: &'a str, plane: &'a Plane) -> Vec<Dia
         element: process,
         ..Diagram::default()
     }];
-    out[0].content = Some(place(text, plane, &mut out));
+    out[0].content = Some(Box::new(place(text, plane, &mut out)));
     out
 }
 
@@ -313,7 +314,7 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
                     element: text.get(node.id),
                     ..Diagram::default()
                 });
-                diagrams[index].content = Some(place(text, &s.plane, diagrams));
+                diagrams[index].content = Some(Box::new(place(text, &s.plane, diagrams)));
             }
         }
         sizes.push(size(&node.kind, expanded));

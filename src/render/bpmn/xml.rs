@@ -14,7 +14,7 @@
 
 use serde::Serialize;
 
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 use super::graph::{
     Adjacency, Deferred, Http, Kind, Plane, Repeat, Script, Str, Sub, Text, Value, push_uint,
@@ -23,7 +23,7 @@ use super::layout::{self, Diagram, EdgeOf};
 use super::scripts::{Library, PropertyFiles, Used, library};
 use crate::error::{Error, Result};
 use crate::render::PlanParameter;
-use crate::render::output::{Aside, CHUNK, PlanOutput};
+use crate::render::output::{Aside, AsideReader, CHUNK, PlanOutput};
 use crate::render::templates::Templates;
 
 /// Escape text for XML content and attributes.
@@ -107,6 +107,7 @@ pub fn write(
         .split_once(DIAGRAMS)
         .ok_or_else(|| missing("diagrams"))?;
     let aside = Aside::for_output(sink)?;
+    let associations = Aside::for_output(sink)?;
     // A chunk and the largest element written between two spills.
     let mut w = Writer {
         out: String::with_capacity(CHUNK + CHUNK / 4),
@@ -122,14 +123,29 @@ pub fn write(
             diagrams: String::new(),
             aside,
             pieces: Vec::new(),
-            associations: BTreeMap::new(),
+            associations: Associations::Writing(associations),
+            association_pieces: VecDeque::new(),
         }),
     };
     w.out.push_str(head);
     w.plane(doc.plane, 0);
+    if let Some(p) = w.pending.as_mut() {
+        let written = std::mem::replace(&mut p.associations, Associations::Done);
+        if let Associations::Writing(a) = written {
+            p.associations = Associations::Reading(a.read_back()?);
+        }
+    }
     // Associations are artifacts of the process: linters and modelers look
     // for compensation handlers there, whatever plane the events are in.
     w.associations(doc.plane);
+    if w.pending
+        .as_ref()
+        .is_some_and(|p| !p.association_pieces.is_empty())
+    {
+        w.fail(crate::error::Error::Internal(
+            "BPMN writer: associations of deferred subprocesses left unwritten".into(),
+        ));
+    }
     w.out.push_str(middle);
     // A deferred subprocess that could not be built set no diagrams aside.
     if let Some(e) = w.failed.take() {
@@ -172,8 +188,21 @@ struct Pending<'a> {
     aside: Aside,
     /// Key and length of each one's diagrams in `aside`.
     pieces: Vec<(usize, usize)>,
-    /// Their associations (written after the process's flow nodes), by key.
-    associations: BTreeMap<usize, String>,
+    /// Their associations, set aside while they are written and read
+    /// back after the process's flow nodes, where they go.
+    associations: Associations,
+    /// Key and length of the associations of each one that has some.
+    association_pieces: VecDeque<(usize, usize)>,
+}
+
+/// The associations of deferred subprocesses, set aside.
+enum Associations {
+    /// Being set aside.
+    Writing(Aside),
+    /// Being read back.
+    Reading(AsideReader),
+    /// Between the two.
+    Done,
 }
 
 fn missing(what: &str) -> Error {
@@ -684,7 +713,18 @@ impl Writer<'_> {
             return;
         };
         if !associations.is_empty() {
-            pending.associations.insert(key, associations);
+            let pushed = match &mut pending.associations {
+                Associations::Writing(a) => a.push(&associations),
+                _ => Err(Error::Internal(
+                    "BPMN writer: associations set aside after the process".into(),
+                )),
+            };
+            pending
+                .association_pieces
+                .push_back((key, associations.len()));
+            if let Err(e) = pushed {
+                return self.fail(e);
+            }
         }
         let mut out = std::mem::take(&mut pending.diagrams);
         out.clear();
@@ -718,13 +758,25 @@ impl Writer<'_> {
             match &n.kind {
                 Kind::Sub(s) => self.associations(&s.plane),
                 Kind::Deferred(key) => {
-                    if let Some(a) = self
-                        .pending
-                        .as_mut()
-                        .and_then(|l| l.associations.remove(key))
-                    {
-                        self.spill();
-                        self.out.push_str(&a);
+                    let Some(p) = self.pending.as_mut() else {
+                        continue;
+                    };
+                    let Some(&(_, len)) = p.association_pieces.front().filter(|(k, _)| k == key)
+                    else {
+                        continue;
+                    };
+                    p.association_pieces.pop_front();
+                    let read = match &mut p.associations {
+                        Associations::Reading(r) => {
+                            spill(&mut self.out, self.sink, &mut self.failed);
+                            r.next_into(len, &mut self.out)
+                        }
+                        _ => Err(Error::Internal(
+                            "BPMN writer: associations read before they are all set aside".into(),
+                        )),
+                    };
+                    if let Err(e) = read {
+                        self.fail(e);
                     }
                 }
                 _ => {}
