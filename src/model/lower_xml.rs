@@ -1020,12 +1020,14 @@ impl<'a> Lowerer<'a> {
 /// A boundary `targetPropertyRef`: an XPath to a property of
 /// `target_object`, or OpenTOSCA's `concat('text', Node.Properties.Prop, ...)`.
 fn parse_property_ref(target_object: &str, target_property: &str) -> Result<Value, String> {
-    let get = |node: &str, prop: &str| Value::Call {
-        function: "get_property".into(),
-        args: vec![
-            Value::Scalar(node.to_string()),
-            Value::Scalar(prop.to_string()),
-        ],
+    let get = |node: &str, prop: &str| {
+        Value::call(
+            "get_property",
+            vec![
+                Value::Scalar(node.to_string()),
+                Value::Scalar(prop.to_string()),
+            ],
+        )
     };
     let expr = target_property.trim();
     let Some(inner) = expr
@@ -1055,10 +1057,7 @@ fn parse_property_ref(target_object: &str, target_property: &str) -> Result<Valu
             ));
         }
     }
-    Ok(Value::Call {
-        function: "concat".into(),
-        args,
-    })
+    Ok(Value::call("concat", args))
 }
 
 /// Split on commas outside quotes.
@@ -1084,7 +1083,8 @@ fn split_args(s: &str) -> Vec<&str> {
 /// The first `get_property` in `value` that names a missing node or property.
 fn missing_property(topology: &Topology, value: &Value) -> Option<String> {
     match value {
-        Value::Call { function, args } if function == "get_property" => {
+        Value::Call(c) if c.function == "get_property" => {
+            let args = &c.args;
             let node = args.first().and_then(Value::as_str).unwrap_or_default();
             let prop = args.get(1).and_then(Value::as_str).unwrap_or_default();
             match topology.node_by_id(node) {
@@ -1095,7 +1095,7 @@ fn missing_property(topology: &Topology, value: &Value) -> Option<String> {
                 Some(_) => None,
             }
         }
-        Value::Call { args, .. } => args.iter().find_map(|a| missing_property(topology, a)),
+        Value::Call(c) => c.args.iter().find_map(|a| missing_property(topology, a)),
         _ => None,
     }
 }
@@ -1186,9 +1186,8 @@ mod tests {
             "concat('http://', VM.Properties.VMIP, ':', App.Properties.Port)",
         )
         .unwrap();
-        let Value::Call { function, args } = v else {
-            panic!()
-        };
+        let Value::Call(c) = v else { panic!() };
+        let crate::model::Call { function, args } = *c;
         assert_eq!(function, "concat");
         assert_eq!(args.len(), 4);
         assert_eq!(args[0], Value::Scalar("http://".into()));

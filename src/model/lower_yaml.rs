@@ -547,10 +547,7 @@ impl<'a> Lowerer<'a> {
                     .map(|a| self.value(a, unit, this))
                     .collect();
                 self.check_call(&call.name, &args, call.span, unit, this);
-                Value::Call {
-                    function: call.name,
-                    args,
-                }
+                Value::call(call.name, args)
             }
             Ok(Classified::Escaped(s)) => Value::Scalar(s),
             Ok(Classified::Plain) => self.plain(node, unit, this),
@@ -573,7 +570,7 @@ impl<'a> Lowerer<'a> {
             Kind::Seq(items) => {
                 Value::List(items.iter().map(|i| self.value(i, unit, this)).collect())
             }
-            Kind::Map(entries) => Value::Map(
+            Kind::Map(entries) => Value::Map(Box::new(
                 entries
                     .iter()
                     .map(|(k, v)| {
@@ -583,7 +580,7 @@ impl<'a> Lowerer<'a> {
                         )
                     })
                     .collect(),
-            ),
+            )),
         }
     }
 
@@ -2398,9 +2395,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// Call `f` for every function call in `v` (outermost first).
 fn walk(v: &Value, f: &mut dyn FnMut(&str, &[Value])) {
     match v {
-        Value::Call { function, args } => {
-            f(function, args);
-            args.iter().for_each(|a| walk(a, f));
+        Value::Call(c) => {
+            f(&c.function, &c.args);
+            c.args.iter().for_each(|a| walk(a, f));
         }
         Value::List(l) => l.iter().for_each(|a| walk(a, f)),
         Value::Map(m) => m.values().for_each(|a| walk(a, f)),
@@ -2464,7 +2461,8 @@ fn resolve_value(
 ) {
     use super::TemplateRef;
     match v {
-        Value::Call { function, args } => {
+        Value::Call(c) => {
+            let super::Call { function, args } = &mut **c;
             for a in args.iter_mut() {
                 resolve_value(t, ctx, a, by_requirement, caps, cap_names);
             }

@@ -26,7 +26,7 @@ pub use policies::{Group, Policy, PolicyTarget, Substitution};
 pub use regions::parse_scaling_tags;
 pub use scaling_policies::regions_from_policies;
 pub use types::{TypeDef, TypeId, TypeKind, TypeName, TypeTable};
-pub use value::Value;
+pub use value::{Call, Value};
 pub use workflow::{Condition, Precondition, StepTarget, Workflow, WorkflowActivity, WorkflowStep};
 
 use crate::diagnostics::Location;
@@ -390,8 +390,12 @@ impl Topology {
         service_template: ServiceTemplateInfo,
         types: TypeTable,
         nodes: Vec<NodeTemplate>,
-        relationships: Vec<RelationshipTemplate>,
+        mut relationships: Vec<RelationshipTemplate>,
     ) -> Topology {
+        // Held for the whole run: no room to spare.
+        let mut nodes = nodes;
+        nodes.shrink_to_fit();
+        relationships.shrink_to_fit();
         let mut outgoing = vec![Vec::new(); nodes.len()];
         let mut incoming = vec![Vec::new(); nodes.len()];
         for (i, r) in relationships.iter().enumerate() {

@@ -4,7 +4,8 @@
 
 use indexmap::IndexMap;
 
-/// A value as written in the topology.
+/// A value as written in the topology. (Maps and calls are boxed: a
+/// topology holds a value per property, nearly all of them scalars.)
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Value {
     /// No value (`null`, empty element).
@@ -14,29 +15,38 @@ pub enum Value {
     /// A list.
     List(Vec<Value>),
     /// A map.
-    Map(IndexMap<String, Value>),
+    Map(Box<IndexMap<String, Value>>),
     /// An intrinsic function call, e.g. `get_input: [port]`.
-    Call {
-        /// Function name (`get_input`, `get_property`, `concat`, ...).
-        function: String,
-        /// Its arguments.
-        args: Vec<Value>,
-    },
+    Call(Box<Call>),
+}
+
+/// An intrinsic function call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Call {
+    /// Function name (`get_input`, `get_property`, `concat`, ...).
+    pub function: String,
+    /// Its arguments.
+    pub args: Vec<Value>,
 }
 
 impl Value {
+    /// A call of `function` with `args`.
+    pub fn call(function: impl Into<String>, args: Vec<Value>) -> Value {
+        Value::Call(Box::new(Call {
+            function: function.into(),
+            args,
+        }))
+    }
+
     /// `get_input` of a named input.
     pub fn input(name: impl Into<String>) -> Value {
-        Value::Call {
-            function: "get_input".into(),
-            args: vec![Value::Scalar(name.into())],
-        }
+        Value::call("get_input", vec![Value::Scalar(name.into())])
     }
 
     /// The input name, if this is `get_input` of a plain name.
     pub fn as_input(&self) -> Option<&str> {
         match self {
-            Value::Call { function, args } if function == "get_input" => match args.as_slice() {
+            Value::Call(c) if c.function == "get_input" => match c.args.as_slice() {
                 [Value::Scalar(name)] => Some(name),
                 _ => None,
             },
@@ -68,7 +78,7 @@ impl Value {
             Value::Null => Some(String::new()),
             Value::Scalar(s) => Some(s.clone()),
             Value::List(_) | Value::Map(_) => Some(self.to_json().to_string()),
-            Value::Call { .. } => None,
+            Value::Call(_) => None,
         }
     }
 
@@ -81,11 +91,11 @@ impl Value {
             Value::Map(m) => {
                 serde_json::Value::Object(m.iter().map(|(k, v)| (k.clone(), v.to_json())).collect())
             }
-            Value::Call { function, args } => {
+            Value::Call(c) => {
                 let mut o = serde_json::Map::new();
                 o.insert(
-                    function.clone(),
-                    serde_json::Value::Array(args.iter().map(Value::to_json).collect()),
+                    c.function.clone(),
+                    serde_json::Value::Array(c.args.iter().map(Value::to_json).collect()),
                 );
                 serde_json::Value::Object(o)
             }

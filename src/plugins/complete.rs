@@ -486,8 +486,8 @@ fn collect_inputs(
 
 fn value_inputs(v: &Value, f: &mut dyn FnMut(&str)) {
     match v {
-        Value::Call { .. } if v.as_input().is_some() => f(v.as_input().unwrap_or_default()),
-        Value::Call { args, .. } => args.iter().for_each(|a| value_inputs(a, f)),
+        Value::Call(_) if v.as_input().is_some() => f(v.as_input().unwrap_or_default()),
+        Value::Call(c) => c.args.iter().for_each(|a| value_inputs(a, f)),
         Value::List(l) => l.iter().for_each(|a| value_inputs(a, f)),
         Value::Map(m) => m.values().for_each(|a| value_inputs(a, f)),
         _ => {}

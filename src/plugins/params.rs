@@ -186,7 +186,7 @@ pub fn bind_relationship_inputs(
 /// context of `template` (for `SELF`, `HOST`, `SOURCE`, `TARGET`).
 pub fn value_binding(topology: &Topology, template: TemplateRef, value: &Value) -> Binding {
     match value {
-        Value::Call { function, args } => match (function.as_str(), args.as_slice()) {
+        Value::Call(c) => match (c.function.as_str(), c.args.as_slice()) {
             ("get_input", [Value::Scalar(name)]) => Binding::Input(name.as_str().into()),
             // `[entity, property, nested keys...]`: the YAML front end has
             // already resolved requirement and capability hops.

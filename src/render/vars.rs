@@ -142,6 +142,11 @@ impl Vars {
         self.name(self.first(p.template) + 2 + i)
     }
 
+    /// The variable of property `i` (in declaration order) of a template.
+    pub fn prop_at(&self, t: TemplateRef, i: usize) -> &str {
+        self.name(self.first(t) + 2 + i)
+    }
+
     /// All property variables of a template, with the property names.
     pub fn props_of<'a>(
         &'a self,

@@ -191,6 +191,7 @@ mod tests {
             Value::Text(s) => format!("juel {}", text.get(s)),
             Value::Groovy(s) => format!("groovy {}", text.get(s)),
             Value::Shared(s) => format!("{s:?}"),
+            Value::Later(k) => format!("later {k}"),
         }
     }
 

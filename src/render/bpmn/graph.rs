@@ -95,6 +95,10 @@ pub enum Value {
     Groovy(Str),
     /// A shared Groovy script of the plan archive (`deployment://…`).
     Shared(Shared),
+    /// An inline Groovy script written when the writer reaches it, by
+    /// [`Deferred::script`] with this key (the long scripts that set a
+    /// large plan's variables).
+    Later(u32),
 }
 
 /// An HTTP call made by a Camunda Connect `http-connector` service task.
@@ -209,6 +213,9 @@ pub trait Deferred {
         text: &mut Text,
         properties: &mut PropertyFiles,
     ) -> crate::error::Result<Sub>;
+
+    /// The body of the script [`Value::Later`] `key`, appended to `out`.
+    fn script(&mut self, key: usize, out: &mut String);
 }
 
 /// A flow node.

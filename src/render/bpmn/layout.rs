@@ -421,10 +421,11 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
     }
     drop((state, stack));
     // Forward edges, and for every flow the first forward edge with its ends.
-    let mut forward: Vec<(usize, usize)> = Vec::new();
+    let mut forward: Vec<(usize, usize)> = Vec::with_capacity(plane.flows.len());
     let mut flow_forward: Vec<usize> = vec![NONE; plane.flows.len()];
     {
         let mut first_forward: IntMap<(usize, usize), usize> = IntMap::default();
+        first_forward.reserve(plane.flows.len());
         for (k, f) in plane.flows.iter().enumerate() {
             // A flow out of an error event that routes a failure leaves its host.
             let pair = (source(f.from()), f.to());

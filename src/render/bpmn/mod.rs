@@ -49,6 +49,7 @@
 mod condition;
 mod expr;
 pub mod graph;
+mod init;
 pub mod layout;
 pub mod routing;
 pub mod scripts;
@@ -60,6 +61,7 @@ use std::fmt::Write as _;
 
 use self::expr::{Part, concat, push_literal, push_var};
 use self::graph::{Adjacency, Kind, Plane, Repeat, Script, Str, Sub, Text, Value};
+use self::init::{Init, set_variable};
 use self::routing::{Exit, Routing};
 use self::scripts::{PropertyFiles, Shared, Used};
 use self::steps::{Chain, Prefix};
@@ -71,9 +73,7 @@ use crate::model::{TemplateRef, Topology};
 use crate::plan::ids::Unique;
 use crate::plan::{PlanKind, Reason, ncname};
 use crate::plugins::ConcretePlan;
-use crate::plugins::complete::{
-    CORRELATION_ID, CSAR_ENTRYPOINT, INSTANCE_DATA_API_URL, SERVICE_INSTANCE_URL,
-};
+use crate::plugins::complete::{CORRELATION_ID, INSTANCE_DATA_API_URL};
 use crate::plugins::steps::Binding;
 use crate::render::vars::{Vars, word};
 
@@ -224,10 +224,12 @@ pub fn render_into(
     let start = process.add(id, label, Kind::Start(None));
     let mut main = Chain::new(&mut process, start);
     let routing = Routing::new(&plan.plan, |a| cx.poll_var(Prefix::of(a), "outcome"));
-    for (k, init) in init_scripts(&mut cx, plan, &parameters, &routing)
-        .into_iter()
-        .enumerate()
-    {
+    let init = Init::new(&cx, plan, &parameters, &routing);
+    for k in 0..init.scripts() {
+        let script = Kind::Script(Box::new(Script {
+            script: Value::Later(graph::small(k)),
+            locals: Vec::new(),
+        }));
         let (id, label) = match k {
             0 => (
                 cx.text.add("plan_init"),
@@ -239,7 +241,7 @@ pub fn render_into(
                     .fmt(format_args!("initialise variables ({})", k + 1)),
             ),
         };
-        main.then(id, label, init);
+        main.then(id, label, script);
     }
     let (start_state, end_state) = match kind {
         PlanKind::Build => (Some("CREATING"), Some("CREATED")),
@@ -369,6 +371,7 @@ pub fn render_into(
             cx: &mut cx,
             plan,
             routing: &routing,
+            init: &init,
         },
         &mut output,
     )?;
@@ -424,157 +427,21 @@ fn inline_script(text: &mut Text, body: &str) -> Kind {
     }))
 }
 
-/// `execution.setVariable('name', <value written by f>)` and a line break.
-fn set_variable(s: &mut String, name: &str, f: impl FnOnce(&mut String)) {
-    s.push_str("execution.setVariable(");
-    push_literal(s, name);
-    s.push_str(", ");
-    f(s);
-    s.push_str(")\n");
-}
-
-/// Statements of one initialisation script at most. Groovy compiles a
-/// script into one JVM method, whose bytecode may not pass 64 KiB ("Method
-/// too large"), and a statement takes a few dozen bytes of it: a plan of a
-/// large topology initialises its variables in a chain of scripts instead.
-const INIT_STATEMENTS: usize = 500;
-
-/// Initialisation statements cut into scripts of at most
-/// [`INIT_STATEMENTS`] statements each.
-struct InitScripts {
-    done: Vec<String>,
-    current: String,
-    statements: usize,
-}
-
-impl InitScripts {
-    /// The script to add the next statement to.
-    fn next(&mut self) -> &mut String {
-        if self.statements == INIT_STATEMENTS {
-            self.done.push(std::mem::take(&mut self.current));
-            self.statements = 0;
-        }
-        self.statements += 1;
-        &mut self.current
-    }
-}
-
-/// The variables a plan starts with: plan inputs the caller left out
-/// (empty, as `v()` reads them), fixed ones, instance variables, the
-/// property variables (modelled values or inputs for new instances; empty
-/// where the plan reads them from the instance data), and the outcome
-/// variables of `on_failure` routing (empty: not run).
-fn init_scripts(
-    cx: &mut Ctx,
-    plan: &ConcretePlan,
-    inputs: &[PlanParameter],
-    routing: &Routing,
-) -> Vec<Kind> {
-    let mut scripts = InitScripts {
-        done: Vec::new(),
-        current: String::new(),
-        statements: 0,
-    };
-    let s = scripts.next();
-    if !inputs.is_empty() {
-        s.push('[');
-        for (i, p) in inputs.iter().enumerate() {
-            if i > 0 {
-                s.push_str(", ");
-            }
-            push_literal(s, &p.name);
-        }
-        s.push_str(
-            "].each { n -> if (binding.variables.get(n) == null) execution.setVariable(n, '') }\n",
-        );
-    }
-    let empty = |o: &mut String| o.push_str("''");
-    let entry = cx.input(CSAR_ENTRYPOINT);
-    set_variable(scripts.next(), "csarID", |o| {
-        o.push_str("last(");
-        push_var(o, &entry);
-        o.push(')');
-    });
-    set_variable(scripts.next(), "httpStatus", |o| o.push('0'));
-    if plan.plan.kind == PlanKind::Build {
-        for v in [
-            "serviceTemplateURL",
-            "serviceInstanceURL",
-            "serviceInstanceID",
-        ] {
-            set_variable(scripts.next(), v, empty);
-        }
-        let api = cx.input(INSTANCE_DATA_API_URL);
-        set_variable(scripts.next(), "serviceTemplateURL", |o| {
-            push_var(o, &api);
-            o.push_str(".replaceAll('/instances/?$', '')");
-        });
-    } else {
-        let si = cx.input(SERVICE_INSTANCE_URL);
-        set_variable(scripts.next(), "serviceInstanceURL", |o| {
-            push_var(o, &si);
-            o.push_str(".replaceAll('/+$', '')");
-        });
-        set_variable(scripts.next(), "serviceInstanceID", |o| {
-            o.push_str("last(");
-            push_var(o, &si);
-            o.push(')');
-        });
-        set_variable(scripts.next(), "serviceTemplateURL", |o| {
-            push_var(o, &si);
-            o.push_str(".replaceAll('/instances/[^/]+/?$', '')");
-        });
-    }
-    let fresh = plan.plan.kind == PlanKind::Build;
-    let topology = cx.topology;
-    for &t in cx.names.templates() {
-        set_variable(scripts.next(), cx.names.url(t), empty);
-        set_variable(scripts.next(), cx.names.id(t), empty);
-        for ((_, v), value) in cx
-            .names
-            .props_of(topology, t)
-            .zip(topology.properties(t).values())
-        {
-            set_variable(scripts.next(), v, |o| {
-                if !fresh {
-                    return empty(o);
-                }
-                match (value.as_input(), value.literal()) {
-                    (Some(i), _) => push_var(o, &cx.input(i)),
-                    (None, Some(l)) => push_literal(o, &l),
-                    (None, None) => o.push_str(
-                        &cx.expr(&crate::plugins::params::value_binding(topology, t, value)),
-                    ),
-                }
-            });
-        }
-    }
-    for v in routing.outcome.iter().flatten() {
-        set_variable(scripts.next(), v, empty);
-    }
-    scripts.done.push(scripts.current);
-    scripts
-        .done
-        .iter()
-        .map(|s| inline_script(&mut cx.text, s))
-        .collect()
-}
-
 /// The plan outputs as process variables.
 fn outputs_script(cx: &mut Ctx, plan: &ConcretePlan) -> Kind {
     let mut s = String::new();
     let correlation = cx.input(CORRELATION_ID);
-    set_variable(&mut s, "CorrelationID", |o| push_var(o, &correlation));
+    set_variable(&mut s, "CorrelationID", &|o| push_var(o, &correlation));
     let mut out_unique = Unique::new();
     out_unique.name("CorrelationID".into());
     if plan.plan.kind == PlanKind::Build {
         out_unique.name("instanceId".into());
-        set_variable(&mut s, "instanceId", |o| push_var(o, "serviceInstanceURL"));
+        set_variable(&mut s, "instanceId", &|o| push_var(o, "serviceInstanceURL"));
     }
     for (n, b) in &plan.outputs {
         let name = out_unique.name(ncname(n));
         let e = cx.expr(b);
-        set_variable(&mut s, &name, |o| o.push_str(&e));
+        set_variable(&mut s, &name, &|o| o.push_str(&e));
     }
     inline_script(&mut cx.text, &s)
 }
@@ -887,9 +754,14 @@ struct Activities<'c, 'a> {
     cx: &'c mut Ctx<'a>,
     plan: &'c ConcretePlan,
     routing: &'c Routing,
+    init: &'c Init,
 }
 
 impl graph::Deferred for Activities<'_, '_> {
+    fn script(&mut self, key: usize, out: &mut String) {
+        self.init.write(key, self.cx, self.plan, self.routing, out);
+    }
+
     fn build(
         &mut self,
         key: usize,

@@ -527,6 +527,9 @@ impl Writer<'_> {
                     .inline(self.text.get(*body), |piece| push_text(out, piece));
                 self.out.push_str("</camunda:script>");
             }
+            Value::Later(_) => self.fail(Error::Internal(
+                "BPMN writer: a deferred script as a parameter value".into(),
+            )),
             Value::Shared(s) => {
                 self.out
                     .push_str("<camunda:script scriptFormat=\"groovy\" resource=\"");
@@ -593,16 +596,33 @@ impl Writer<'_> {
                 }
                 self.flows(plane, adj, i);
             }
-            Value::Groovy(body) => {
+            Value::Groovy(_) | Value::Later(_) => {
                 self.out.push('>');
                 if !s.locals.is_empty() {
                     self.input_output(depth, &s.locals, &[]);
                 }
                 self.flows(plane, adj, i);
                 self.out.push_str("<script>");
+                let mut built = String::new();
+                let body = match &s.script {
+                    Value::Later(key) => match self.pending.as_mut() {
+                        Some(p) => {
+                            p.builder.script(*key as usize, &mut built);
+                            built.as_str()
+                        }
+                        None => {
+                            self.fail(Error::Internal(
+                                "BPMN writer: a deferred script inside a deferred subprocess"
+                                    .into(),
+                            ));
+                            ""
+                        }
+                    },
+                    Value::Groovy(body) => self.text.get(*body),
+                    _ => "",
+                };
                 let out = &mut self.out;
-                self.lib
-                    .inline(self.text.get(*body), |piece| push_text(out, piece));
+                self.lib.inline(body, |piece| push_text(out, piece));
                 self.out.push_str("</script>");
             }
             Value::Text(t) => {
