@@ -74,12 +74,7 @@ pub enum ActivityKind {
     /// Remove every instance of the template.
     Terminate,
     /// Pick an existing instance of a border node by a strategy (scale-out).
-    StrategicSelection {
-        /// Strategy name (`FirstInstance`, `UserProvided`, `WorkloadBased`, ...).
-        strategy: Box<str>,
-        /// Its argument, if any (`WorkloadBased(Load)`).
-        argument: Option<Box<str>>,
-    },
+    StrategicSelection(Box<Strategy>),
     /// Pick the instance related to an already selected one (scale-out).
     RecursiveSelection,
     /// Part of a step of an imperative workflow (TOSCA YAML 1.3 §7.3).
@@ -89,13 +84,22 @@ pub enum ActivityKind {
     Step(Box<StepActivity>),
 }
 
+/// A selection strategy as written (boxed in [`ActivityKind`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Strategy {
+    /// Strategy name (`FirstInstance`, `UserProvided`, `WorkloadBased`, ...).
+    pub strategy: String,
+    /// Its argument, if any (`WorkloadBased(Load)`).
+    pub argument: Option<String>,
+}
+
 impl ActivityKind {
     /// Short name used in ids, DOT labels and JSON.
     pub fn name(&self) -> &'static str {
         match self {
             ActivityKind::Provision => "provision",
             ActivityKind::Terminate => "terminate",
-            ActivityKind::StrategicSelection { .. } => "select",
+            ActivityKind::StrategicSelection(_) => "select",
             ActivityKind::RecursiveSelection => "follow",
             ActivityKind::Step(_) => "step",
         }

@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::build::finish;
 use super::ids::{Unique, ncname};
-use super::{AbstractPlan, Activity, ActivityKind, Edge, PlanKind, Reason};
+use super::{AbstractPlan, Activity, ActivityKind, Edge, PlanKind, Reason, Strategy};
 use crate::diagnostics::{Diagnostic, Diagnostics, codes};
 use crate::model::{NodeId, RelId, RelKind, ScalingRegion, TemplateRef, Topology};
 
@@ -102,10 +102,10 @@ pub fn scale_out_plan(
         activities.push(Activity {
             id: unique.name(format!("{}_select", ncname(&topology.node(s.node).id))),
             template: TemplateRef::Node(s.node),
-            kind: ActivityKind::StrategicSelection {
-                strategy: s.strategy.as_str().into(),
-                argument: s.argument.as_deref().map(Into::into),
-            },
+            kind: ActivityKind::StrategicSelection(Box::new(Strategy {
+                strategy: s.strategy.clone(),
+                argument: s.argument.clone(),
+            })),
         });
         let mut leaves = Vec::new();
         let mut frontier = vec![(s.node, sel)];

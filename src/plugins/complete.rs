@@ -46,7 +46,7 @@ pub struct ActivityBody {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {
     /// The plugin that handled it; `None` if nobody did.
-    pub plugin: Option<String>,
+    pub plugin: Option<std::sync::Arc<str>>,
     /// Plugins asked before it, with their reasons.
     pub declined: Vec<(String, String)>,
     /// Facts recorded while handling.
@@ -182,9 +182,9 @@ fn ask(
 ) -> Option<Body> {
     let selecting = matches!(
         activity.kind,
-        ActivityKind::StrategicSelection { .. } | ActivityKind::RecursiveSelection
+        ActivityKind::StrategicSelection(_) | ActivityKind::RecursiveSelection
     );
-    for plugin in registry.plugins() {
+    for (i, plugin) in registry.plugins().iter().enumerate() {
         // Selection plugins select; operation plugins are asked about the
         // calls in a body (later); all others provision and terminate.
         if selecting != (plugin.role() == Role::Selection) || plugin.role() == Role::Operation {
@@ -192,7 +192,7 @@ fn ask(
         }
         match plugin.handle(cx, activity) {
             Outcome::Handled(body) => {
-                decision.plugin = Some(plugin.id().to_string());
+                decision.plugin = Some(registry.id(i));
                 return Some(body);
             }
             Outcome::Declined(why) if record => {

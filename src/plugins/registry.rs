@@ -6,6 +6,8 @@ use super::api::Plugin;
 /// An ordered set of plugins.
 pub struct Registry {
     plugins: Vec<Box<dyn Plugin>>,
+    /// Their ids, shared by the decision of every activity they handle.
+    ids: Vec<std::sync::Arc<str>>,
 }
 
 impl Registry {
@@ -16,7 +18,8 @@ impl Registry {
                 .cmp(&a.priority())
                 .then_with(|| a.id().cmp(b.id()))
         });
-        Registry { plugins }
+        let ids = plugins.iter().map(|p| p.id().into()).collect();
+        Registry { plugins, ids }
     }
 
     /// The built-in Rust plugins only.
@@ -55,5 +58,10 @@ impl Registry {
     /// Plugins in the order they are asked.
     pub fn plugins(&self) -> &[Box<dyn Plugin>] {
         &self.plugins
+    }
+
+    /// The id of plugin `i` (in the order they are asked), shared.
+    pub fn id(&self, i: usize) -> std::sync::Arc<str> {
+        self.ids[i].clone()
     }
 }

@@ -55,13 +55,14 @@ impl Plugin for Selector {
     }
 
     fn handle(&self, cx: &Context, activity: &Activity) -> Outcome {
-        let ActivityKind::StrategicSelection { strategy, argument } = &activity.kind else {
+        let ActivityKind::StrategicSelection(s) = &activity.kind else {
             return Outcome::NotApplicable;
         };
+        let (strategy, argument) = (&s.strategy, &s.argument);
         let TemplateRef::Node(n) = activity.template else {
             return Outcome::NotApplicable;
         };
-        if **strategy != *self.strategy {
+        if strategy != self.strategy {
             return Outcome::Declined(format!("implements {}, not {strategy}", self.strategy));
         }
         let node = cx.topology.node(n);
@@ -75,13 +76,13 @@ impl Plugin for Selector {
                         node.id
                     ));
                 };
-                if !node.properties.contains_key(&**property) {
+                if !node.properties.contains_key(property) {
                     return Outcome::Declined(format!(
                         "`{}` has no property `{property}` to compare instances by",
                         node.id
                     ));
                 }
-                Strategy::WorkloadBased(property.to_string())
+                Strategy::WorkloadBased(property.clone())
             }
         };
         Outcome::Handled(Body {

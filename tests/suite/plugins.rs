@@ -220,7 +220,7 @@ fn the_shipped_plugin_files_cover_the_corpus() {
             let toscanini::model::TemplateRef::Node(_) = a.template else {
                 continue;
             };
-            let plugin = d.plugin.clone().unwrap_or_default();
+            let plugin = d.plugin.as_deref().unwrap_or_default().to_string();
             if plugin == "lifecycle" {
                 continue;
             }
