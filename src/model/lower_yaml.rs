@@ -2413,40 +2413,90 @@ fn resolve_entities(
     caps: &HashMap<(NodeId, String), IndexMap<String, Value>>,
     cap_names: &HashMap<NodeId, Vec<String>>,
 ) {
-    let snapshot = t.clone();
-    for (i, n) in t.nodes.iter_mut().enumerate() {
-        let ctx = Some(super::TemplateRef::Node(NodeId(i as u32)));
-        for v in n.properties.values_mut() {
-            resolve_value(&snapshot, ctx, v, by_requirement, caps, cap_names);
-        }
-        let mut ifaces = (*n.interfaces).clone();
-        for iface in &mut ifaces {
-            for op in &mut iface.operations {
-                for p in op.inputs.iter_mut().chain(op.outputs.iter_mut()) {
-                    if let Some(v) = &mut p.value {
-                        resolve_value(&snapshot, ctx, v, by_requirement, caps, cap_names);
-                    }
-                }
+    use super::TemplateRef;
+    // Resolution reads the topology's structure and property names, never
+    // property values: each value is taken out, resolved against the
+    // topology and put back. Only values with entity calls change, and
+    // interfaces shared by a type stay shared unless one of their values
+    // does (a copy of the topology, and of every template's interfaces,
+    // was most of the memory of loading a large topology).
+    let resolve = |t: &Topology, ctx: TemplateRef, v: &mut Value| {
+        resolve_value(t, Some(ctx), v, by_requirement, caps, cap_names)
+    };
+    for i in 0..t.nodes.len() {
+        let ctx = TemplateRef::Node(NodeId(i as u32));
+        for j in 0..t.nodes[i].properties.len() {
+            if has_entity_call(&t.nodes[i].properties[j]) {
+                let mut v = std::mem::replace(&mut t.nodes[i].properties[j], Value::Null);
+                resolve(t, ctx, &mut v);
+                t.nodes[i].properties[j] = v;
             }
         }
-        n.interfaces = Arc::new(ifaces);
+        if let Some(ifaces) = resolve_interfaces(t, ctx, &t.nodes[i].interfaces, &resolve) {
+            t.nodes[i].interfaces = ifaces;
+        }
     }
-    for (i, r) in t.relationships.iter_mut().enumerate() {
-        let ctx = Some(super::TemplateRef::Relationship(super::RelId(i as u32)));
-        for v in r.properties.values_mut() {
-            resolve_value(&snapshot, ctx, v, by_requirement, caps, cap_names);
+    for i in 0..t.relationships.len() {
+        let ctx = TemplateRef::Relationship(super::RelId(i as u32));
+        for j in 0..t.relationships[i].properties.len() {
+            if has_entity_call(&t.relationships[i].properties[j]) {
+                let mut v = std::mem::replace(&mut t.relationships[i].properties[j], Value::Null);
+                resolve(t, ctx, &mut v);
+                t.relationships[i].properties[j] = v;
+            }
         }
-        let mut ifaces = (*r.interfaces).clone();
-        for iface in &mut ifaces {
-            for op in &mut iface.operations {
-                for p in op.inputs.iter_mut().chain(op.outputs.iter_mut()) {
-                    if let Some(v) = &mut p.value {
-                        resolve_value(&snapshot, ctx, v, by_requirement, caps, cap_names);
-                    }
+        if let Some(ifaces) =
+            resolve_interfaces(t, ctx, &t.relationships[i].interfaces, &resolve)
+        {
+            t.relationships[i].interfaces = ifaces;
+        }
+    }
+}
+
+/// The interfaces with their parameter values resolved, if any of them
+/// has an entity call (else they stay as they are, shared).
+fn resolve_interfaces(
+    t: &Topology,
+    ctx: super::TemplateRef,
+    interfaces: &Arc<Vec<Interface>>,
+    resolve: &dyn Fn(&Topology, super::TemplateRef, &mut Value),
+) -> Option<Arc<Vec<Interface>>> {
+    let params = |i: &Interface| {
+        i.operations
+            .iter()
+            .flat_map(|o| o.inputs.iter().chain(&o.outputs))
+            .filter_map(|p| p.value.as_ref())
+            .any(has_entity_call)
+    };
+    if !interfaces.iter().any(params) {
+        return None;
+    }
+    let mut ifaces = (**interfaces).clone();
+    for iface in &mut ifaces {
+        for op in &mut iface.operations {
+            for p in op.inputs.iter_mut().chain(op.outputs.iter_mut()) {
+                if let Some(v) = &mut p.value {
+                    resolve(t, ctx, v);
                 }
             }
         }
-        r.interfaces = Arc::new(ifaces);
+    }
+    Some(Arc::new(ifaces))
+}
+
+/// Whether `v` has a call that names an entity (`get_property`,
+/// `get_attribute`, `get_operation_output`): what [`resolve_value`] changes.
+fn has_entity_call(v: &Value) -> bool {
+    match v {
+        Value::Call(c) => {
+            matches!(
+                c.function.as_str(),
+                "get_property" | "get_attribute" | "get_operation_output"
+            ) || c.args.iter().any(has_entity_call)
+        }
+        Value::List(l) => l.iter().any(has_entity_call),
+        Value::Map(m) => m.values().any(has_entity_call),
+        _ => false,
     }
 }
 
