@@ -22,18 +22,39 @@ pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
     // archives are spooled beside the output. A plan that cannot be
     // completed stops the rendering, but the others are still completed,
     // so that every error is reported.
+    //
+    // The next plan is completed once the one before is rendered in every
+    // language but one: rendering a large plan starts with the whole
+    // process laid out (the peak of its memory), and the next plan's
+    // steps need not be held beside that; the last language (the BPMN
+    // process, the longest) still leaves time to complete it.
     let mut diagnostics = crate::diagnostics::Diagnostics::new();
     let abstract_plans = crate::abstract_plans(&loaded.topology, &kinds, &options)?;
     let topology = &loaded.topology;
     let explain = a.explain;
+    let (spool, templates) = (&out, &templates);
     let (rendered, activities, explained) = std::thread::scope(|scope| {
         let (send, receive) = std::sync::mpsc::sync_channel::<crate::plugins::ConcretePlan>(0);
-        let renderer = scope.spawn(|| -> Result<(Vec<_>, Vec<usize>, Vec<String>)> {
+        // The renderer owns the sender: if it stops, waiting for it ends.
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let renderer = scope.spawn(move || -> Result<(Vec<_>, Vec<usize>, Vec<String>)> {
             let (mut rendered, mut activities, mut explained) =
                 (Vec::new(), Vec::new(), Vec::new());
+            let go = std::sync::Mutex::new(go);
+            let go_when = |packed: usize| {
+                if packed + 1 == languages.len()
+                    && let Ok(go) = go.lock()
+                {
+                    let _ = go.send(());
+                }
+            };
             for plan in receive {
                 let jobs: Vec<_> = languages.iter().map(|&lang| (lang, &plan)).collect();
-                for r in crate::render::pack_all(&jobs, topology, &templates, Some(&out))? {
+                if languages.len() == 1 {
+                    go_when(0);
+                }
+                for r in crate::render::pack_all(&jobs, topology, templates, Some(spool), &go_when)?
+                {
                     activities.push(plan.plan.activities.len());
                     rendered.push(r);
                 }
@@ -43,14 +64,21 @@ pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
             }
             Ok((rendered, activities, explained))
         });
+        // Whether a plan was handed to the renderer whose go has not come.
+        let mut pending = false;
         for abstract_plan in abstract_plans {
+            if pending && wait.recv().is_err() {
+                break; // the renderer failed; its error is reported below
+            }
             let (plan, d) =
                 crate::plugins::complete(topology, abstract_plan, &registry, &options.complete);
             diagnostics.extend(d);
-            if let Some(plan) = plan.filter(|_| !diagnostics.has_errors())
-                && send.send(plan).is_err()
-            {
-                break; // the renderer failed; its error is reported below
+            pending = false;
+            if let Some(plan) = plan.filter(|_| !diagnostics.has_errors()) {
+                if send.send(plan).is_err() {
+                    break;
+                }
+                pending = true;
             }
         }
         drop(send);

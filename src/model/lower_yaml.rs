@@ -2445,9 +2445,7 @@ fn resolve_entities(
                 t.relationships[i].properties[j] = v;
             }
         }
-        if let Some(ifaces) =
-            resolve_interfaces(t, ctx, &t.relationships[i].interfaces, &resolve)
-        {
+        if let Some(ifaces) = resolve_interfaces(t, ctx, &t.relationships[i].interfaces, &resolve) {
             t.relationships[i].interfaces = ifaces;
         }
     }

@@ -79,12 +79,14 @@ pub fn pack(
 
 /// Pack every (language, plan) pair, in that order, on as many threads as
 /// the machine has cores: plans are independent, and packing them is most
-/// of the work of `plan`.
+/// of the work of `plan`. `done` is called with the number of pairs packed
+/// so far each time one is.
 pub fn pack_all(
     jobs: &[(Language, &crate::plugins::ConcretePlan)],
     topology: &Topology,
     templates: &templates::Templates,
     spool: Option<&std::path::Path>,
+    done: &(dyn Fn(usize) + Sync),
 ) -> crate::error::Result<Vec<RenderedPlan>> {
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -94,6 +96,7 @@ pub fn pack_all(
         .min(jobs.len())
         .max(1);
     let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<crate::error::Result<RenderedPlan>>>> =
         Mutex::new((0..jobs.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
@@ -108,6 +111,7 @@ pub fn pack_all(
                     if let Ok(mut all) = results.lock() {
                         all[i] = Some(r);
                     }
+                    done(finished.fetch_add(1, Ordering::Relaxed) + 1);
                 }
             });
         }
