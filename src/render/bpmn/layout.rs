@@ -98,7 +98,7 @@ pub struct Diagram<'a> {
 
 /// What [`Diagram::each_edge`] calls for every edge: the element, its
 /// waypoints, and the offset to move them by.
-pub type EdgeVisitor<'v, 'a> = dyn FnMut(EdgeOf<'a>, &[(i64, i64)], (i64, i64)) + 'v;
+pub type EdgeVisitor<'v, 'a> = dyn FnMut(EdgeOf<'a>, &[(i32, i32)], (i64, i64)) + 'v;
 
 /// Where the content of a diagram starts.
 const ORIGIN: (i64, i64) = (100, 80);
@@ -154,25 +154,31 @@ fn size(kind: &Kind, expanded: Option<(i64, i64)>) -> (i64, i64) {
 /// Lay out a process plane: its diagram first, then one per collapsed
 /// subprocess. (The content of a collapsed subprocess, `process` being its
 /// id, is laid out the same way.)
-pub fn layout<'a>(text: &'a Text, process: &'a str, plane: &'a Plane) -> Vec<Diagram<'a>> {
+pub fn layout<'a>(
+    text: &'a Text,
+    process: &'a str,
+    plane: &'a Plane,
+) -> crate::error::Result<Vec<Diagram<'a>>> {
     let mut out = vec![Diagram {
         element: process,
         ..Diagram::default()
     }];
-    out[0].content = Some(Box::new(place(text, plane, &mut out)));
-    out
+    out[0].content = Some(Box::new(place(text, plane, &mut out)?));
+    Ok(out)
 }
 
 /// A plane laid out at the origin.
 struct Placed<'a> {
     text: &'a Text,
     plane: &'a Plane,
-    /// Bounds of every node.
-    at: Vec<Bounds>,
+    /// Bounds of every node (x, y, width, height).
+    at: Vec<[i32; 4]>,
     /// The waypoints of edge `j` (flow `j`, then the associations) are
     /// `points[ends[j - 1]..ends[j]]` (from 0 for the first).
-    ends: Vec<usize>,
-    points: Vec<(i64, i64)>,
+    ends: Vec<u32>,
+    /// (Coordinates in 32 bits: a 100k-node plan's process has millions of
+    /// waypoints, and a diagram of over 2^31 units would be no picture.)
+    points: Vec<(i32, i32)>,
     /// The content of expanded subprocesses (by node index), placed at
     /// their node.
     children: Vec<(usize, Placed<'a>)>,
@@ -191,7 +197,7 @@ impl<'a> Placed<'a> {
     fn each_shape(&self, (dx, dy): (i64, i64), f: &mut dyn FnMut(Shape<'a>)) {
         let mut children = self.children.iter().peekable();
         for (i, node) in self.plane.nodes.iter().enumerate() {
-            let b = self.at[i];
+            let b = self.bounds(i);
             let expanded = match &node.kind {
                 Kind::Sub(s) => Some(s.expanded),
                 Kind::Deferred(_) => Some(false),
@@ -220,12 +226,19 @@ impl<'a> Placed<'a> {
                 None => EdgeOf::Flow(self.plane, j),
                 Some(a) => EdgeOf::Association(self.text.get(self.plane.associations[a].id)),
             };
-            f(element, &self.points[start..end], (dx, dy));
-            start = end;
+            f(element, &self.points[start..end as usize], (dx, dy));
+            start = end as usize;
         }
         for (i, c) in &self.children {
-            c.each_edge((self.at[*i].x + dx, self.at[*i].y + dy), f);
+            let b = self.bounds(*i);
+            c.each_edge((b.x + dx, b.y + dy), f);
         }
+    }
+
+    /// The bounds of node `i`.
+    fn bounds(&self, i: usize) -> Bounds {
+        let [x, y, w, h] = self.at[i].map(i64::from);
+        Bounds { x, y, w, h }
     }
 }
 
@@ -290,7 +303,11 @@ struct Tail {
 /// linear in the plane's nodes, flows and the cells long edges pass
 /// through, and the working memory is a few flat vectors of them (a
 /// 100k-node plan's plane has most of a million nodes).
-fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) -> Placed<'a> {
+fn place<'a>(
+    text: &'a Text,
+    plane: &'a Plane,
+    diagrams: &mut Vec<Diagram<'a>>,
+) -> crate::error::Result<Placed<'a>> {
     let n = plane.nodes.len();
     // Children first: expanded ones give their size, collapsed ones a diagram.
     let mut inner: Vec<(usize, Placed<'a>)> = Vec::new();
@@ -305,7 +322,7 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
             });
         } else if let Kind::Sub(s) = &node.kind {
             if s.expanded {
-                let p = place(text, &s.plane, diagrams);
+                let p = place(text, &s.plane, diagrams)?;
                 expanded = Some(p.size());
                 inner.push((i, p));
             } else {
@@ -314,7 +331,7 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
                     element: text.get(node.id),
                     ..Diagram::default()
                 });
-                diagrams[index].content = Some(Box::new(place(text, &s.plane, diagrams)));
+                diagrams[index].content = Some(Box::new(place(text, &s.plane, diagrams)?));
             }
         }
         sizes.push(size(&node.kind, expanded));
@@ -822,8 +839,8 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
         });
         from.bottom().max(to.bottom()).max(lowest) + LOOP_DROP
     };
-    let mut ends: Vec<usize> = Vec::with_capacity(plane.flows.len() + plane.associations.len());
-    let mut points: Vec<(i64, i64)> = Vec::new();
+    let mut ends: Vec<u32> = Vec::with_capacity(plane.flows.len() + plane.associations.len());
+    let mut points = Points::default();
     for (fi, f) in plane.flows.iter().enumerate() {
         let (from, to) = (f.from(), f.to());
         let (s, t) = (at[from], at[to]);
@@ -833,7 +850,7 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
         let src = source(from);
         let routes = routes_from[from] != NONE;
         let start_y = if routes { s.bottom() + 10 } else { s.cy() };
-        let start = |points: &mut Vec<(i64, i64)>| {
+        let start = |points: &mut Points| {
             if routes {
                 points.extend([(s.cx(), s.bottom()), (s.cx(), start_y)]);
             } else {
@@ -903,13 +920,13 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
             // Into a node that hangs or sits in the band: straight.
             points.extend([(s.right(), s.cy()), (t.x, t.cy())]);
         }
-        ends.push(points.len());
+        ends.push(points.end());
     }
     for a in &plane.associations {
         let (s, t) = (at[a.from], at[a.to]);
         let x = s.cx().clamp(t.x + 1, t.right() - 1);
         points.extend([(s.cx(), s.bottom()), (x, t.y)]);
-        ends.push(points.len());
+        ends.push(points.end());
     }
 
     // The extent of the whole: own shapes and waypoints, and those of the
@@ -917,20 +934,64 @@ fn place<'a>(text: &'a Text, plane: &'a Plane, diagrams: &mut Vec<Diagram<'a>>) 
     let own = at
         .iter()
         .map(|b| (b.right(), b.bottom()))
-        .chain(points.iter().copied());
+        .chain(points.v.iter().map(|&(x, y)| (i64::from(x), i64::from(y))));
     let nested = inner
         .iter()
         .filter_map(|(i, p)| p.max.map(|(x, y)| (x + at[*i].x, y + at[*i].y)));
     let max = own
         .chain(nested)
         .reduce(|a, b| (a.0.max(b.0), a.1.max(b.1)));
-    Placed {
+    let mut wide = points.wide;
+    let at = at
+        .iter()
+        .map(|b| [b.x, b.y, b.w, b.h].map(|v| narrow(v, &mut wide)))
+        .collect();
+    if wide {
+        return Err(crate::error::Error::Internal(
+            "BPMN layout: a diagram coordinate beyond 32 bits".into(),
+        ));
+    }
+    points.v.shrink_to_fit();
+    Ok(Placed {
         text,
         plane,
         at,
         ends,
-        points,
+        points: points.v,
         children: inner,
         max,
+    })
+}
+
+/// Waypoints, kept in 32 bits (`wide` if one did not fit).
+#[derive(Default)]
+struct Points {
+    v: Vec<(i32, i32)>,
+    wide: bool,
+}
+
+impl Points {
+    fn push(&mut self, (x, y): (i64, i64)) {
+        let p = (narrow(x, &mut self.wide), narrow(y, &mut self.wide));
+        self.v.push(p);
     }
+
+    fn extend<const N: usize>(&mut self, points: [(i64, i64); N]) {
+        for p in points {
+            self.push(p);
+        }
+    }
+
+    /// Where the next edge's waypoints start.
+    fn end(&self) -> u32 {
+        u32::try_from(self.v.len()).unwrap_or(u32::MAX)
+    }
+}
+
+/// `v` in 32 bits; `wide` is set if it does not fit.
+fn narrow(v: i64, wide: &mut bool) -> i32 {
+    i32::try_from(v).unwrap_or_else(|_| {
+        *wide = true;
+        0
+    })
 }

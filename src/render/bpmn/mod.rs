@@ -343,7 +343,7 @@ pub fn render_into(
     text.shrink_to_fit();
     process.shrink_to_fit();
     let mut properties = std::mem::take(&mut cx.properties);
-    let diagrams = layout::layout(&text, &name, &process);
+    let diagrams = layout::layout(&text, &name, &process)?;
     let title = format!("{} plan of {}", kind.slug(), topology.service_template.id);
     let st = &topology.service_template;
     let mut used = Used::default();

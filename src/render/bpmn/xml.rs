@@ -728,7 +728,10 @@ impl Writer<'_> {
         self.in_text(Some(&text), |w| w.associations(&sub.plane));
         let associations = std::mem::replace(&mut self.out, before);
         let outer = self.text;
-        let diagrams = layout::layout(&text, outer.get(plane.nodes[i].id), &sub.plane);
+        let diagrams = match layout::layout(&text, outer.get(plane.nodes[i].id), &sub.plane) {
+            Ok(d) => d,
+            Err(e) => return self.fail(e),
+        };
         let Some(pending) = self.pending.as_mut() else {
             return;
         };
@@ -862,9 +865,9 @@ fn diagram(out: &mut String, text: &Text, d: &Diagram, spill: &mut dyn FnMut(&mu
         out.push_str("\">");
         for &(x, y) in points {
             out.push_str("<di:waypoint x=\"");
-            push_int(out, x + dx);
+            push_int(out, i64::from(x) + dx);
             out.push_str("\" y=\"");
-            push_int(out, y + dy);
+            push_int(out, i64::from(y) + dy);
             out.push_str("\"/>");
         }
         out.push_str("</bpmndi:BPMNEdge>\n");
