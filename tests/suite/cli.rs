@@ -366,7 +366,7 @@ fn graph_svg_uses_graphviz_or_says_it_is_missing() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_toscanini"))
         .args(["graph", "samples/mytinytodo-docker", "--format", "svg"])
         .current_dir(repo())
-        .env("PATH", &empty)
+        .env("PATH", &*empty)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(3));

@@ -31,8 +31,9 @@ pub fn sorted_dir(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
-/// A fresh empty directory for one test.
-pub fn temp_dir(label: &str) -> PathBuf {
+/// A fresh empty directory for one test, removed when the test is done
+/// with it (also when it fails: what an assertion needs is in its message).
+pub fn temp_dir(label: &str) -> TempDir {
     static N: AtomicUsize = AtomicUsize::new(0);
     let d = std::env::temp_dir().join(format!(
         "toscanini-test-{}-{}-{label}",
@@ -41,7 +42,29 @@ pub fn temp_dir(label: &str) -> PathBuf {
     ));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    TempDir(d)
+}
+
+/// A test's directory, removed with everything in it when dropped.
+pub struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// The result of running the binary.
