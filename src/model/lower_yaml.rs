@@ -2423,30 +2423,28 @@ fn resolve_entities(
     let resolve = |t: &Topology, ctx: TemplateRef, v: &mut Value| {
         resolve_value(t, Some(ctx), v, by_requirement, caps, cap_names)
     };
-    for i in 0..t.nodes.len() {
-        let ctx = TemplateRef::Node(NodeId(i as u32));
-        for j in 0..t.nodes[i].properties.len() {
-            if has_entity_call(&t.nodes[i].properties[j]) {
-                let mut v = std::mem::replace(&mut t.nodes[i].properties[j], Value::Null);
+    let templates: Vec<TemplateRef> = t
+        .node_ids()
+        .map(TemplateRef::Node)
+        .chain(t.relationship_ids().map(TemplateRef::Relationship))
+        .collect();
+    for ctx in templates {
+        for j in 0..t.properties(ctx).len() {
+            if has_entity_call(&t.properties(ctx)[j]) {
+                let mut v = std::mem::replace(&mut t.properties_mut(ctx)[j], Value::Null);
                 resolve(t, ctx, &mut v);
-                t.nodes[i].properties[j] = v;
+                t.properties_mut(ctx)[j] = v;
             }
         }
-        if let Some(ifaces) = resolve_interfaces(t, ctx, &t.nodes[i].interfaces, &resolve) {
-            t.nodes[i].interfaces = ifaces;
-        }
-    }
-    for i in 0..t.relationships.len() {
-        let ctx = TemplateRef::Relationship(super::RelId(i as u32));
-        for j in 0..t.relationships[i].properties.len() {
-            if has_entity_call(&t.relationships[i].properties[j]) {
-                let mut v = std::mem::replace(&mut t.relationships[i].properties[j], Value::Null);
-                resolve(t, ctx, &mut v);
-                t.relationships[i].properties[j] = v;
+        let own = match ctx {
+            TemplateRef::Node(n) => &t.node(n).interfaces,
+            TemplateRef::Relationship(r) => &t.relationship(r).interfaces,
+        };
+        if let Some(ifaces) = resolve_interfaces(t, ctx, own, &resolve) {
+            match ctx {
+                TemplateRef::Node(n) => t.nodes[n.0 as usize].interfaces = ifaces,
+                TemplateRef::Relationship(r) => t.relationships[r.0 as usize].interfaces = ifaces,
             }
-        }
-        if let Some(ifaces) = resolve_interfaces(t, ctx, &t.relationships[i].interfaces, &resolve) {
-            t.relationships[i].interfaces = ifaces;
         }
     }
 }

@@ -514,6 +514,14 @@ impl Topology {
         }
     }
 
+    /// Property values of a node or relationship, to change.
+    pub fn properties_mut(&mut self, t: TemplateRef) -> &mut IndexMap<String, Value> {
+        match t {
+            TemplateRef::Node(n) => &mut self.nodes[n.0 as usize].properties,
+            TemplateRef::Relationship(r) => &mut self.relationships[r.0 as usize].properties,
+        }
+    }
+
     /// A workflow by name.
     pub fn workflow(&self, name: &str) -> Option<&Workflow> {
         self.workflows.iter().find(|w| w.name == name)
