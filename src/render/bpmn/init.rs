@@ -32,6 +32,9 @@ pub struct Init {
     head: Vec<String>,
     /// Where each script starts.
     starts: Vec<Cursor>,
+    /// The activities that have an outcome variable (`on_failure`
+    /// routing), as indexes of the routing's outcomes.
+    outcomes: Vec<usize>,
 }
 
 /// A position in the sequence of statements: the head's, then those of
@@ -43,7 +46,7 @@ struct Cursor {
     /// Index in the plan's templates, and of the variable in the template.
     template: usize,
     var: usize,
-    /// Index in the routing's outcome variables (some are none).
+    /// Index in `Init::outcomes`.
     outcome: usize,
 }
 
@@ -134,7 +137,10 @@ impl Init {
                 });
             }
         }
-        for outcome in 0..routing.outcome.iter().flatten().count() {
+        let outcomes: Vec<usize> = (0..routing.outcome.len())
+            .filter(|&a| routing.outcome[a].is_some())
+            .collect();
+        for outcome in 0..outcomes.len() {
             at(Cursor {
                 head: head_len,
                 template: templates.len(),
@@ -142,7 +148,11 @@ impl Init {
                 outcome,
             });
         }
-        Init { head, starts }
+        Init {
+            head,
+            starts,
+            outcomes,
+        }
     }
 
     /// How many scripts the chain has.
@@ -162,7 +172,6 @@ impl Init {
         let fresh = plan.plan.kind == PlanKind::Build;
         let topology = cx.topology;
         let templates = cx.names.templates();
-        let outcomes: Vec<&String> = routing.outcome.iter().flatten().collect();
         let Some(&(mut c)) = self.starts.get(k) else {
             return;
         };
@@ -197,7 +206,11 @@ impl Init {
                     c.template += 1;
                     c.var = 0;
                 }
-            } else if let Some(v) = outcomes.get(c.outcome) {
+            } else if let Some(v) = self
+                .outcomes
+                .get(c.outcome)
+                .and_then(|&a| routing.outcome[a].as_deref())
+            {
                 set_variable(out, v, &empty);
                 c.outcome += 1;
             } else {
