@@ -296,3 +296,35 @@ impl Csar {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_entries_are_shared_with_their_source_files_and_bytes_kept() {
+        let csar = Csar::from_entries(
+            "t",
+            [
+                ("plain.yaml".to_string(), b"a: 1\n".to_vec()),
+                ("bom.yaml".to_string(), b"\xEF\xBB\xBFb: 2\n".to_vec()),
+                ("binary.bin".to_string(), vec![0xff, 0xfe, 0x00]),
+            ],
+        );
+        // The bytes of every entry are kept as they were.
+        assert_eq!(csar.get("bom.yaml"), Some(&b"\xEF\xBB\xBFb: 2\n"[..]));
+        assert_eq!(csar.get("binary.bin"), Some(&[0xff, 0xfe, 0x00][..]));
+        // A text entry's source file is the entry itself, not a copy.
+        let Some(Content::Text(text)) = csar.entries.get("plain.yaml") else {
+            panic!("a UTF-8 entry is kept as text");
+        };
+        let source = csar.source("plain.yaml").unwrap();
+        assert_eq!(source.text(), "a: 1\n");
+        assert_eq!(source.text().as_ptr(), text.as_ptr());
+        // A byte order mark is dropped from the source file only.
+        assert_eq!(csar.source("bom.yaml").unwrap().text(), "b: 2\n");
+        // Other bytes are no source file.
+        let e = csar.source("binary.bin").unwrap_err();
+        assert_eq!(e.code, codes::CSAR_NOT_UTF8);
+    }
+}

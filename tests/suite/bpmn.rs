@@ -600,6 +600,57 @@ fn large_plans_initialise_their_variables_in_bounded_scripts() {
     assert!(scripts.contains_key("plan_init") && scripts.contains_key("plan_init_2"));
 }
 
+#[test]
+fn variables_of_templates_whose_names_collide_get_distinct_names() {
+    // `web-1` and `web_1` are both `web_1` as a variable name; the one the
+    // plan touches second gets a suffix, in both languages.
+    let dir = crate::support::temp_dir("colliding-names");
+    let file = dir.join("collide.yaml");
+    std::fs::write(
+        &file,
+        "tosca_definitions_version: tosca_simple_yaml_1_3\n\
+         topology_template:\n\
+        \x20 node_templates:\n\
+        \x20   web-1:\n\
+        \x20     type: tosca.nodes.Compute\n\
+        \x20   web_1:\n\
+        \x20     type: tosca.nodes.Compute\n",
+    )
+    .unwrap();
+    let (loaded, plans) = crate::support::all_plans(&file);
+    let templates = Templates::embedded().unwrap();
+    let build = &plans[0];
+    let b = bpmn(&loaded, build);
+    for var in [
+        "inst_web_1_url",
+        "inst_web_1_url_2",
+        "inst_web_1_id",
+        "inst_web_1_id_2",
+    ] {
+        assert!(
+            b.text
+                .contains(&format!("execution.setVariable('{var}', '')")),
+            "BPMN: {var}"
+        );
+    }
+    let bpel = toscanini::render::render(
+        toscanini::render::Language::Bpel,
+        build,
+        &loaded.topology,
+        &templates,
+    )
+    .unwrap();
+    let process = String::from_utf8(bpel.files[0].data.clone()).unwrap();
+    for var in ["inst_web_1_url", "inst_web_1_url_2"] {
+        assert!(
+            process.contains(&format!(
+                "<bpel:variable name=\"{var}\" type=\"xsd:string\"/>"
+            )),
+            "BPEL: {var}"
+        );
+    }
+}
+
 /// The BPMN of one workflow plan of a YAML input.
 fn workflow_bpmn(path: &std::path::Path, workflow: &str) -> (ConcretePlan, Bpmn) {
     let (loaded, plans) = crate::support::all_plans(path);
