@@ -17,17 +17,23 @@ use crate::render::vars::Vars;
 pub fn push_literal(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('\'');
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\'' => out.push_str("\\'"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            // single-quoted Groovy strings do not interpolate `$`
-            c => out.push(c),
-        }
+    // Runs of characters that need no escape are copied whole
+    // (single-quoted Groovy strings do not interpolate `$`).
+    let mut last = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let rep = match b {
+            b'\\' => "\\\\",
+            b'\'' => "\\'",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            _ => continue,
+        };
+        out.push_str(&s[last..i]);
+        out.push_str(rep);
+        last = i + 1;
     }
+    out.push_str(&s[last..]);
     out.push('\'');
 }
 

@@ -370,9 +370,8 @@ pub fn push_uint(out: &mut String, mut n: u64) {
             break;
         }
     }
-    for &b in &buf[i..] {
-        out.push(b as char);
-    }
+    // Digits only: always UTF-8.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
 }
 
 /// Flows into and out of every node of a plane, in flow order: compressed

@@ -270,30 +270,27 @@ impl Library {
         Library { helpers, header }
     }
 
-    /// The helpers a script body needs, as a bit set: one pass over the
-    /// body, looking at every name followed by `(`.
+    /// The helpers a script body needs, as a bit set: every name followed
+    /// by `(` (and not by a `.` before it), found from the parentheses.
     fn needs(&self, body: &str) -> u32 {
         let bytes = body.as_bytes();
         let name_char = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
         let mut needs = 0;
-        let mut start = None;
-        for (i, &c) in bytes.iter().enumerate() {
-            if name_char(c) {
-                start.get_or_insert(i);
+        for i in memchr::memchr_iter(b'(', bytes) {
+            let s = bytes[..i]
+                .iter()
+                .rposition(|&c| !name_char(c))
+                .map_or(0, |p| p + 1);
+            if s == i || (s > 0 && bytes[s - 1] == b'.') {
                 continue;
             }
-            if let Some(s) = start.take() {
-                let called = c == b'(' && (s == 0 || bytes[s - 1] != b'.');
-                if called {
-                    let name = &body[s..i];
-                    if let Some(h) = self
-                        .helpers
-                        .iter()
-                        .find(|h| &h.call[..h.call.len() - 1] == name)
-                    {
-                        needs |= h.needs;
-                    }
-                }
+            let name = &body[s..i];
+            if let Some(h) = self
+                .helpers
+                .iter()
+                .find(|h| &h.call[..h.call.len() - 1] == name)
+            {
+                needs |= h.needs;
             }
         }
         needs

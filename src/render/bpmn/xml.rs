@@ -212,15 +212,13 @@ fn missing(what: &str) -> Error {
 /// Escape text content (scripts stay readable: quotes are left alone).
 fn push_text(out: &mut String, s: &str) {
     let mut last = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let rep = match b {
+    for i in memchr::memchr3_iter(b'&', b'<', b'>', s.as_bytes()) {
+        out.push_str(&s[last..i]);
+        out.push_str(match s.as_bytes()[i] {
             b'&' => "&amp;",
             b'<' => "&lt;",
-            b'>' => "&gt;",
-            _ => continue,
-        };
-        out.push_str(&s[last..i]);
-        out.push_str(rep);
+            _ => "&gt;",
+        });
         last = i + 1;
     }
     out.push_str(&s[last..]);
