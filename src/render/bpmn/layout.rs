@@ -311,7 +311,9 @@ fn place<'a>(
     let n = plane.nodes.len();
     // Children first: expanded ones give their size, collapsed ones a diagram.
     let mut inner: Vec<(usize, Placed<'a>)> = Vec::new();
-    let mut sizes: Vec<(i64, i64)> = Vec::with_capacity(n);
+    // Sizes in 32 bits, as every coordinate of a diagram is.
+    let mut sizes: Vec<(i32, i32)> = Vec::with_capacity(n);
+    let mut wide = false;
     for (i, node) in plane.nodes.iter().enumerate() {
         let mut expanded = None;
         if let Kind::Deferred(key) = node.kind {
@@ -334,8 +336,13 @@ fn place<'a>(
                 diagrams[index].content = Some(Box::new(place(text, &s.plane, diagrams)?));
             }
         }
-        sizes.push(size(&node.kind, expanded));
+        let (w, h) = size(&node.kind, expanded);
+        sizes.push((narrow(w, &mut wide), narrow(h, &mut wide)));
     }
+    if wide {
+        return Err(beyond_32_bits());
+    }
+    let size_of = |i: usize| (i64::from(sizes[i].0), i64::from(sizes[i].1));
     let adj = plane.adjacency();
 
     // Which nodes are laid out in the grid, which hang below a host, which go to the band.
@@ -436,7 +443,7 @@ fn place<'a>(
             }
         }
     }
-    drop((state, stack));
+    drop((state, stack, adj));
     // Forward edges, and for every flow the first forward edge with its ends.
     let mut forward: Vec<(usize, usize)> = Vec::with_capacity(plane.flows.len());
     let mut flow_forward: Vec<usize> = vec![NONE; plane.flows.len()];
@@ -453,6 +460,7 @@ fn place<'a>(
             }
         }
     }
+    drop(in_grid);
     let fwd = Adjacency::new(n, forward.iter().copied());
 
     // Layers: longest path, in a topological order of the forward edges.
@@ -615,21 +623,21 @@ fn place<'a>(
             }
         }
     }
-    drop((node_pos, pass_pos, preds, keyed));
+    drop((node_pos, pass_pos, preds, keyed, fwd));
 
     // Tails: where each boundary event and its chain go, relative to the
     // host; the chain's nodes with their left, from the host's left.
     let mut tails: Vec<Tail> = Vec::with_capacity(boundaries.len());
     let mut chain_left: Vec<(usize, i64)> = Vec::with_capacity(chains.len());
-    let mut cell_w: Vec<i64> = sizes.iter().map(|s| s.0).collect();
-    let mut cell_h: Vec<i64> = sizes.iter().map(|s| s.1).collect();
-    let row_h = grid.iter().map(|&i| sizes[i].1).max().unwrap_or(0).max(0); // tallest node of the grid
+    let mut cell_w: Vec<i64> = sizes.iter().map(|s| i64::from(s.0)).collect();
+    let mut cell_h: Vec<i64> = sizes.iter().map(|s| i64::from(s.1)).collect();
+    let row_h = grid.iter().map(|&i| size_of(i).1).max().unwrap_or(0).max(0); // tallest node of the grid
     let mut rows_right: Vec<i64> = Vec::new(); // leftmost x used in each row (right to left)
     let mut group = 0;
     while group < boundaries.len() {
         let host = boundaries[group].0;
         let end = group + boundaries[group..].partition_point(|&(h, _)| h == host);
-        let (hw, _) = sizes[host];
+        let (hw, _) = size_of(host);
         let count = (end - group) as i64;
         rows_right.clear();
         for j in (group..end).rev() {
@@ -654,7 +662,7 @@ fn place<'a>(
                 .iter()
                 .enumerate()
             {
-                let (w, _) = sizes[c];
+                let (w, _) = size_of(c);
                 let left = if c_at == 0 { bx - (w / 2).min(18) } else { x };
                 chain_left.push((c, left));
                 x = left + w + TAIL_GAP;
@@ -690,10 +698,11 @@ fn place<'a>(
     let mut cell_h_max = 0;
     for &i in &grid {
         // Cells align the centres of their nodes; extra height hangs below.
-        let below = cell_h[i] - sizes[i].1;
+        let below = cell_h[i] - size_of(i).1;
         cell_h_max = cell_h_max.max(row_h + below);
     }
     let pitch = cell_h_max.max(row_h) + GAP_Y;
+    drop(grid);
 
     // Column x positions.
     let mut col_x = Vec::with_capacity(layers);
@@ -730,7 +739,6 @@ fn place<'a>(
         w: 0,
         h: 0,
     };
-    let mut at: Vec<Bounds> = vec![unplaced; n];
     // Per forward edge, the cells it passes through (x left, x right, y):
     // `pass_at[pass_start[k]..pass_start[k + 1]]`, in step order.
     let mut pass_start: Vec<usize> = Vec::with_capacity(forward.len() + 1);
@@ -739,13 +747,15 @@ fn place<'a>(
         pass_start.push(pass_start[pass_start.len() - 1] + passes(e));
     }
     let mut pass_at: Vec<(i64, i64, i64)> = vec![(0, 0, 0); pass_start[forward.len()]];
+    drop(forward);
+    let mut at: Vec<Bounds> = vec![unplaced; n];
     for l in 0..layers {
         for (i, c) in cells[column(l)].iter().enumerate() {
             let cy = centre(l, i);
             match *c {
                 Cell::Node(id) => {
                     let id = id as usize;
-                    let (w, h) = sizes[id];
+                    let (w, h) = size_of(id);
                     at[id] = Bounds {
                         x: col_x[l] + (col_w[l] - cell_w[id]) / 2,
                         y: cy - h / 2,
@@ -773,7 +783,7 @@ fn place<'a>(
         };
         let row_cy = hb.bottom() + TAIL_GAP + 40 + t.row * 80;
         for &(c, left) in &chain_left[t.chain.clone()] {
-            let (w, h) = sizes[c];
+            let (w, h) = size_of(c);
             at[c] = Bounds {
                 x: hb.x + left,
                 y: row_cy - h / 2,
@@ -794,7 +804,7 @@ fn place<'a>(
     let band_y = grid_bottom + 40 + lanes * LANE_GAP;
     let mut bx = PAD;
     for &i in &band {
-        let (w, h) = sizes[i];
+        let (w, h) = size_of(i);
         at[i] = Bounds {
             x: bx,
             y: band_y,
@@ -807,6 +817,9 @@ fn place<'a>(
         !at.contains(&unplaced),
         "BPMN layout: a node of the plane was not placed"
     );
+    // The edges need the bounds, not the sizes and cells they came from
+    // (the working memory of a large plane is at its peak from here on).
+    drop((sizes, cell_w, in_band, band));
 
     // Edges.
     // Loops return below everything on their row between their ends: the
@@ -839,95 +852,109 @@ fn place<'a>(
         });
         from.bottom().max(to.bottom()).max(lowest) + LOOP_DROP
     };
-    let mut ends: Vec<u32> = Vec::with_capacity(plane.flows.len() + plane.associations.len());
-    let mut points = Points::default();
-    for (fi, f) in plane.flows.iter().enumerate() {
-        let (from, to) = (f.from(), f.to());
-        let (s, t) = (at[from], at[to]);
-        // Where the flow starts: the right of its source, or, out of an
-        // error event that routes a failure, just below the event (inside
-        // the host's cell), counting from the host's column.
-        let src = source(from);
-        let routes = routes_from[from] != NONE;
-        let start_y = if routes { s.bottom() + 10 } else { s.cy() };
-        let start = |points: &mut Points| {
-            if routes {
-                points.extend([(s.cx(), s.bottom()), (s.cx(), start_y)]);
+    // Routed twice: counted, then stored in a vector of that size (the
+    // waypoints are the largest vector of a large plane's layout, and one
+    // grown by doubling would be up to twice their size at the peak).
+    let route = |points: &mut Points| {
+        for (fi, f) in plane.flows.iter().enumerate() {
+            let (from, to) = (f.from(), f.to());
+            let (s, t) = (at[from], at[to]);
+            // Where the flow starts: the right of its source, or, out of an
+            // error event that routes a failure, just below the event (inside
+            // the host's cell), counting from the host's column.
+            let src = source(from);
+            let routes = routes_from[from] != NONE;
+            let start_y = if routes { s.bottom() + 10 } else { s.cy() };
+            let start = |points: &mut Points| {
+                if routes {
+                    points.extend([(s.cx(), s.bottom()), (s.cx(), start_y)]);
+                } else {
+                    points.push((s.right(), s.cy()));
+                }
+            };
+            let forward_edge = flow_forward[fi];
+            let lane = if forward_edge == NONE {
+                None
             } else {
-                points.push((s.right(), s.cy()));
-            }
-        };
-        let forward_edge = flow_forward[fi];
-        let lane = if forward_edge == NONE {
-            None
-        } else {
-            lane_of.get(&forward_edge)
-        };
-        if hanging[from] && !routes {
-            if t.y > s.bottom() && t.x <= s.cx() && s.cx() <= t.right() {
-                // Straight down into the node below.
-                points.extend([(s.cx(), s.bottom()), (s.cx(), t.y)]);
-            } else if t.cy() == s.cy() {
-                points.extend([(s.right(), s.cy()), (t.x, t.cy())]);
-            } else {
-                points.extend([(s.cx(), s.bottom()), (s.cx(), t.cy()), (t.x, t.cy())]);
-            }
-        } else if let Some(&lane) = lane {
-            // Out of the source's column, down the gap to the lane, along
-            // it to the gap before the target's column, up, and in.
-            let (lf, lt) = (layer[src], layer[to]);
-            let down = col_x[lf] + col_w[lf] + GAP_X / 2;
-            let up = col_x[lt] - GAP_X / 2;
-            let y = lane_y(lane);
-            start(&mut points);
-            points.extend([
-                (down, start_y),
-                (down, y),
-                (up, y),
-                (up, t.cy()),
-                (t.x, t.cy()),
-            ]);
-        } else if forward_edge != NONE {
-            let k = forward_edge;
-            start(&mut points);
-            let mut cur_y = start_y;
-            let mut cur_right = s.right().max(col_x[layer[src]] + col_w[layer[src]]);
-            for &(left, right, y) in &pass_at[pass_start[k]..pass_start[k + 1]] {
-                if y != cur_y {
+                lane_of.get(&forward_edge)
+            };
+            if hanging[from] && !routes {
+                if t.y > s.bottom() && t.x <= s.cx() && s.cx() <= t.right() {
+                    // Straight down into the node below.
+                    points.extend([(s.cx(), s.bottom()), (s.cx(), t.y)]);
+                } else if t.cy() == s.cy() {
+                    points.extend([(s.right(), s.cy()), (t.x, t.cy())]);
+                } else {
+                    points.extend([(s.cx(), s.bottom()), (s.cx(), t.cy()), (t.x, t.cy())]);
+                }
+            } else if let Some(&lane) = lane {
+                // Out of the source's column, down the gap to the lane, along
+                // it to the gap before the target's column, up, and in.
+                let (lf, lt) = (layer[src], layer[to]);
+                let down = col_x[lf] + col_w[lf] + GAP_X / 2;
+                let up = col_x[lt] - GAP_X / 2;
+                let y = lane_y(lane);
+                start(points);
+                points.extend([
+                    (down, start_y),
+                    (down, y),
+                    (up, y),
+                    (up, t.cy()),
+                    (t.x, t.cy()),
+                ]);
+            } else if forward_edge != NONE {
+                let k = forward_edge;
+                start(points);
+                let mut cur_y = start_y;
+                let mut cur_right = s.right().max(col_x[layer[src]] + col_w[layer[src]]);
+                for &(left, right, y) in &pass_at[pass_start[k]..pass_start[k + 1]] {
+                    if y != cur_y {
+                        let mx = cur_right + (left - cur_right) / 2;
+                        points.push((mx, cur_y));
+                        points.push((mx, y));
+                    }
+                    cur_y = y;
+                    cur_right = right;
+                }
+                if t.cy() != cur_y {
+                    let left = col_x[layer[to]];
                     let mx = cur_right + (left - cur_right) / 2;
                     points.push((mx, cur_y));
-                    points.push((mx, y));
+                    points.push((mx, t.cy()));
                 }
-                cur_y = y;
-                cur_right = right;
+                points.push((t.x, t.cy()));
+            } else if back.contains(&(from, to)) {
+                let y = loop_y(&s, &t);
+                points.extend([
+                    (s.cx(), s.bottom()),
+                    (s.cx(), y),
+                    (t.cx(), y),
+                    (t.cx(), t.bottom()),
+                ]);
+            } else {
+                // Into a node that hangs or sits in the band: straight.
+                points.extend([(s.right(), s.cy()), (t.x, t.cy())]);
             }
-            if t.cy() != cur_y {
-                let left = col_x[layer[to]];
-                let mx = cur_right + (left - cur_right) / 2;
-                points.push((mx, cur_y));
-                points.push((mx, t.cy()));
-            }
-            points.push((t.x, t.cy()));
-        } else if back.contains(&(from, to)) {
-            let y = loop_y(&s, &t);
-            points.extend([
-                (s.cx(), s.bottom()),
-                (s.cx(), y),
-                (t.cx(), y),
-                (t.cx(), t.bottom()),
-            ]);
-        } else {
-            // Into a node that hangs or sits in the band: straight.
-            points.extend([(s.right(), s.cy()), (t.x, t.cy())]);
+            points.close();
         }
-        ends.push(points.end());
-    }
-    for a in &plane.associations {
-        let (s, t) = (at[a.from], at[a.to]);
-        let x = s.cx().clamp(t.x + 1, t.right() - 1);
-        points.extend([(s.cx(), s.bottom()), (x, t.y)]);
-        ends.push(points.end());
-    }
+        for a in &plane.associations {
+            let (s, t) = (at[a.from], at[a.to]);
+            let x = s.cx().clamp(t.x + 1, t.right() - 1);
+            points.extend([(s.cx(), s.bottom()), (x, t.y)]);
+            points.close();
+        }
+    };
+    let mut count = Points {
+        counting: true,
+        ..Points::default()
+    };
+    route(&mut count);
+    let mut points = Points {
+        v: Vec::with_capacity(count.len),
+        ends: Vec::with_capacity(plane.flows.len() + plane.associations.len()),
+        ..Points::default()
+    };
+    route(&mut points);
 
     // The extent of the whole: own shapes and waypoints, and those of the
     // expanded subprocesses where they are placed.
@@ -941,37 +968,42 @@ fn place<'a>(
     let max = own
         .chain(nested)
         .reduce(|a, b| (a.0.max(b.0), a.1.max(b.1)));
-    let mut wide = points.wide;
+    wide = points.wide;
     let at = at
         .iter()
         .map(|b| [b.x, b.y, b.w, b.h].map(|v| narrow(v, &mut wide)))
         .collect();
     if wide {
-        return Err(crate::error::Error::Internal(
-            "BPMN layout: a diagram coordinate beyond 32 bits".into(),
-        ));
+        return Err(beyond_32_bits());
     }
-    points.v.shrink_to_fit();
     Ok(Placed {
         text,
         plane,
         at,
-        ends,
+        ends: points.ends,
         points: points.v,
         children: inner,
         max,
     })
 }
 
-/// Waypoints, kept in 32 bits (`wide` if one did not fit).
+/// Waypoints, kept in 32 bits (`wide` if one did not fit), and where
+/// each edge's end; or, `counting`, only how many there would be.
 #[derive(Default)]
 struct Points {
     v: Vec<(i32, i32)>,
+    ends: Vec<u32>,
     wide: bool,
+    counting: bool,
+    len: usize,
 }
 
 impl Points {
     fn push(&mut self, (x, y): (i64, i64)) {
+        if self.counting {
+            self.len += 1;
+            return;
+        }
         let p = (narrow(x, &mut self.wide), narrow(y, &mut self.wide));
         self.v.push(p);
     }
@@ -982,10 +1014,18 @@ impl Points {
         }
     }
 
-    /// Where the next edge's waypoints start.
-    fn end(&self) -> u32 {
-        u32::try_from(self.v.len()).unwrap_or(u32::MAX)
+    /// The edge being routed ends here.
+    fn close(&mut self) {
+        if !self.counting {
+            self.ends
+                .push(u32::try_from(self.v.len()).unwrap_or(u32::MAX));
+        }
     }
+}
+
+/// A diagram too large for the 32-bit coordinates it is kept in.
+fn beyond_32_bits() -> crate::error::Error {
+    crate::error::Error::Internal("BPMN layout: a diagram coordinate beyond 32 bits".into())
 }
 
 /// `v` in 32 bits; `wide` is set if it does not fit.
