@@ -637,7 +637,7 @@ impl<'a> Lowerer<'a> {
                             .is_none_or(|n| n == &*iface.name);
                         let op_ok = ia.operation_name.as_deref().is_none_or(|n| n == &*op.name);
                         if iface_ok && op_ok {
-                            op.implementation = Some(Implementation {
+                            op.implementation = Some(Arc::new(Implementation {
                                 primary: self.artifact(
                                     ia.name.clone(),
                                     &ia.artifact_type,
@@ -645,7 +645,7 @@ impl<'a> Lowerer<'a> {
                                     imp.doc,
                                 ),
                                 dependencies: Vec::new(),
-                            });
+                            }));
                             bound += 1;
                             break 'impls;
                         }

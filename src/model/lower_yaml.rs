@@ -911,7 +911,7 @@ impl<'a> Lowerer<'a> {
                                     value: Some(v),
                                 })
                                 .collect(),
-                            implementation: op.implementation,
+                            implementation: op.implementation.map(Arc::new),
                         }
                     })
                     .collect(),

@@ -146,8 +146,10 @@ pub struct Operation {
     pub inputs: Vec<Parameter>,
     /// Outputs.
     pub outputs: Vec<Parameter>,
-    /// Implementation, if any artifact implements it.
-    pub implementation: Option<Implementation>,
+    /// Implementation, if any artifact implements it (shared: a template
+    /// whose operation inputs are resolved for it copies its operations,
+    /// not their artifacts).
+    pub implementation: Option<Arc<Implementation>>,
 }
 
 /// An interface: a named set of operations.
@@ -383,6 +385,18 @@ pub struct Topology {
     node_ids: HashMap<String, NodeId>,
 }
 
+/// `map` in storage of its size: a map grows by doubling, and the
+/// allocator keeps a block that shrinks by less than half where it is,
+/// so only a new map gives the room back (most of a template's properties
+/// are its type's attributes, a dozen or so per template).
+fn exact(map: &mut IndexMap<String, Value>) {
+    if map.capacity() > map.len() {
+        let mut sized = IndexMap::with_capacity(map.len());
+        sized.extend(map.drain(..));
+        *map = sized;
+    }
+}
+
 impl Topology {
     /// Assemble a topology and build its indexes.
     pub fn new(
@@ -396,6 +410,12 @@ impl Topology {
         let mut nodes = nodes;
         nodes.shrink_to_fit();
         relationships.shrink_to_fit();
+        for n in &mut nodes {
+            exact(&mut n.properties);
+        }
+        for r in &mut relationships {
+            exact(&mut r.properties);
+        }
         let mut outgoing = vec![Vec::new(); nodes.len()];
         let mut incoming = vec![Vec::new(); nodes.len()];
         for (i, r) in relationships.iter().enumerate() {
