@@ -77,6 +77,23 @@ pub struct Loaded {
     pub warnings: Diagnostics,
 }
 
+impl Loaded {
+    /// Drop the templates and types of the topology, keeping what writing
+    /// plans back reads of it (its dialect and service template): a large
+    /// topology need not be held beside the parse of the document the plans
+    /// are written into, the peak of memory at the end of a run.
+    pub fn release_topology(&mut self) {
+        let t = &self.topology;
+        self.topology = Topology::new(
+            t.dialect.clone(),
+            t.service_template.clone(),
+            model::TypeTable::default(),
+            Vec::new(),
+            Vec::new(),
+        );
+    }
+}
+
 /// Open `path` and lower it into a topology.
 pub fn load(path: &Path, options: &Options, sources: &mut SourceMap) -> Result<Loaded> {
     let csar = Csar::open(path, &options.limits)?;

@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::render::templates::Templates;
 
 pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
-    let (loaded, registry, mut options) = session.load(&a.compile)?;
+    let (mut loaded, registry, mut options) = session.load(&a.compile)?;
     options.complete.brief = !a.explain;
     let kinds = plan_kinds(&a.plans, &loaded.topology)?;
     let templates = Templates::embedded()?;
@@ -98,19 +98,21 @@ pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
     let mut slots: Vec<Option<_>> = rendered.into_iter().map(Some).collect();
     let rendered: Vec<_> = order.iter().filter_map(|&i| slots[i].take()).collect();
     let activities: Vec<usize> = order.iter().map(|&i| activities[i]).collect();
+    let t = &loaded.topology;
+    let summary = format!(
+        "compiled `{}`: {} node templates, {} relationship templates",
+        t.service_template.id,
+        t.nodes.len(),
+        t.relationships.len()
+    );
+    loaded.release_topology();
     let warnings = crate::writeback::write(&loaded, &rendered, &out, a.in_place)?;
     session.print(&warnings);
     for text in explained {
         super::write_stdout(text)?;
     }
     if !a.quiet {
-        let t = &loaded.topology;
-        eprintln!(
-            "compiled `{}`: {} node templates, {} relationship templates",
-            t.service_template.id,
-            t.nodes.len(),
-            t.relationships.len()
-        );
+        eprintln!("{summary}");
         for (r, n) in rendered.iter().zip(activities) {
             eprintln!(
                 "  {:<12} {} ({n} activities, {})",
