@@ -22,6 +22,7 @@
 //! [`load`] runs the front end (archive to topology), [`derive`] the plan
 //! stages; the `cli` module wires them to the command line.
 
+#![forbid(unsafe_code)]
 #![allow(clippy::result_large_err)] // diagnostics carry their location and hint inline; errors are the cold path
 
 pub mod cli;
