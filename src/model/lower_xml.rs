@@ -58,6 +58,7 @@ pub fn lower(
         type_cache: HashMap::new(),
         warned_fallback: BTreeSet::new(),
         node_interfaces: HashMap::new(),
+        names: super::Names::default(),
     };
     let topology = l.service_template(st, st_doc);
     (Some(topology), l.diags)
@@ -315,6 +316,7 @@ struct Lowerer<'a> {
     type_cache: HashMap<(TypeKind, Key), Option<TypeId>>,
     warned_fallback: BTreeSet<String>,
     node_interfaces: HashMap<TypeId, TypeFacts>,
+    names: super::Names,
 }
 
 impl<'a> Lowerer<'a> {
@@ -773,19 +775,19 @@ impl<'a> Lowerer<'a> {
     }
 
     fn properties(
-        &self,
+        &mut self,
         doc: Option<&ast::PropertiesDoc>,
         keys: &[String],
-    ) -> IndexMap<String, Value> {
-        let mut out = IndexMap::new();
+    ) -> super::Properties {
+        let mut out = super::Properties::new();
         if let Some(doc) = doc {
             for v in &doc.values {
-                out.insert(v.name.clone(), property_value(&v.value));
+                out.insert(self.names.get(&v.name), property_value(&v.value));
             }
         }
         for k in keys {
-            if !out.contains_key(k) {
-                out.insert(k.clone(), Value::Scalar(String::new()));
+            if !out.contains_key(k.as_str()) {
+                out.insert(self.names.get(k), Value::Scalar(String::new()));
             }
         }
         out

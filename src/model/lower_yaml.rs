@@ -195,6 +195,8 @@ struct Lowerer<'a> {
     /// key: they depend on the type alone (values keep `SELF` symbolic), so
     /// one copy serves them all.
     type_interfaces: HashMap<(TypeKind, String), OfType>,
+    /// Property names, shared by the templates that have them.
+    names: super::Names,
 }
 
 /// A template's interfaces and deployment artifacts, as its type gives them.
@@ -227,6 +229,7 @@ impl<'a> Lowerer<'a> {
             capability_names: HashMap::new(),
             rel_by_requirement: HashMap::new(),
             type_interfaces: HashMap::new(),
+            names: super::Names::default(),
         };
         for u in &loaded.units {
             l.units.push(Unit {
@@ -1396,8 +1399,8 @@ impl<'a> Lowerer<'a> {
         unit: Unit<'a>,
         this: This,
         owner: &str,
-    ) -> IndexMap<String, Value> {
-        let mut out: IndexMap<String, Value> = IndexMap::new();
+    ) -> super::Properties {
+        let mut out = super::Properties::new();
         let mut declared: HashSet<String> = HashSet::new();
         for d in defs {
             for p in &d.def.properties {
@@ -1407,12 +1410,12 @@ impl<'a> Lowerer<'a> {
                     .as_ref()
                     .or(p.default.as_ref())
                     .map(|v| self.value(v, d.unit, this));
-                match (out.get(&p.name.text), v) {
+                match (out.get(p.name.text.as_str()), v) {
                     (_, Some(v)) => {
-                        out.insert(p.name.text.clone(), v);
+                        out.insert(self.names.get(&p.name.text), v);
                     }
                     (None, None) => {
-                        out.insert(p.name.text.clone(), Value::Null);
+                        out.insert(self.names.get(&p.name.text), Value::Null);
                     }
                     _ => {}
                 }
@@ -1429,16 +1432,17 @@ impl<'a> Lowerer<'a> {
                 );
             }
             let v = self.value(v, unit, this);
-            out.insert(k.text.clone(), v);
+            out.insert(self.names.get(&k.text), v);
         }
-        let mut attrs: IndexMap<String, Value> = IndexMap::new();
+        let mut attrs = super::Properties::new();
         for d in defs {
             for a in &d.def.attributes {
-                if out.contains_key(&a.name.text) {
+                if out.contains_key(a.name.text.as_str()) {
                     continue;
                 }
                 let v = a.default.as_ref().map(|v| self.value(v, d.unit, this));
-                let slot = attrs.entry(a.name.text.clone()).or_insert(Value::Null);
+                let name = self.names.get(&a.name.text);
+                let slot = attrs.entry(name).or_insert(Value::Null);
                 if let Some(v) = v {
                     *slot = v;
                 }
@@ -1446,11 +1450,12 @@ impl<'a> Lowerer<'a> {
         }
         for (k, v) in attributes {
             let v = self.value(v, unit, this);
-            if out.contains_key(&k.text) {
+            let name = self.names.get(&k.text);
+            if out.contains_key(&name) {
                 // An attribute of the same name reflects the property.
-                out.insert(k.text.clone(), v);
+                out.insert(name, v);
             } else {
-                attrs.insert(k.text.clone(), v);
+                attrs.insert(name, v);
             }
         }
         out.extend(attrs);
@@ -1768,7 +1773,7 @@ impl<'a> Lowerer<'a> {
         }
         let defs = self.defs(TypeKind::Relationship, &key);
         let this = This::Relationship;
-        let mut properties: IndexMap<String, Value> = IndexMap::new();
+        let mut properties = super::Properties::new();
         for d in &defs {
             for pd in &d.def.properties {
                 let v = pd
@@ -1776,25 +1781,26 @@ impl<'a> Lowerer<'a> {
                     .as_ref()
                     .or(pd.default.as_ref())
                     .map(|v| self.value(v, d.unit, this));
+                let name = self.names.get(&pd.name.text);
                 match v {
                     Some(v) => {
-                        properties.insert(pd.name.text.clone(), v);
+                        properties.insert(name, v);
                     }
                     None => {
-                        properties
-                            .entry(pd.name.text.clone())
-                            .or_insert(Value::Null);
+                        properties.entry(name).or_insert(Value::Null);
                     }
                 }
             }
         }
         for (k, v, u) in &p.properties {
             let v = self.value(v, *u, this);
-            properties.insert(k.text.clone(), v);
+            properties.insert(self.names.get(&k.text), v);
         }
         for d in &defs {
             for a in &d.def.attributes {
-                properties.entry(a.name.text.clone()).or_insert(Value::Null);
+                if !properties.contains_key(a.name.text.as_str()) {
+                    properties.insert(self.names.get(&a.name.text), Value::Null);
+                }
             }
         }
         // Those of the type alone are made once and shared, as for nodes.
@@ -1952,7 +1958,7 @@ impl<'a> Lowerer<'a> {
                         });
                     }
                     node.interfaces = Arc::new(ifaces);
-                    node.properties.entry(out).or_insert(Value::Null);
+                    node.properties.entry(out.into()).or_insert(Value::Null);
                 }
                 None => self.diags.push(
                     Diagnostic::warning(
@@ -2009,7 +2015,7 @@ impl<'a> Lowerer<'a> {
             let node_id = t.node(n).id.clone();
             let slot = t.nodes[n.0 as usize]
                 .properties
-                .entry(attr.clone())
+                .entry(attr.as_str().into())
                 .or_insert(Value::Null);
             if !slot.is_empty() {
                 continue;
@@ -2036,7 +2042,7 @@ impl<'a> Lowerer<'a> {
                     && let [Value::Scalar(e), Value::Scalar(p), ..] = args
                     && let Some(n) = t.node_by_id(e)
                     && !t.node(n).is_abstract
-                    && !t.node(n).properties.contains_key(p)
+                    && !t.node(n).properties.contains_key(p.as_str())
                     && seen.insert((e.clone(), p.clone()))
                 {
                     found.push((e.clone(), p.clone(), origin.clone()));
@@ -2562,7 +2568,7 @@ fn resolve_value(
                     let rest: Vec<Value> = args[3..].to_vec();
                     let target_prop = prop.as_str().unwrap_or_default().to_string();
                     // The target's capability property, if it has none itself.
-                    if !t.node(target).properties.contains_key(&target_prop)
+                    if !t.node(target).properties.contains_key(target_prop.as_str())
                         && function == "get_property"
                         && let Some(value) =
                             cap_names.get(&target).into_iter().flatten().find_map(|c| {

@@ -9,6 +9,7 @@
 
 pub mod lower_xml;
 pub mod lower_yaml;
+mod names;
 mod policies;
 mod regions;
 mod scaling_policies;
@@ -22,6 +23,7 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
+pub use names::Names;
 pub use policies::{Group, Policy, PolicyTarget, Substitution};
 pub use regions::parse_scaling_tags;
 pub use scaling_policies::regions_from_policies;
@@ -104,6 +106,11 @@ impl RelKind {
 /// a clone of a `Name` is a reference count, not a copy.
 pub type Name = Arc<str>;
 
+/// The property values of a template, by name in declaration order. The
+/// names are shared by the templates of a type (a 100k-node topology has
+/// over a million property entries and a few dozen distinct names).
+pub type Properties = IndexMap<Name, Value>;
+
 /// A parameter of an operation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Parameter {
@@ -180,7 +187,7 @@ pub struct NodeTemplate {
     /// Its type.
     pub type_id: TypeId,
     /// Property values in declaration order.
-    pub properties: IndexMap<String, Value>,
+    pub properties: Properties,
     /// Namespace and name of the property document's root element
     /// (TOSCA 1.0), for writing instance properties back.
     pub properties_element: Option<(String, String)>,
@@ -231,7 +238,7 @@ pub struct RelationshipTemplate {
     /// The target node.
     pub target: NodeId,
     /// Property values.
-    pub properties: IndexMap<String, Value>,
+    pub properties: Properties,
     /// Interfaces of the relationship itself (YAML `Configure`).
     pub interfaces: Arc<Vec<Interface>>,
     /// TOSCA 1.0 `SourceInterfaces`: operations run on the source side.
@@ -389,7 +396,7 @@ pub struct Topology {
 /// allocator keeps a block that shrinks by less than half where it is,
 /// so only a new map gives the room back (most of a template's properties
 /// are its type's attributes, a dozen or so per template).
-fn exact(map: &mut IndexMap<String, Value>) {
+fn exact(map: &mut Properties) {
     if map.capacity() > map.len() {
         let mut sized = IndexMap::with_capacity(map.len());
         sized.extend(map.drain(..));
@@ -527,7 +534,7 @@ impl Topology {
     }
 
     /// Property values of a node or relationship.
-    pub fn properties(&self, t: TemplateRef) -> &IndexMap<String, Value> {
+    pub fn properties(&self, t: TemplateRef) -> &Properties {
         match t {
             TemplateRef::Node(n) => &self.node(n).properties,
             TemplateRef::Relationship(r) => &self.relationship(r).properties,
@@ -535,7 +542,7 @@ impl Topology {
     }
 
     /// Property values of a node or relationship, to change.
-    pub fn properties_mut(&mut self, t: TemplateRef) -> &mut IndexMap<String, Value> {
+    pub fn properties_mut(&mut self, t: TemplateRef) -> &mut Properties {
         match t {
             TemplateRef::Node(n) => &mut self.nodes[n.0 as usize].properties,
             TemplateRef::Relationship(r) => &mut self.relationships[r.0 as usize].properties,

@@ -76,7 +76,7 @@ impl Plugin for Selector {
                         node.id
                     ));
                 };
-                if !node.properties.contains_key(property) {
+                if !node.properties.contains_key(property.as_str()) {
                     return Outcome::Declined(format!(
                         "`{}` has no property `{property}` to compare instances by",
                         node.id

@@ -158,7 +158,7 @@ impl Vars {
             .properties(t)
             .keys()
             .enumerate()
-            .map(move |(i, p)| (p.as_str(), self.name(first + i)))
+            .map(move |(i, p)| (&**p, self.name(first + i)))
     }
 }
 

@@ -503,12 +503,12 @@ fn conditions(s: &Scope, when: &[Condition]) -> Result<(), String> {
                 }
             }
             Condition::Set(p) => {
-                if props.get(p).is_none_or(|v| v.is_empty()) {
+                if props.get(p.as_str()).is_none_or(|v| v.is_empty()) {
                     return Err(format!("property `{p}` is not set"));
                 }
             }
             Condition::Empty(p) => {
-                if props.get(p).is_some_and(|v| !v.is_empty()) {
+                if props.get(p.as_str()).is_some_and(|v| !v.is_empty()) {
                     return Err(format!("property `{p}` is set"));
                 }
             }
@@ -579,7 +579,7 @@ fn eval(
                     parts.push(Binding::Literal(format!("{short}=")));
                     parts.push(Binding::Property(PropertyRef {
                         template: s.template,
-                        name: name.as_str().into(),
+                        name: name.clone(),
                     }));
                     parts.push(Binding::Literal(";".into()));
                 }
