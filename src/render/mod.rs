@@ -8,6 +8,7 @@
 
 pub mod bpel;
 pub mod bpmn;
+pub mod escape;
 pub mod fragment;
 pub mod output;
 pub mod templates;

@@ -17,23 +17,15 @@ use crate::render::vars::Vars;
 pub fn push_literal(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('\'');
-    // Runs of characters that need no escape are copied whole
-    // (single-quoted Groovy strings do not interpolate `$`).
-    let mut last = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let rep = match b {
-            b'\\' => "\\\\",
-            b'\'' => "\\'",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            _ => continue,
-        };
-        out.push_str(&s[last..i]);
-        out.push_str(rep);
-        last = i + 1;
-    }
-    out.push_str(&s[last..]);
+    // Single-quoted Groovy strings do not interpolate `$`.
+    crate::render::escape::push_escaped(out, s, |b| match b {
+        b'\\' => Some("\\\\"),
+        b'\'' => Some("\\'"),
+        b'\n' => Some("\\n"),
+        b'\r' => Some("\\r"),
+        b'\t' => Some("\\t"),
+        _ => None,
+    });
     out.push('\'');
 }
 
