@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
-pub use names::Names;
+use names::Names;
 pub use policies::{Group, Policy, PolicyTarget, Substitution};
 pub use regions::parse_scaling_tags;
 pub use scaling_policies::regions_from_policies;
