@@ -56,9 +56,9 @@ pub const BUS_URL_INPUT: &str = "ManagementBusInvokerURL";
 
 /// Escape text for element content (XPath expressions).
 fn text(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    let mut out = String::with_capacity(s.len());
+    super::escape::push_xml_text(&mut out, s);
+    out
 }
 
 /// The operation of a plan's port type.

@@ -23,6 +23,7 @@ use super::layout::{self, Diagram, EdgeOf};
 use super::scripts::{Library, PropertyFiles, Used, library};
 use crate::error::{Error, Result};
 use crate::render::PlanParameter;
+use crate::render::escape::{push_xml_attr, push_xml_text};
 use crate::render::output::{Aside, AsideReader, CHUNK, PlanOutput};
 use crate::render::templates::Templates;
 
@@ -209,33 +210,6 @@ fn missing(what: &str) -> Error {
     Error::Internal(format!("bpmn/process.bpmn has no place for the {what}"))
 }
 
-/// Escape text content (scripts stay readable: quotes are left alone).
-fn push_text(out: &mut String, s: &str) {
-    let mut last = 0;
-    for i in memchr::memchr3_iter(b'&', b'<', b'>', s.as_bytes()) {
-        out.push_str(&s[last..i]);
-        out.push_str(match s.as_bytes()[i] {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            _ => "&gt;",
-        });
-        last = i + 1;
-    }
-    out.push_str(&s[last..]);
-}
-
-/// Escape an attribute value.
-fn push_attr(out: &mut String, s: &str) {
-    crate::render::escape::push_escaped(out, s, |b| match b {
-        b'&' => Some("&amp;"),
-        b'<' => Some("&lt;"),
-        b'>' => Some("&gt;"),
-        b'"' => Some("&quot;"),
-        b'\'' => Some("&apos;"),
-        _ => None,
-    });
-}
-
 /// Append an integer.
 fn push_int(out: &mut String, v: i64) {
     if v < 0 {
@@ -317,7 +291,7 @@ impl Writer<'_> {
         self.out.push('"');
         if !name.is_empty() {
             self.out.push_str(" name=\"");
-            push_attr(&mut self.out, name);
+            push_xml_attr(&mut self.out, name);
             self.out.push('"');
         }
     }
@@ -379,7 +353,7 @@ impl Writer<'_> {
         self.out.push('"');
         if !f.name.is_empty() {
             self.out.push_str(" name=\"");
-            push_attr(&mut self.out, f.name);
+            push_xml_attr(&mut self.out, f.name);
             self.out.push('"');
         }
         self.out.push_str(" sourceRef=\"");
@@ -391,7 +365,7 @@ impl Writer<'_> {
             Some(c) => {
                 self.out
                     .push_str("\"><conditionExpression xsi:type=\"bpmn:tFormalExpression\">");
-                push_text(&mut self.out, self.text.get(*c));
+                push_xml_text(&mut self.out, self.text.get(*c));
                 self.out.push_str("</conditionExpression></sequenceFlow>\n");
             }
         }
@@ -489,7 +463,7 @@ impl Writer<'_> {
                             self.out.push(' ');
                             self.out.push_str(attr);
                             self.out.push_str("=\"");
-                            push_attr(&mut self.out, self.text.get(*v));
+                            push_xml_attr(&mut self.out, self.text.get(*v));
                             self.out.push('"');
                         }
                     }
@@ -509,13 +483,13 @@ impl Writer<'_> {
     /// A parameter value: text, an inline script, or a shared one.
     fn value(&mut self, v: &Value) {
         match v {
-            Value::Text(t) => push_text(&mut self.out, self.text.get(*t)),
+            Value::Text(t) => push_xml_text(&mut self.out, self.text.get(*t)),
             Value::Groovy(body) => {
                 self.out
                     .push_str("<camunda:script scriptFormat=\"groovy\">");
                 let out = &mut self.out;
                 self.lib
-                    .inline(self.text.get(*body), |piece| push_text(out, piece));
+                    .inline(self.text.get(*body), |piece| push_xml_text(out, piece));
                 self.out.push_str("</camunda:script>");
             }
             Value::Later(_) => self.fail(Error::Internal(
@@ -536,7 +510,7 @@ impl Writer<'_> {
         self.out.push_str("<camunda:");
         self.out.push_str(kind);
         self.out.push_str(" name=\"");
-        push_attr(&mut self.out, self.text.get(name));
+        push_xml_attr(&mut self.out, self.text.get(name));
         self.out.push_str("\">");
         self.value(v);
         self.out.push_str("</camunda:");
@@ -613,7 +587,7 @@ impl Writer<'_> {
                     _ => "",
                 };
                 let out = &mut self.out;
-                self.lib.inline(body, |piece| push_text(out, piece));
+                self.lib.inline(body, |piece| push_xml_text(out, piece));
                 self.out.push_str("</script>");
             }
             Value::Text(t) => {
@@ -621,7 +595,7 @@ impl Writer<'_> {
                 self.out.push('>');
                 self.flows(plane, adj, i);
                 self.out.push_str("<script>");
-                push_text(&mut self.out, self.text.get(*t));
+                push_xml_text(&mut self.out, self.text.get(*t));
                 self.out.push_str("</script>");
             }
         }
@@ -871,14 +845,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn escapes_and_numbers() {
+    fn numbers() {
+        // (Escaping is tested in render/escape.rs.)
         let mut s = String::new();
-        push_text(&mut s, "a < b && 'c'");
-        assert_eq!(s, "a &lt; b &amp;&amp; 'c'");
-        s.clear();
-        push_attr(&mut s, "\"x\" & 'y'");
-        assert_eq!(s, "&quot;x&quot; &amp; &apos;y&apos;");
-        s.clear();
         for v in [0, 7, -12, 1234567] {
             push_int(&mut s, v);
             s.push(' ');
