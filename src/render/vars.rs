@@ -4,8 +4,10 @@
 //! plan first touches each template. Only `[A-Za-z0-9_]` is used, so every
 //! name is valid as `$name` in XPath and as a JUEL identifier.
 //!
-//! In: the topology, a concrete plan, the names already taken (fixed
-//! variables, plan inputs). Out: the name of every template variable.
+//! In: the topology, a concrete plan, the plan's name allocator (holding
+//! the names already taken: fixed variables, plan inputs). Out: the name
+//! of every template variable; the allocator goes on naming the plan's
+//! other variables, so that no two families of names can meet.
 //!
 //! The names live in one buffer with an index per template: a plan of a
 //! 100k-node topology has over a million of them, and a string (and a map
@@ -37,17 +39,11 @@ pub fn word(s: &str) -> String {
 }
 
 impl Vars {
-    /// Allocate names for every template the plan touches. `taken` are
-    /// names already in use.
-    pub fn new<'a>(
-        topology: &Topology,
-        plan: &ConcretePlan,
-        taken: impl IntoIterator<Item = &'a str>,
-    ) -> Vars {
-        let mut unique = Unique::new();
-        for name in taken {
-            unique.name(name.to_string());
-        }
+    /// Allocate names for every template the plan touches from `unique`,
+    /// which holds the names already in use and is to name every other
+    /// variable of the plan afterwards: a name made for one element (a
+    /// poll loop's, say) may spell a template's (`prop_<t>_<property>`).
+    pub fn new(topology: &Topology, plan: &ConcretePlan, unique: &mut Unique) -> Vars {
         let mut vars = Vars {
             text: String::new(),
             ends: Vec::new(),

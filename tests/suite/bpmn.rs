@@ -651,6 +651,119 @@ fn variables_of_templates_whose_names_collide_get_distinct_names() {
     }
 }
 
+#[test]
+fn a_poll_variable_never_takes_the_name_of_a_property_variable() {
+    // The poll loop of `prop_a`'s create operation is named after its
+    // element, `prop_a_provision_s3`; the property `provision_s3_location`
+    // of `a` is `prop_a_provision_s3_location` too. Were they one variable,
+    // the location the bus answers with would overwrite `a`'s property.
+    let dir = crate::support::temp_dir("poll-names");
+    let file = dir.join("poll.yaml");
+    std::fs::write(
+        &file,
+        "tosca_definitions_version: tosca_simple_yaml_1_3\n\
+         node_types:\n\
+        \x20 example.App:\n\
+        \x20   derived_from: tosca.nodes.Root\n\
+        \x20   properties:\n\
+        \x20     provision_s3_location:\n\
+        \x20       type: string\n\
+        \x20       default: here\n\
+        \x20   interfaces:\n\
+        \x20     Standard:\n\
+        \x20       create: create.sh\n\
+         topology_template:\n\
+        \x20 node_templates:\n\
+        \x20   a:\n\
+        \x20     type: example.App\n\
+        \x20   prop_a:\n\
+        \x20     type: example.App\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("create.sh"), "#!/bin/sh\n").unwrap();
+    let (loaded, plans) = crate::support::all_plans(&file);
+    let b = bpmn(&loaded, &plans[0]);
+    // The property keeps its name and value; the poll loop's location
+    // is stored in, and polled from, a variable of its own.
+    assert!(
+        b.text
+            .contains("execution.setVariable('prop_a_provision_s3_location', 'here')")
+    );
+    let location = "<camunda:outputParameter name=\"prop_a_provision_s3_location_2\">\
+                    <camunda:script scriptFormat=\"groovy\" resource=\"deployment://location.groovy\"/>";
+    assert!(b.text.contains(location), "{}", b.text);
+    assert!(
+        b.text
+            .contains("<camunda:inputParameter name=\"url\">${prop_a_provision_s3_location_2}</camunda:inputParameter>")
+    );
+    assert!(!b.text.contains(
+        "<camunda:outputParameter name=\"prop_a_provision_s3_location\"><camunda:script scriptFormat=\"groovy\" resource=\"deployment://location.groovy\"/>"
+    ));
+}
+
+#[test]
+fn failure_flags_of_steps_whose_names_collide_are_distinct_in_bpel() {
+    // Steps `x-1` and `x_1` both route their failures; their BPEL flags
+    // would both be `failed_x_1`: one variable declared twice, and one
+    // step's failure taken for the other's.
+    let dir = crate::support::temp_dir("failure-flags");
+    let file = dir.join("twins.yaml");
+    std::fs::create_dir_all(dir.join("scripts")).unwrap();
+    std::fs::write(dir.join("scripts/a.sh"), "#!/bin/sh\n").unwrap();
+    let step = |name: &str, next: &str| {
+        format!(
+            "\x20       {name}:\n\
+             \x20         target: node\n\
+             \x20         activities:\n\
+             \x20           - call_operation: Custom.a\n{next}"
+        )
+    };
+    let routed = |to: &str| format!("\x20         on_failure: [{to}]\n");
+    std::fs::write(
+        &file,
+        format!(
+            "tosca_definitions_version: tosca_simple_yaml_1_3\n\
+             node_types:\n\
+            \x20 example.Node:\n\
+            \x20   derived_from: tosca.nodes.Root\n\
+            \x20   interfaces:\n\
+            \x20     Custom:\n\
+            \x20       operations:\n\
+            \x20         a: scripts/a.sh\n\
+             topology_template:\n\
+            \x20 node_templates:\n\
+            \x20   node:\n\
+            \x20     type: example.Node\n\
+            \x20 workflows:\n\
+            \x20   twins:\n\
+            \x20     steps:\n{}{}{}{}",
+            step("x-1", &routed("r1")),
+            step("x_1", &routed("r2")),
+            step("r1", ""),
+            step("r2", ""),
+        ),
+    )
+    .unwrap();
+    let (loaded, plans) = crate::support::all_plans(&file);
+    let plan = plans
+        .iter()
+        .find(|p| p.plan.kind == PlanKind::Workflow("twins".into()))
+        .unwrap();
+    let templates = Templates::embedded().unwrap();
+    let bpel = toscanini::render::render(
+        toscanini::render::Language::Bpel,
+        plan,
+        &loaded.topology,
+        &templates,
+    )
+    .unwrap();
+    let process = String::from_utf8(bpel.files[0].data.clone()).unwrap();
+    for var in ["failed_x_1", "failed_x_1_2"] {
+        let declaration = format!("<bpel:variable name=\"{var}\" type=\"xsd:string\"/>");
+        assert_eq!(process.matches(&declaration).count(), 1, "{var}");
+    }
+}
+
 /// The BPMN of one workflow plan of a YAML input.
 fn workflow_bpmn(path: &std::path::Path, workflow: &str) -> (ConcretePlan, Bpmn) {
     let (loaded, plans) = crate::support::all_plans(path);

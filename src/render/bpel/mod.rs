@@ -134,9 +134,15 @@ pub fn render_into(
         name: bus,
         required: false,
     });
+    // One allocator for every process variable: the fixed ones, the
+    // templates', then the failure flags.
+    let mut vars = Unique::new();
+    for name in FIXED {
+        vars.name(name.to_string());
+    }
     let cx = Ctx {
         topology,
-        names: Vars::new(topology, plan, FIXED),
+        names: Vars::new(topology, plan, &mut vars),
         inputs,
     };
 
@@ -151,7 +157,7 @@ pub fn render_into(
         .activities
         .iter()
         .zip(&routed)
-        .map(|(a, &r)| r.then(|| failure_var(&a.id)))
+        .map(|(a, &r)| r.then(|| vars.name(failure_var(&a.id))))
         .collect();
     let skips = routed.iter().any(|&r| r);
     let edges = Adjacency::new(plan);

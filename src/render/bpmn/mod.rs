@@ -198,16 +198,16 @@ pub fn render_into(
         name: bus.clone(),
         required: true,
     });
-    let taken: Vec<String> = parameters.iter().map(|p| p.name.clone()).collect();
-    let names = Vars::new(
-        topology,
-        plan,
-        FIXED.into_iter().chain(taken.iter().map(String::as_str)),
-    );
+    // One allocator for every variable of the process: template
+    // variables, then those of elements (poll loops, routing).
     let mut vars = Unique::new();
-    for t in &taken {
-        vars.name(t.clone());
+    for name in FIXED
+        .into_iter()
+        .chain(parameters.iter().map(|p| p.name.as_str()))
+    {
+        vars.name(name.to_string());
     }
+    let names = Vars::new(topology, plan, &mut vars);
     let mut cx = Ctx {
         topology,
         names,
