@@ -33,6 +33,7 @@ use std::sync::Arc;
 use toscanini::diagnostics::{SourceFile, SourceMap};
 use toscanini::plan::PlanKind;
 use toscanini::plugins::{ConcretePlan, Registry};
+use toscanini::render::bpmn::bases::Word;
 use toscanini::render::templates::Templates;
 use toscanini::xml::dom::{Document, ElemId};
 
@@ -218,7 +219,8 @@ fn check(what: &str, plan: &ConcretePlan, b: &Bpmn) {
                 }
                 _ => {}
             }
-            parent.insert(id.clone(), sub.clone());
+            let twice = parent.insert(id.clone(), sub.clone()).is_some();
+            assert!(!twice, "{what}: two elements have the id `{id}`");
             kind.insert(id.clone(), el.local.to_string());
             let next = if &*el.local == "subProcess" {
                 Some(id)
@@ -311,6 +313,58 @@ fn check(what: &str, plan: &ConcretePlan, b: &Bpmn) {
                 b.starts_with(&format!("{h}_")),
                 "{what}: boundary `{b}` of `{h}`"
             );
+        }
+    }
+    // Every other id is its owner's (the activity with the longest id it
+    // starts with, or the plan) followed by a suffix whose first word the
+    // renderer's choice of prefixes knows: else two activities' ids
+    // could meet unnoticed (render/bpmn/bases.rs).
+    let owners: Vec<&str> = std::iter::once("plan")
+        .chain(activities.iter().copied())
+        .collect();
+    // (Error definitions and the process have ids of their own.)
+    let mut ids: Vec<&String> = kind
+        .iter()
+        .filter(|(_, k)| !matches!(k.as_str(), "error" | "process"))
+        .map(|(id, _)| id)
+        .collect();
+    let diagram_ids: Vec<String> = doc
+        .children(0, BPMNDI, "BPMNDiagram")
+        .flat_map(|d| {
+            let plane = doc.child(d, BPMNDI, "BPMNPlane").unwrap();
+            [doc.attr(d, "id"), doc.attr(plane, "id")]
+        })
+        .flatten()
+        .map(String::from)
+        .collect();
+    ids.extend(&diagram_ids);
+    let process = doc
+        .attr(doc.child(0, BPMN, "process").unwrap(), "id")
+        .unwrap();
+    for id in ids {
+        if owners.contains(&id.as_str())
+            || id
+                .strip_prefix(process)
+                .is_some_and(|r| !r.starts_with("_f"))
+        {
+            continue;
+        }
+        let owner = owners
+            .iter()
+            .filter(|o| id.starts_with(&format!("{o}_")))
+            .max_by_key(|o| o.len())
+            .unwrap_or_else(|| panic!("{what}: `{id}` belongs to no activity"));
+        let rest = &id[owner.len() + 1..];
+        let word = rest.split('_').next().unwrap();
+        match toscanini::render::bpmn::bases::suffix_word(word) {
+            Some(Word::Stem) => {}
+            Some(Word::End) => assert_eq!(
+                word, rest,
+                "{what}: `{id}` of `{owner}`: `{word}` is in bases::ENDS, yet more follows"
+            ),
+            None => panic!(
+                "{what}: `{id}` of `{owner}`: `{word}` is in neither bases::ENDS nor bases::STEMS"
+            ),
         }
     }
 
@@ -762,6 +816,90 @@ fn failure_flags_of_steps_whose_names_collide_are_distinct_in_bpel() {
         let declaration = format!("<bpel:variable name=\"{var}\" type=\"xsd:string\"/>");
         assert_eq!(process.matches(&declaration).count(), 1, "{var}");
     }
+}
+
+#[test]
+fn step_names_that_spell_other_ids_get_prefixes_of_their_own() {
+    // `a_s1` is also the id of `a`'s first step, and `plan_init` that of
+    // the plan's first script; `plan` would own the plan's flows
+    // (`plan_f1`, ...). Only the prefixes that could meet change.
+    let dir = crate::support::temp_dir("spelled-ids");
+    let file = dir.join("spelled.yaml");
+    std::fs::create_dir_all(dir.join("scripts")).unwrap();
+    std::fs::write(dir.join("scripts/a.sh"), "#!/bin/sh\n").unwrap();
+    let step = |name: &str, next: &str| {
+        format!(
+            "\x20       {name}:\n\
+             \x20         target: node\n\
+             \x20         activities:\n\
+             \x20           - call_operation: Custom.a\n\
+             \x20         on_success: [{next}]\n"
+        )
+    };
+    std::fs::write(
+        &file,
+        format!(
+            "tosca_definitions_version: tosca_simple_yaml_1_3\n\
+             node_types:\n\
+            \x20 example.Node:\n\
+            \x20   derived_from: tosca.nodes.Root\n\
+            \x20   interfaces:\n\
+            \x20     Custom:\n\
+            \x20       operations:\n\
+            \x20         a: scripts/a.sh\n\
+             topology_template:\n\
+            \x20 node_templates:\n\
+            \x20   node:\n\
+            \x20     type: example.Node\n\
+            \x20 workflows:\n\
+            \x20   spelled:\n\
+            \x20     steps:\n{}{}{}{}{}",
+            step("a", "a_s1"),
+            step("a_s1", "plan"),
+            step("plan", "plan_init"),
+            step("plan_init", "b"),
+            step("b", ""),
+        ),
+    )
+    .unwrap();
+    // Not `workflow_bpmn`: its checks take the activity ids for the
+    // subprocess ids, which two of them are not here.
+    let (loaded, plans) = crate::support::all_plans(&file);
+    let plan = plans
+        .iter()
+        .find(|p| p.plan.kind == PlanKind::Workflow("spelled".into()))
+        .unwrap();
+    let b = bpmn(&loaded, plan);
+    let mut seen = BTreeSet::new();
+    for (at, _) in b.text.match_indices(" id=\"") {
+        let rest = &b.text[at + 5..];
+        let id = &rest[..rest.find('"').unwrap()];
+        assert!(seen.insert(id), "two elements have the id `{id}`");
+    }
+    for id in [
+        // `a` and `plan` are drawn as `a_` and `plan__`, the plan's own
+        // elements under `plan_`; the others keep their ids.
+        "a_",
+        "a__s1",
+        "a_s1",
+        "a_s1_s1",
+        "plan__",
+        "plan___s1",
+        "plan_init",
+        "plan_init_s1",
+        "b",
+        "b_s1",
+        "plan__start",
+        "plan__init",
+        "plan__activities",
+    ] {
+        assert!(seen.contains(id), "no element `{id}`");
+    }
+    // The plan's start is still the one that returns at once.
+    assert!(b.text.contains(
+        "<startEvent id=\"plan__start\" name=\"plan requested\" camunda:asyncAfter=\"true\">"
+    ));
+    assert_eq!(b.text.matches("camunda:asyncAfter").count(), 1);
 }
 
 /// The BPMN of one workflow plan of a YAML input.

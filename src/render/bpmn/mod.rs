@@ -46,6 +46,7 @@
 //! memory holds the plan graph and one activity, not every step of a
 //! 100k-node plan.
 
+pub mod bases;
 mod condition;
 mod expr;
 pub mod graph;
@@ -76,6 +77,7 @@ use crate::plugins::ConcretePlan;
 use crate::plugins::complete::{CORRELATION_ID, INSTANCE_DATA_API_URL};
 use crate::plugins::steps::Binding;
 use crate::render::vars::{Vars, word};
+use bases::Bases;
 
 /// Input with the management bus REST endpoint (`…/ManagementBus/v1/invoker`).
 pub const BUS_URL_INPUT: &str = "ManagementBusURL";
@@ -113,6 +115,8 @@ pub(crate) struct Ctx<'a> {
     text: Text,
     /// A buffer to build text in before it goes to `text`.
     scratch: String,
+    /// The prefix of the plan's own element ids ([`bases`]).
+    plan: &'a str,
 }
 
 impl Ctx<'_> {
@@ -140,6 +144,12 @@ impl Ctx<'_> {
         base.push('_');
         base.push_str(what);
         self.vars.name(base)
+    }
+
+    /// The id of one of the plan's own elements.
+    fn plan_id(&mut self, suffix: &str) -> Str {
+        let plan = self.plan;
+        self.text.fmt(format_args!("{plan}{suffix}"))
     }
 
     /// An id or label made of a prefix and a suffix.
@@ -181,6 +191,30 @@ pub fn render_into(
     let kind = &plan.plan.kind;
     let name = bpmn_plan_name(topology, kind);
     let namespace = plan_namespace(topology, kind);
+    // Where an activity's ids could meet another's or the plan's, it is
+    // drawn under a prefix of its own, as if that were its id.
+    let fixed = [
+        name.clone(),
+        format!("{name}_definitions"),
+        format!("{name}_diagram"),
+        format!("{name}_plane"),
+        ERR_FAILURE.to_string(),
+        ERR_ACTIVITY.to_string(),
+        ERR_PLAN.to_string(),
+    ];
+    let fixed: Vec<&str> = fixed.iter().map(String::as_str).collect();
+    let bases = Bases::new(plan.plan.activities.iter().map(|a| a.id.as_str()), &fixed);
+    let renamed;
+    let plan = if bases.renamed.is_empty() {
+        plan
+    } else {
+        let mut copy = plan.clone();
+        for (&k, base) in &bases.renamed {
+            copy.plan.activities[k].id.clone_from(base);
+        }
+        renamed = copy;
+        &renamed
+    };
     // Plan inputs become process variables of the same (NCName) name.
     let mut unique = Unique::new();
     let mut inputs = HashMap::new();
@@ -217,10 +251,11 @@ pub fn render_into(
         properties: PropertyFiles::default(),
         text: Text::default(),
         scratch: String::new(),
+        plan: &bases.plan,
     };
 
-    let mut process = Plane::new(cx.text.add("plan"));
-    let (id, label) = (cx.text.add("plan_start"), cx.text.add("plan requested"));
+    let mut process = Plane::new(cx.plan_id(""));
+    let (id, label) = (cx.plan_id("_start"), cx.text.add("plan requested"));
     let start = process.add(id, label, Kind::Start(None));
     let mut main = Chain::new(&mut process, start);
     let routing = Routing::new(&plan.plan, |a| cx.poll_var(Prefix::of(a), "outcome"));
@@ -231,12 +266,9 @@ pub fn render_into(
             locals: Vec::new(),
         }));
         let (id, label) = match k {
-            0 => (
-                cx.text.add("plan_init"),
-                cx.text.add("initialise variables"),
-            ),
+            0 => (cx.plan_id("_init"), cx.text.add("initialise variables")),
             k => (
-                cx.text.fmt(format_args!("plan_init_{}", k + 1)),
+                cx.plan_id(&format!("_init_{}", k + 1)),
                 cx.text
                     .fmt(format_args!("initialise variables ({})", k + 1)),
             ),
@@ -251,6 +283,7 @@ pub fn render_into(
     if *kind == PlanKind::Build {
         let api = cx.input(INSTANCE_DATA_API_URL);
         let correlation = cx.input(CORRELATION_ID);
+        let prefix = cx.plan;
         let text = &mut cx.text;
         let http = graph::Http {
             method: "POST",
@@ -275,36 +308,33 @@ pub fn render_into(
             ],
         };
         let (id, label) = (
-            text.add("plan_createServiceInstance"),
+            text.fmt(format_args!("{prefix}_createServiceInstance")),
             text.add("create service instance"),
         );
         main.then(id, label, Kind::Http(Box::new(http)));
     }
     if let Some(s) = start_state {
         let kind = service_state(&mut cx.text, s);
-        let id = cx.text.add("plan_serviceInstanceStarting");
+        let id = cx.plan_id("_serviceInstanceStarting");
         let label = cx.id("service instance ", s);
         main.then(id, label, kind);
     }
     let activities = activities_subprocess(&mut cx, plan, &routing);
-    let (id, label) = (
-        cx.text.add("plan_activities"),
-        cx.id(kind.slug(), " activities"),
-    );
+    let (id, label) = (cx.plan_id("_activities"), cx.id(kind.slug(), " activities"));
     let act = main.then(id, label, Kind::Sub(Box::new(activities)));
     if let Some(s) = end_state {
         let kind = service_state(&mut cx.text, s);
-        let id = cx.text.add("plan_serviceInstanceDone");
+        let id = cx.plan_id("_serviceInstanceDone");
         let label = cx.id("service instance ", s);
         main.then(id, label, kind);
     }
     let outputs = outputs_script(&mut cx, plan);
-    let (id, label) = (cx.text.add("plan_outputs"), cx.text.add("set outputs"));
+    let (id, label) = (cx.plan_id("_outputs"), cx.text.add("set outputs"));
     main.then(id, label, outputs);
-    let (id, label) = (cx.text.add("plan_end"), cx.text.add("plan done"));
+    let (id, label) = (cx.plan_id("_end"), cx.text.add("plan done"));
     main.then(id, label, Kind::End(None));
     // The failure path.
-    let (id, label) = (cx.text.add("plan_catch"), cx.text.add("plan failed"));
+    let (id, label) = (cx.plan_id("_catch"), cx.text.add("plan failed"));
     let (code, message) = (cx.text.add("failedCode"), cx.text.add("failureMessage"));
     let catch = process.add(
         id,
@@ -318,6 +348,7 @@ pub fn render_into(
         },
     );
     let mut fail = Chain::new(&mut process, catch);
+    let prefix = cx.plan;
     let text = &mut cx.text;
     let record = graph::Http {
         method: "PUT",
@@ -331,11 +362,14 @@ pub fn render_into(
         )],
     };
     let (id, label) = (
-        text.add("plan_recordFailure"),
+        text.fmt(format_args!("{prefix}_recordFailure")),
         text.add("service instance ERROR"),
     );
     fail.then(id, label, Kind::Http(Box::new(record)));
-    let (id, label) = (text.add("plan_failed"), text.add("plan failed"));
+    let (id, label) = (
+        text.fmt(format_args!("{prefix}_failed")),
+        text.add("plan failed"),
+    );
     fail.then(id, label, Kind::End(Some(ERR_PLAN)));
 
     // The activities are built as they are written, in a text of their own.
@@ -455,8 +489,8 @@ fn outputs_script(cx: &mut Ctx, plan: &ConcretePlan) -> Kind {
 /// it enters on the exit where the edge holds and skips on the others.
 fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -> Sub {
     let p = &plan.plan;
-    let mut plane = Plane::new(cx.text.add("plan_activities"));
-    let id = cx.text.add("plan_activitiesStart");
+    let mut plane = Plane::new(cx.plan_id("_activities"));
+    let id = cx.plan_id("_activitiesStart");
     let start = plane.add(id, Str::default(), Kind::Start(None));
     let n = p.activities.len();
     let graph = Adjacency::new(n, p.edges.iter().map(|e| (e.from, e.to)));
@@ -636,7 +670,7 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -
         .collect();
     let end = (n == 0 || !joined.is_empty()).then(|| {
         plane.add(
-            cx.text.add("plan_activitiesEnd"),
+            cx.plan_id("_activitiesEnd"),
             Str::default(),
             Kind::End(None),
         )
@@ -648,7 +682,7 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -
     }
     // Start: straight into the single source, or a fork into all of them.
     let from_start = if sources.len() > 1 {
-        let f = plane.add(cx.text.add("plan_fork"), Str::default(), Kind::And);
+        let f = plane.add(cx.plan_id("_fork"), Str::default(), Kind::And);
         plane.connect(start, f);
         f
     } else {
@@ -680,7 +714,7 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -
     }
     let to_end = match end {
         Some(end) if joined.len() > 1 => {
-            let j = plane.add(cx.text.add("plan_join"), Str::default(), Kind::And);
+            let j = plane.add(cx.plan_id("_join"), Str::default(), Kind::And);
             plane.connect(j, end);
             Some(j)
         }
@@ -692,16 +726,26 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -
         }
     }
     // Failure of any activity: compensate the finished ones, fail the plan.
+    let prefix = cx.plan;
     let text = &mut cx.text;
-    let mut on_failure = Plane::new(text.add("plan_onFailure"));
-    let (id, label) = (text.add("plan_onFailureStart"), text.add("activity failed"));
+    let mut on_failure = Plane::new(text.fmt(format_args!("{prefix}_onFailure")));
+    let (id, label) = (
+        text.fmt(format_args!("{prefix}_onFailureStart")),
+        text.add("activity failed"),
+    );
     let s = on_failure.add(id, label, Kind::Start(Some(ERR_ACTIVITY)));
     let mut chain = Chain::new(&mut on_failure, s);
-    let (id, label) = (text.add("plan_undo"), text.add("undo finished activities"));
+    let (id, label) = (
+        text.fmt(format_args!("{prefix}_undo")),
+        text.add("undo finished activities"),
+    );
     chain.then(id, label, Kind::Compensate);
-    let id = text.add("plan_abort");
+    let id = text.fmt(format_args!("{prefix}_abort"));
     chain.then(id, Str::default(), Kind::End(Some(ERR_PLAN)));
-    let (id, label) = (text.add("plan_onFailure"), text.add("on failure"));
+    let (id, label) = (
+        text.fmt(format_args!("{prefix}_onFailure")),
+        text.add("on failure"),
+    );
     plane.add(
         id,
         label,

@@ -380,7 +380,7 @@ impl Writer<'_> {
                 if error.is_some() {
                     self.out.push_str(" isInterrupting=\"true\"");
                 }
-                if id == "plan_start" {
+                if depth == 0 && error.is_none() {
                     // The caller gets the process instance at once; the plan runs in the job executor.
                     self.out.push_str(" camunda:asyncAfter=\"true\"");
                 }
