@@ -6,6 +6,7 @@ mod cases;
 mod cli;
 mod corpus;
 mod corpus_yaml;
+mod names;
 mod ordering;
 mod plugins;
 mod roundtrip;

@@ -258,7 +258,7 @@ pub fn render_into(
     w.out.push_str(parts[2]);
     if !plan.plan.edges.is_empty() {
         w.put("links", 6, &[])?;
-        for e in &plan.plan.edges {
+        for e in 0..plan.plan.edges.len() {
             let link = edges.link_name(plan, e);
             w.put("link", 6, &[("name", &link)])?;
             w.flush_if_full(&mut output)?;
@@ -492,6 +492,11 @@ struct Adjacency {
     into_start: Vec<usize>,
     out_of: Vec<usize>,
     out_start: Vec<usize>,
+    /// Edges whose link name another edge had first (`web-1` and `web_1`
+    /// are both `web_1`): their names with a suffix. Names are made again
+    /// where they are written rather than held, as a plan of a large
+    /// topology has a hundred thousand of them.
+    renamed: HashMap<usize, String>,
 }
 
 impl Adjacency {
@@ -512,11 +517,24 @@ impl Adjacency {
         };
         let (into, into_start) = group(&|e| e.to);
         let (out_of, out_start) = group(&|e| e.from);
+        let mut unique = Unique::new();
+        let mut renamed = HashMap::new();
+        for (k, e) in plan.plan.edges.iter().enumerate() {
+            let name = link_name(
+                &plan.plan.activities[e.from].id,
+                &plan.plan.activities[e.to].id,
+            );
+            let given = unique.name(name.clone());
+            if given != name {
+                renamed.insert(k, given);
+            }
+        }
         Adjacency {
             into,
             into_start,
             out_of,
             out_start,
+            renamed,
         }
     }
 
@@ -528,7 +546,12 @@ impl Adjacency {
         &self.out_of[self.out_start[i]..self.out_start[i + 1]]
     }
 
-    fn link_name(&self, plan: &ConcretePlan, e: &crate::plan::Edge) -> String {
+    /// The name of the link of edge `k`.
+    fn link_name(&self, plan: &ConcretePlan, k: usize) -> String {
+        if let Some(name) = self.renamed.get(&k) {
+            return name.clone();
+        }
+        let e = &plan.plan.edges[k];
         link_name(
             &plan.plan.activities[e.from].id,
             &plan.plan.activities[e.to].id,
@@ -554,7 +577,7 @@ fn activity(
     let targets: Vec<String> = edges
         .into(i)
         .iter()
-        .map(|&e| edges.link_name(plan, &plan.plan.edges[e]))
+        .map(|&e| edges.link_name(plan, e))
         .collect();
     if !targets.is_empty() {
         w.put("targets", ind, &[])?;
@@ -574,9 +597,9 @@ fn activity(
     let sources = edges.out_of(i);
     if !sources.is_empty() {
         w.put("sources", ind, &[])?;
-        for &e in sources {
-            let e = &plan.plan.edges[e];
-            let link = edges.link_name(plan, e);
+        for &k in sources {
+            let link = edges.link_name(plan, k);
+            let e = &plan.plan.edges[k];
             // The links out of an activity whose failure is routed test
             // its flag.
             match failure {
