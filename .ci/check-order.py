@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check that a BPMN plan ran in an order its plan graph allows.
 
-    check-order.py GRAPH.json TRACE.jsonl
+    check-order.py GRAPH.json TRACE.jsonl [PLAN.bpmn]
 
 GRAPH.json is `toscanini graph --format json` of the plan; TRACE.jsonl is
 what `check-bpmn FILE -- --all` printed: one JSON object per completed task
@@ -9,7 +9,10 @@ or flow node, in the order the engine completed them, then a result line.
 
 Every activity is a subprocess whose id is the activity id: its start event
 `<activity>_start` completes when it starts, the subprocess itself when it
-ends. For every edge (u, v) of the graph, u must end before v starts; every
+ends. Where activity names spell each other's ids (steps `a` and `a_s1`),
+the renderer draws an activity under its id with `_` appended
+(render/bpmn/bases.rs); given PLAN.bpmn, the activities are taken from it
+instead: the subprocesses of `plan_activities`, in the graph's order. For every edge (u, v) of the graph, u must end before v starts; every
 task must lie inside its activity's run.
 
 Imperative workflows with `on_failure` routing: an activity whose failure is
@@ -26,12 +29,41 @@ Exit 0 when all holds, 1 otherwise (one line per problem). Stdlib only.
 """
 import json
 import sys
+import xml.etree.ElementTree as ET
+
+BPMN = "{http://www.omg.org/spec/BPMN/20100524/MODEL}"
 
 
-def main(graph_path, trace_path):
+def subprocess_ids(bpmn_path):
+    """The activities' subprocess ids in PLAN.bpmn, in order: in the
+    process's one subprocess that no event triggers, its subprocesses that
+    no event triggers, except compensation handlers."""
+    def plain(parent):
+        return [s for s in parent.findall(BPMN + "subProcess")
+                if s.get("triggeredByEvent") != "true" and s.get("isForCompensation") != "true"]
+    top = plain(ET.parse(bpmn_path).getroot().find(BPMN + "process"))
+    if len(top) != 1:
+        raise SystemExit(f"check-order: {bpmn_path}: {len(top)} activity containers")
+    return [s.get("id") for s in plain(top[0])]
+
+
+def main(graph_path, trace_path, bpmn_path=None):
     with open(graph_path, encoding="utf-8") as f:
         graph = json.load(f)
     activities = [a["id"] for a in graph["activities"]]
+    if bpmn_path is not None:
+        drawn = subprocess_ids(bpmn_path)
+        if len(drawn) != len(activities) or any(
+                d != a and not (d.startswith(a) and set(d[len(a):]) == {"_"})
+                for a, d in zip(activities, drawn)):
+            print(f"check-order: FAIL: the subprocesses {drawn} are not the activities {activities}")
+            return 1
+        renamed = dict(zip(drawn, activities))
+        to_drawn = dict(zip(activities, drawn))
+        graph["edges"] = [[to_drawn[u], to_drawn[v]] for u, v in graph["edges"]]
+        activities = drawn
+    else:
+        renamed = {}
     # Longest prefix first, so `a_b_provision` is not taken for `a_provision`.
     by_length = sorted(activities, key=len, reverse=True)
 
@@ -103,12 +135,13 @@ def main(graph_path, trace_path):
     for p in problems:
         print(f"check-order: {p}")
     print(f"check-order: {'OK' if not problems else 'FAIL'}: {len(activities)} activities "
-          f"({len(skipped)} skipped), {checked} edges, {sum(len(t) for t in tasks.values())} tasks")
+          f"({len(skipped)} skipped, {len(set(renamed) - set(renamed.values()))} drawn under a prefix of "
+          f"their own), {checked} edges, {sum(len(t) for t in tasks.values())} tasks")
     return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(*sys.argv[1:]))
