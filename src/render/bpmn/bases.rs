@@ -157,7 +157,10 @@ impl Bases {
             {
                 base.push('_');
             }
-            assigned.insert(base.clone());
+            // An activity that keeps its id is in `ids` already.
+            if base != own || !ids.contains(own) {
+                assigned.insert(base.clone());
+            }
             base
         };
         // The plan's prefix is no id of its own: it only has to differ
