@@ -4,10 +4,12 @@
 //! plan first touches each template. Only `[A-Za-z0-9_]` is used, so every
 //! name is valid as `$name` in XPath and as a JUEL identifier.
 //!
-//! In: the topology, a concrete plan, the plan's name allocator (holding
-//! the names already taken: fixed variables, plan inputs). Out: the name
-//! of every template variable; the allocator goes on naming the plan's
-//! other variables, so that no two families of names can meet.
+//! In: the topology, a concrete plan, the names already taken (fixed
+//! variables, plan inputs). Out: the name of every template variable.
+//!
+//! Every one of them starts with `inst_` or `prop_`, and no other family
+//! of variables of a plan may ([`outside_families`]): then the families
+//! cannot meet without holding the million names to check against.
 //!
 //! The names live in one buffer with an index per template: a plan of a
 //! 100k-node topology has over a million of them, and a string (and a map
@@ -38,12 +40,30 @@ pub fn word(s: &str) -> String {
         .collect()
 }
 
+/// `name`, made a variable name that no template variable can be: with a
+/// `_` in front where it starts as one of theirs (`inst_`, `prop_`). A
+/// poll loop's variable is named after its element, and an element of
+/// template `prop_a` (`prop_a_provision_s3_location`) spells the property
+/// `provision_s3_location` of template `a`.
+pub fn outside_families(mut name: String) -> String {
+    if name.starts_with("inst_") || name.starts_with("prop_") {
+        name.insert(0, '_');
+    }
+    name
+}
+
 impl Vars {
-    /// Allocate names for every template the plan touches from `unique`,
-    /// which holds the names already in use and is to name every other
-    /// variable of the plan afterwards: a name made for one element (a
-    /// poll loop's, say) may spell a template's (`prop_<t>_<property>`).
-    pub fn new(topology: &Topology, plan: &ConcretePlan, unique: &mut Unique) -> Vars {
+    /// Allocate names for every template the plan touches. `taken` are
+    /// names already in use.
+    pub fn new<'a>(
+        topology: &Topology,
+        plan: &ConcretePlan,
+        taken: impl IntoIterator<Item = &'a str>,
+    ) -> Vars {
+        let mut unique = Unique::new();
+        for name in taken {
+            unique.name(name.to_string());
+        }
         let mut vars = Vars {
             text: String::new(),
             ends: Vec::new(),

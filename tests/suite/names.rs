@@ -99,12 +99,12 @@ fn a_poll_variable_never_takes_the_name_of_a_property_variable() {
         b.text
             .contains("execution.setVariable('prop_a_provision_s3_location', 'here')")
     );
-    let location = "<camunda:outputParameter name=\"prop_a_provision_s3_location_2\">\
+    let location = "<camunda:outputParameter name=\"_prop_a_provision_s3_location\">\
                     <camunda:script scriptFormat=\"groovy\" resource=\"deployment://location.groovy\"/>";
     assert!(b.text.contains(location), "{}", b.text);
     assert!(
         b.text
-            .contains("<camunda:inputParameter name=\"url\">${prop_a_provision_s3_location_2}</camunda:inputParameter>")
+            .contains("<camunda:inputParameter name=\"url\">${_prop_a_provision_s3_location}</camunda:inputParameter>")
     );
     assert!(!b.text.contains(
         "<camunda:outputParameter name=\"prop_a_provision_s3_location\"><camunda:script scriptFormat=\"groovy\" resource=\"deployment://location.groovy\"/>"

@@ -134,17 +134,14 @@ pub fn render_into(
         name: bus,
         required: false,
     });
-    // One allocator for every process variable: the fixed ones, the
-    // templates', then the failure flags.
-    let mut vars = Unique::new();
-    for name in FIXED {
-        vars.name(name.to_string());
-    }
     let cx = Ctx {
         topology,
-        names: Vars::new(topology, plan, &mut vars),
+        names: Vars::new(topology, plan, FIXED),
         inputs,
     };
+    // Failure flags (`failed_…`) are a family of their own: unique among
+    // themselves, they can meet no fixed or template variable.
+    let mut flags = Unique::new();
 
     // `on_failure` (imperative workflows): a flag per activity whose
     // failure is routed; its links test it.
@@ -157,7 +154,7 @@ pub fn render_into(
         .activities
         .iter()
         .zip(&routed)
-        .map(|(a, &r)| r.then(|| vars.name(failure_var(&a.id))))
+        .map(|(a, &r)| r.then(|| flags.name(failure_var(&a.id))))
         .collect();
     let skips = routed.iter().any(|&r| r);
     let edges = Adjacency::new(plan);

@@ -76,7 +76,7 @@ use crate::plan::{PlanKind, Reason, ncname};
 use crate::plugins::ConcretePlan;
 use crate::plugins::complete::{CORRELATION_ID, INSTANCE_DATA_API_URL};
 use crate::plugins::steps::Binding;
-use crate::render::vars::{Vars, word};
+use crate::render::vars::{Vars, outside_families, word};
 use bases::Bases;
 
 /// Input with the management bus REST endpoint (`…/ManagementBus/v1/invoker`).
@@ -143,7 +143,7 @@ impl Ctx<'_> {
         let mut base = word(&base);
         base.push('_');
         base.push_str(what);
-        self.vars.name(base)
+        self.vars.name(outside_families(base))
     }
 
     /// The id of one of the plan's own elements.
@@ -232,16 +232,17 @@ pub fn render_into(
         name: bus.clone(),
         required: true,
     });
-    // One allocator for every variable of the process: template
-    // variables, then those of elements (poll loops, routing).
-    let mut vars = Unique::new();
-    for name in FIXED
+    let taken: Vec<&str> = FIXED
         .into_iter()
         .chain(parameters.iter().map(|p| p.name.as_str()))
-    {
-        vars.name(name.to_string());
+        .collect();
+    let names = Vars::new(topology, plan, taken.iter().copied());
+    // The variables of elements (poll loops, routing) are named apart
+    // from the templates', never as one of theirs (vars::outside_families).
+    let mut vars = Unique::new();
+    for t in taken {
+        vars.name(t.to_string());
     }
-    let names = Vars::new(topology, plan, &mut vars);
     let mut cx = Ctx {
         topology,
         names,
