@@ -231,6 +231,7 @@ pub fn abstract_plans(
     kinds: &[PlanKind],
     options: &Options,
 ) -> Result<Vec<AbstractPlan>> {
+    distinct_plan_names(topology, kinds)?;
     let rules = ordering_rules(topology, options);
     let build = plan::build_plan(topology, &rules)?;
     // An imperative `deploy`/`undeploy` replaces the generated plan (TOSCA
@@ -292,6 +293,56 @@ pub fn abstract_plans(
         });
     }
     Ok(out)
+}
+
+/// Plans are named after their workflow or region in the letters a plan
+/// name can hold (`w 1` and `w_1` are both `…_workflow_w_1`): two of them
+/// with one name would be one plan archive, the second written over the
+/// first.
+fn distinct_plan_names(topology: &Topology, kinds: &[PlanKind]) -> Result<()> {
+    let mut seen: std::collections::HashMap<String, &PlanKind> = std::collections::HashMap::new();
+    for kind in kinds {
+        let Some(first) = seen.insert(kind.suffix(), kind) else {
+            continue;
+        };
+        let (what, origin) = match kind {
+            PlanKind::Workflow(n) => (
+                "workflows",
+                topology
+                    .workflows
+                    .iter()
+                    .find(|w| &w.name == n)
+                    .and_then(|w| w.origin.clone()),
+            ),
+            PlanKind::ScaleOut(n) => (
+                "scaling regions",
+                topology
+                    .regions
+                    .iter()
+                    .find(|r| &r.name == n)
+                    .and_then(|r| r.origin.clone()),
+            ),
+            // Build and termination are one name each.
+            _ => continue,
+        };
+        let name = |k: &PlanKind| match k {
+            PlanKind::Workflow(n) | PlanKind::ScaleOut(n) => n.clone(),
+            other => other.slug(),
+        };
+        return Err(diagnostics::Diagnostic::error(
+            codes::PLAN_NAME_CLASH,
+            format!(
+                "{what} `{}` and `{}` would both be plan `{}`",
+                name(first),
+                name(kind),
+                render::plan_name(topology, kind)
+            ),
+        )
+        .at_opt(origin)
+        .hint("a plan name holds letters, digits, `_`, `-` and `.`; rename one of them")
+        .into());
+    }
+    Ok(())
 }
 
 /// Derive and complete the plans of the given kinds.

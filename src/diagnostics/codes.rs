@@ -115,6 +115,9 @@ pub const REGION_INVALID: &str = "E0502";
 pub const WORKFLOW_INVALID: &str = "E0503";
 /// A plan cannot be written back because its id is taken.
 pub const PLAN_ID_TAKEN: &str = "E0504";
+/// Two plans would have the same name (their workflows' or regions'
+/// names differ only in characters a plan name cannot hold).
+pub const PLAN_NAME_CLASH: &str = "E0507";
 /// The service template already binds the boundary operation to another plan.
 pub const W_BOUNDARY_TAKEN: &str = "W0505";
 /// A scaling policy's region reaches a node without a selection strategy;
