@@ -116,49 +116,25 @@ fn failure_flags_of_steps_whose_names_collide_are_distinct_in_bpel() {
     // Steps `x-1` and `x_1` both route their failures; their BPEL flags
     // would both be `failed_x_1`: one variable declared twice, and one
     // step's failure taken for the other's.
-    let dir = crate::support::temp_dir("failure-flags");
-    let file = dir.join("twins.yaml");
-    std::fs::create_dir_all(dir.join("scripts")).unwrap();
-    std::fs::write(dir.join("scripts/a.sh"), "#!/bin/sh\n").unwrap();
-    let step = |name: &str, next: &str| {
-        format!(
-            "\x20       {name}:\n\
-             \x20         target: node\n\
-             \x20         activities:\n\
-             \x20           - call_operation: Custom.a\n{next}"
-        )
+    let step = |name: &str, to: &str| {
+        let routed = if to.is_empty() {
+            String::new()
+        } else {
+            format!("\x20         on_failure: [{to}]\n")
+        };
+        step(name, &routed)
     };
-    let routed = |to: &str| format!("\x20         on_failure: [{to}]\n");
-    std::fs::write(
-        &file,
-        format!(
-            "tosca_definitions_version: tosca_simple_yaml_1_3\n\
-             node_types:\n\
-            \x20 example.Node:\n\
-            \x20   derived_from: tosca.nodes.Root\n\
-            \x20   interfaces:\n\
-            \x20     Custom:\n\
-            \x20       operations:\n\
-            \x20         a: scripts/a.sh\n\
-             topology_template:\n\
-            \x20 node_templates:\n\
-            \x20   node:\n\
-            \x20     type: example.Node\n\
-            \x20 workflows:\n\
-            \x20   twins:\n\
-            \x20     steps:\n{}{}{}{}",
-            step("x-1", &routed("r1")),
-            step("x_1", &routed("r2")),
+    let (loaded, plan) = workflow(
+        "failure-flags",
+        "twins",
+        &[
+            step("x-1", "r1"),
+            step("x_1", "r2"),
             step("r1", ""),
             step("r2", ""),
-        ),
-    )
-    .unwrap();
-    let (loaded, plans) = crate::support::all_plans(&file);
-    let plan = plans
-        .iter()
-        .find(|p| p.plan.kind == PlanKind::Workflow("twins".into()))
-        .unwrap();
+        ],
+    );
+    let plan = &plan;
     let templates = Templates::embedded().unwrap();
     let bpel = toscanini::render::render(
         toscanini::render::Language::Bpel,
@@ -179,52 +155,21 @@ fn step_names_that_spell_other_ids_get_prefixes_of_their_own() {
     // `a_s1` is also the id of `a`'s first step, and `plan_init` that of
     // the plan's first script; `plan` would own the plan's flows
     // (`plan_f1`, ...). Only the prefixes that could meet change.
-    let dir = crate::support::temp_dir("spelled-ids");
-    let file = dir.join("spelled.yaml");
-    std::fs::create_dir_all(dir.join("scripts")).unwrap();
-    std::fs::write(dir.join("scripts/a.sh"), "#!/bin/sh\n").unwrap();
-    let step = |name: &str, next: &str| {
-        format!(
-            "\x20       {name}:\n\
-             \x20         target: node\n\
-             \x20         activities:\n\
-             \x20           - call_operation: Custom.a\n\
-             \x20         on_success: [{next}]\n"
-        )
-    };
-    std::fs::write(
-        &file,
-        format!(
-            "tosca_definitions_version: tosca_simple_yaml_1_3\n\
-             node_types:\n\
-            \x20 example.Node:\n\
-            \x20   derived_from: tosca.nodes.Root\n\
-            \x20   interfaces:\n\
-            \x20     Custom:\n\
-            \x20       operations:\n\
-            \x20         a: scripts/a.sh\n\
-             topology_template:\n\
-            \x20 node_templates:\n\
-            \x20   node:\n\
-            \x20     type: example.Node\n\
-            \x20 workflows:\n\
-            \x20   spelled:\n\
-            \x20     steps:\n{}{}{}{}{}",
+    let step = |name: &str, next: &str| step(name, &format!("\x20         on_success: [{next}]\n"));
+    let (loaded, plan) = workflow(
+        "spelled-ids",
+        "spelled",
+        &[
             step("a", "a_s1"),
             step("a_s1", "plan"),
             step("plan", "plan_init"),
             step("plan_init", "b"),
             step("b", ""),
-        ),
-    )
-    .unwrap();
+        ],
+    );
     // Not `workflow_bpmn`: its checks take the activity ids for the
     // subprocess ids, which two of them are not here.
-    let (loaded, plans) = crate::support::all_plans(&file);
-    let plan = plans
-        .iter()
-        .find(|p| p.plan.kind == PlanKind::Workflow("spelled".into()))
-        .unwrap();
+    let plan = &plan;
     let b = bpmn(&loaded, plan);
     let mut seen = BTreeSet::new();
     for (at, _) in b.text.match_indices(" id=\"") {
@@ -309,4 +254,55 @@ fn links_between_activities_whose_names_collide_are_distinct_in_bpel() {
             assert_eq!(process.matches(&uses).count(), 1, "{end} of {name}");
         }
     }
+}
+
+/// Step `name` of a workflow of [`workflow`], on its one node, and `more`.
+fn step(name: &str, more: &str) -> String {
+    format!(
+        "\x20       {name}:\n\
+         \x20         target: node\n\
+         \x20         activities:\n\
+         \x20           - call_operation: Custom.a\n{more}"
+    )
+}
+
+/// The plan of workflow `name` with `steps` ([`step`]) on a topology of
+/// one node with one custom operation.
+fn workflow(
+    label: &str,
+    name: &str,
+    steps: &[String],
+) -> (toscanini::Loaded, toscanini::plugins::ConcretePlan) {
+    let dir = crate::support::temp_dir(label);
+    let file = dir.join("workflow.yaml");
+    std::fs::create_dir_all(dir.join("scripts")).unwrap();
+    std::fs::write(dir.join("scripts/a.sh"), "#!/bin/sh\n").unwrap();
+    std::fs::write(
+        &file,
+        format!(
+            "tosca_definitions_version: tosca_simple_yaml_1_3\n\
+             node_types:\n\
+            \x20 example.Node:\n\
+            \x20   derived_from: tosca.nodes.Root\n\
+            \x20   interfaces:\n\
+            \x20     Custom:\n\
+            \x20       operations:\n\
+            \x20         a: scripts/a.sh\n\
+             topology_template:\n\
+            \x20 node_templates:\n\
+            \x20   node:\n\
+            \x20     type: example.Node\n\
+            \x20 workflows:\n\
+            \x20   {name}:\n\
+            \x20     steps:\n{}",
+            steps.concat()
+        ),
+    )
+    .unwrap();
+    let (loaded, plans) = crate::support::all_plans(&file);
+    let plan = plans
+        .into_iter()
+        .find(|p| p.plan.kind == PlanKind::Workflow(name.into()))
+        .unwrap();
+    (loaded, plan)
 }
