@@ -6,7 +6,7 @@
 //! one.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{Cursor, Read, Seek, Write};
+use std::io::{Cursor, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -151,22 +151,14 @@ fn put_change<W: Write + Seek>(
         return Err(Error::Internal(format!("no content for entry `{name}`")));
     };
     writer.start_file(name, stored()).map_err(zip_error)?;
-    let mut file =
+    let file =
         std::fs::File::open(spool.path()).map_err(|e| Error::io("cannot read", spool.path(), e))?;
-    // A megabyte at a time: io::copy's 8 KiB buffer made a read and a
-    // write call per 8 KiB of a plan archive that can be a gigabyte.
-    let mut buffer = vec![0; 1 << 20];
-    loop {
-        let n = match file.read(&mut buffer) {
-            Ok(0) => return Ok(()),
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(Error::io("cannot read", spool.path(), e)),
-        };
-        writer
-            .write_all(&buffer[..n])
-            .map_err(|e| Error::Internal(format!("writing zip entry `{name}`: {e}")))?;
-    }
+    // Through a megabyte of buffer (io::copy uses a BufReader's own): its
+    // 8 KiB stack buffer made a read and a write call per 8 KiB of a plan
+    // archive that can be a gigabyte.
+    let mut file = std::io::BufReader::with_capacity(1 << 20, file);
+    std::io::copy(&mut file, writer).map_err(|e| Error::io("cannot read", spool.path(), e))?;
+    Ok(())
 }
 
 fn put<W: Write + Seek>(writer: &mut zip::ZipWriter<W>, name: &str, data: &[u8]) -> Result<()> {

@@ -521,8 +521,10 @@ impl Adjacency {
                 &plan.plan.activities[e.from].id,
                 &plan.plan.activities[e.to].id,
             );
-            let given = unique.name(name.clone());
-            if given != name {
+            // A name handed out again is longer: it has a suffix.
+            let len = name.len();
+            let given = unique.name(name);
+            if given.len() != len {
                 renamed.insert(k, given);
             }
         }
