@@ -11,8 +11,10 @@ Every activity is a subprocess whose id is the activity id: its start event
 `<activity>_start` completes when it starts, the subprocess itself when it
 ends. Where activity names spell each other's ids (steps `a` and `a_s1`),
 the renderer draws an activity under its id with `_` appended
-(render/bpmn/bases.rs); given PLAN.bpmn, the activities are taken from it
-instead: the subprocesses of `plan_activities`, in the graph's order. For
+(render/bpmn/bases.rs), and the graph gives that id as the activity's
+`bpmn`; given PLAN.bpmn, the activities are taken from it instead (the
+subprocesses of `plan_activities`, in the graph's order), and each must be
+the graph's `bpmn` of its activity. For
 every edge (u, v) of the graph, u must end before v starts; every task
 must lie inside its activity's run.
 
@@ -58,6 +60,10 @@ def main(graph_path, trace_path, bpmn_path=None):
                 d != a and not (d.startswith(a) and set(d[len(a):]) == {"_"})
                 for a, d in zip(activities, drawn)):
             print(f"check-order: FAIL: the subprocesses {drawn} are not the activities {activities}")
+            return 1
+        said = [a.get("bpmn") for a in graph["activities"]]
+        if said != drawn:
+            print(f"check-order: FAIL: the graph gives the subprocesses as {said}, the plan has {drawn}")
             return 1
         apart = sum(d != a for a, d in zip(activities, drawn))
         to_drawn = dict(zip(activities, drawn))

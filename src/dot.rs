@@ -90,17 +90,22 @@ pub fn plan_dot(plan: &ConcretePlan, topology: &Topology) -> String {
     out
 }
 
-/// A plan as JSON: `{"plan", "activities": [{"id", "template", "kind",
-/// "operations"}], "edges": [[from, to], ...]}`.
+/// A plan as JSON: `{"plan", "activities": [{"id", "bpmn", "template",
+/// "kind", "operations"}], "edges": [[from, to], ...]}`. `bpmn` is the id
+/// of the activity's subprocess in the BPMN plan: its id, unless that
+/// could meet another element's id there (`render/bpmn/bases.rs`).
 pub fn plan_json(plan: &ConcretePlan, topology: &Topology) -> serde_json::Value {
     let p = &plan.plan;
+    let bpmn = crate::render::bpmn::activity_ids(plan, topology);
     let activities: Vec<serde_json::Value> = p
         .activities
         .iter()
+        .zip(bpmn)
         .enumerate()
-        .map(|(i, a)| {
+        .map(|(i, (a, bpmn))| {
             serde_json::json!({
                 "id": a.id,
+                "bpmn": bpmn,
                 "template": topology.template_id(a.template),
                 "kind": a.kind.name(),
                 "operations": operations(plan, i),

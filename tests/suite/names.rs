@@ -196,6 +196,27 @@ fn step_names_that_spell_other_ids_get_prefixes_of_their_own() {
     ] {
         assert!(seen.contains(id), "no element `{id}`");
     }
+    // The graph's JSON names the subprocess each activity is drawn as.
+    let json = toscanini::dot::plan_json(plan, &loaded.topology);
+    let drawn: Vec<(&str, &str)> = json["activities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["id"].as_str().unwrap(), a["bpmn"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        drawn,
+        [
+            ("a", "a_"),
+            ("a_s1", "a_s1"),
+            ("plan", "plan__"),
+            ("plan_init", "plan_init"),
+            ("b", "b"),
+        ]
+    );
+    for (_, id) in &drawn {
+        assert!(b.text.contains(&format!("<subProcess id=\"{id}\" ")));
+    }
     // The plan's start is still the one that returns at once.
     assert!(b.text.contains(
         "<startEvent id=\"plan__start\" name=\"plan requested\" camunda:asyncAfter=\"true\">"

@@ -170,6 +170,33 @@ pub fn bpmn_plan_name(topology: &Topology, kind: &PlanKind) -> String {
     format!("{stem}bpmn{first}{}", chars.as_str())
 }
 
+/// The prefixes of a plan's ids ([`bases`]): its activities' ids and the
+/// ids the process has once (named after the plan `name`).
+fn plan_bases(plan: &ConcretePlan, name: &str) -> Bases {
+    let fixed = [
+        name.to_string(),
+        format!("{name}_definitions"),
+        format!("{name}_diagram"),
+        format!("{name}_plane"),
+        ERR_FAILURE.to_string(),
+        ERR_ACTIVITY.to_string(),
+        ERR_PLAN.to_string(),
+    ];
+    let fixed: Vec<&str> = fixed.iter().map(String::as_str).collect();
+    Bases::new(plan.plan.activities.iter().map(|a| a.id.as_str()), &fixed)
+}
+
+/// The id of each activity's subprocess in the plan's BPMN process, in
+/// the order of the activities: the activity id, or where that id could
+/// meet another element's, the prefix it is drawn under ([`bases`]).
+pub fn activity_ids(plan: &ConcretePlan, topology: &Topology) -> Vec<String> {
+    let mut bases = plan_bases(plan, &bpmn_plan_name(topology, &plan.plan.kind));
+    let activities = plan.plan.activities.iter().enumerate();
+    activities
+        .map(|(k, a)| bases.renamed.remove(&k).unwrap_or_else(|| a.id.clone()))
+        .collect()
+}
+
 /// Render a concrete plan as a BPMN process.
 pub fn render(
     plan: &ConcretePlan,
@@ -193,17 +220,7 @@ pub fn render_into(
     let namespace = plan_namespace(topology, kind);
     // Where an activity's ids could meet another's or the plan's, it is
     // drawn under a prefix of its own, as if that were its id.
-    let fixed = [
-        name.clone(),
-        format!("{name}_definitions"),
-        format!("{name}_diagram"),
-        format!("{name}_plane"),
-        ERR_FAILURE.to_string(),
-        ERR_ACTIVITY.to_string(),
-        ERR_PLAN.to_string(),
-    ];
-    let fixed: Vec<&str> = fixed.iter().map(String::as_str).collect();
-    let bases = Bases::new(plan.plan.activities.iter().map(|a| a.id.as_str()), &fixed);
+    let bases = plan_bases(plan, &name);
     let renamed;
     let plan = if bases.renamed.is_empty() {
         plan
