@@ -100,10 +100,10 @@ pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
     let activities: Vec<usize> = order.iter().map(|&i| activities[i]).collect();
     let t = &loaded.topology;
     let summary = format!(
-        "compiled `{}`: {} node templates, {} relationship templates",
+        "compiled `{}`: {}, {}",
         t.service_template.id,
-        t.nodes.len(),
-        t.relationships.len()
+        count(t.nodes.len(), "node template"),
+        count(t.relationships.len(), "relationship template")
     );
     loaded.release_topology();
     let warnings = crate::writeback::write(&loaded, &rendered, &out, a.in_place)?;
@@ -115,13 +115,23 @@ pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
         eprintln!("{summary}");
         for (r, n) in rendered.iter().zip(activities) {
             eprintln!(
-                "  {:<12} {} ({n} activities, {})",
+                "  {:<12} {} ({}, {})",
                 r.kind.slug(),
                 r.name,
+                count(n, "activity"),
                 r.language.label()
             );
         }
         eprintln!("wrote {}", out.display());
     }
     Ok(())
+}
+
+/// `n` things, in the singular for one: `1 node template`, `2 activities`.
+fn count(n: usize, thing: &str) -> String {
+    match (n, thing.strip_suffix('y')) {
+        (1, _) => format!("1 {thing}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        (_, None) => format!("{n} {thing}s"),
+    }
 }

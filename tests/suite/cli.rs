@@ -315,6 +315,9 @@ fn bpmn_plans_are_exported_and_written_beside_bpel() {
         ],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains(
+        "compiled `MyTinyToDo-DockerEngine-Test_w1-wip1`: 2 node templates, 1 relationship template\n"
+    ));
     assert!(run.stderr.contains("_bpmnBuildPlan (3 activities, BPMN)"));
     assert!(run.stderr.contains("_buildPlan (3 activities, BPEL)"));
     let mut archive = zip::ZipArchive::new(std::fs::File::open(&csar).unwrap()).unwrap();
