@@ -28,8 +28,16 @@ fn quote(s: &str) -> String {
 
 /// The operations an activity invokes, as `interface/operation`.
 pub fn operations(plan: &ConcretePlan, activity: usize) -> Vec<String> {
-    plan.bodies[activity]
-        .steps
+    invoked(&plan.bodies[activity].steps)
+}
+
+/// The operations that undo an activity when the plan fails after it.
+fn compensation(plan: &ConcretePlan, activity: usize) -> Vec<String> {
+    invoked(&plan.bodies[activity].compensation)
+}
+
+fn invoked(steps: &[Step]) -> Vec<String> {
+    steps
         .iter()
         .filter_map(Step::invocation)
         .map(|i| format!("{}/{}", i.interface, i.operation))
@@ -91,7 +99,9 @@ pub fn plan_dot(plan: &ConcretePlan, topology: &Topology) -> String {
 }
 
 /// A plan as JSON: `{"plan", "activities": [{"id", "bpmn", "template",
-/// "kind", "operations"}], "edges": [[from, to], ...]}`. `bpmn` is the id
+/// "kind", "operations", "compensation"}], "edges": [[from, to], ...]}`;
+/// `compensation` lists the operations that undo the activity when the plan
+/// fails after it ended. `bpmn` is the id
 /// of the activity's subprocess in the BPMN plan: its id, unless that
 /// could meet another element's id there (`render/bpmn/bases.rs`).
 pub fn plan_json(plan: &ConcretePlan, topology: &Topology) -> serde_json::Value {
@@ -109,6 +119,7 @@ pub fn plan_json(plan: &ConcretePlan, topology: &Topology) -> serde_json::Value 
                 "template": topology.template_id(a.template),
                 "kind": a.kind.name(),
                 "operations": operations(plan, i),
+                "compensation": compensation(plan, i),
             })
         })
         .collect();

@@ -250,6 +250,14 @@ fn unhandled(
     d.hint("add a plugin for this type (see plugins/README.md), or pass --allow-unhandled to generate the plan without it")
 }
 
+/// Set the final state unless the plugin's last step set it already (a
+/// lifecycle ends with `delete` and its DELETED): one request, not two.
+fn push_final_state(out: &mut Vec<Step>, template: TemplateRef, final_state: &'static str) {
+    if !matches!(out.last(), Some(Step::SetState(t, s)) if *t == template && *s == final_state) {
+        out.push(Step::SetState(template, final_state));
+    }
+}
+
 /// Add the instance-data steps around a plugin's body.
 fn wrap(
     topology: &Topology,
@@ -273,6 +281,8 @@ fn wrap(
                 let in_plan = in_plan.contains(&TemplateRef::Relationship(r));
                 if in_plan && !after_both(topology.relationship(r).kind) {
                     out.push(Step::CreateRelationshipInstance(r));
+                    // Else it stays INITIAL: its own activity comes before its source's.
+                    out.push(Step::SetState(TemplateRef::Relationship(r), state::CREATED));
                 }
             }
             out.push(Step::StoreProperties(n));
@@ -300,7 +310,7 @@ fn wrap(
         (ActivityKind::Terminate, TemplateRef::Node(n)) => {
             out.extend(follow_stack(topology, n, &steps));
             out.extend(steps);
-            out.push(Step::SetState(activity.template, state::DELETED));
+            push_final_state(&mut out, activity.template, state::DELETED);
             ActivityBody {
                 steps: out,
                 compensation,
@@ -309,7 +319,7 @@ fn wrap(
         }
         (ActivityKind::Terminate, TemplateRef::Relationship(_)) => {
             out.extend(steps);
-            out.push(Step::SetState(activity.template, state::DELETED));
+            push_final_state(&mut out, activity.template, state::DELETED);
             ActivityBody {
                 steps: out,
                 compensation,

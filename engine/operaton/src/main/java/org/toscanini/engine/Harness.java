@@ -45,6 +45,9 @@ final class Harness implements AutoCloseable {
     Plan build;
     Map<String, String> inputs = new LinkedHashMap<>();
     Map<String, List<String>> properties = new LinkedHashMap<>();
+    Map<String, String> states = new LinkedHashMap<>();
+    /** normal or error; by default error exactly when a failure is injected. */
+    String expect;
     long timeoutMillis = 120_000;
   }
 
@@ -62,6 +65,7 @@ final class Harness implements AutoCloseable {
   private final ProcessEngine engine;
   final Mock mock;
   private int runs;
+  private final Map<String, Deployment> deployments = new LinkedHashMap<>();
 
   Harness() throws IOException {
     mock = new Mock();
@@ -69,7 +73,8 @@ final class Harness implements AutoCloseable {
         ProcessEngineConfiguration.createStandaloneInMemProcessEngineConfiguration();
     cfg.setJdbcUrl("jdbc:h2:mem:toscanini-harness;DB_CLOSE_DELAY=-1");
     cfg.setJobExecutorActivate(false);
-    cfg.setHistory(ProcessEngineConfiguration.HISTORY_FULL);
+    // Activity history tells how the process ended; variable history is not needed.
+    cfg.setHistory(ProcessEngineConfiguration.HISTORY_ACTIVITY);
     cfg.setProcessEnginePlugins(new ArrayList<>(List.of(new ConnectProcessEnginePlugin())));
     cfg.setCustomPreBPMNParseListeners(new ArrayList<>(List.of(new ActivityEvents())));
     engine = cfg.buildProcessEngine();
@@ -148,8 +153,9 @@ final class Harness implements AutoCloseable {
           int dot = p.getKey().indexOf('.');
           mock.setProperty(p.getKey().substring(0, dot), p.getKey().substring(dot + 1), p.getValue());
         }
-      } else if (!o.properties.isEmpty() || o.instances != 1) {
-        throw new IllegalArgumentException("--instances and --property need --build (the plan that creates the instances)");
+        o.states.forEach(mock::setState);
+      } else if (!o.properties.isEmpty() || !o.states.isEmpty() || o.instances != 1) {
+        throw new IllegalArgumentException("--instances, --property and --state need --build (the plan that creates the instances)");
       }
       return once(plan, o.fail, o.inputs, trace, deadline, service);
     } catch (RuntimeException | IOException ex) {
@@ -166,11 +172,8 @@ final class Harness implements AutoCloseable {
     current = trace;
     mock.startRun(trace, fail, plan.operationOutputs());
     runs++;
-    DeploymentBuilder d = engine.getRepositoryService().createDeployment().name(plan.name);
-    for (Map.Entry<String, byte[]> f : plan.resources.entrySet()) {
-      d.addInputStream(f.getKey(), new ByteArrayInputStream(f.getValue()));
-    }
-    Deployment deployment = d.deploy();
+    Deployment deployment = deploy(plan);
+    String processInstance = null;
     try {
       String key = processId(plan);
       ProcessDefinition def = engine.getRepositoryService().createProcessDefinitionQuery()
@@ -180,13 +183,39 @@ final class Harness implements AutoCloseable {
       }
       Map<String, Object> vars = inputs(plan, given, service);
       ProcessInstance pi = engine.getRuntimeService().startProcessInstanceById(def.getId(), vars);
+      processInstance = pi.getId();
       drive(pi.getId(), deadline, r);
       finish(pi.getId(), r, trace);
       return r;
     } finally {
       current = null;
-      engine.getRepositoryService().deleteDeployment(deployment.getId(), true, true);
+      if (processInstance != null) {
+        engine.getHistoryService().deleteHistoricProcessInstancesIfExists(List.of(processInstance));
+      }
     }
+  }
+
+  /**
+   * The plan's deployment: made once and kept for the next runs of the same plan (a build
+   * plan runs again before each termination and scale-out plan, and the Groovy scripts
+   * of a deployment are compiled once); the oldest goes when more than a few are kept.
+   */
+  private Deployment deploy(Plan plan) {
+    String key = plan.digest();
+    Deployment kept = deployments.remove(key);
+    if (kept == null) {
+      DeploymentBuilder d = engine.getRepositoryService().createDeployment().name(plan.name);
+      for (Map.Entry<String, byte[]> f : plan.resources.entrySet()) {
+        d.addInputStream(f.getKey(), new ByteArrayInputStream(f.getValue()));
+      }
+      kept = d.deploy();
+    }
+    deployments.put(key, kept);
+    while (deployments.size() > 6) {
+      String oldest = deployments.keySet().iterator().next();
+      engine.getRepositoryService().deleteDeployment(deployments.remove(oldest).getId(), true, true);
+    }
+    return kept;
   }
 
   private static String processId(Plan plan) throws IOException {
@@ -213,6 +242,19 @@ final class Harness implements AutoCloseable {
     }
     for (Map.Entry<String, String> g : given.entrySet()) {
       vars.putIfAbsent(g.getKey(), g.getValue());
+    }
+    // `@instance:TEMPLATE:K`: the id of the K-th instance of TEMPLATE the setup created.
+    for (Map.Entry<String, Object> v : vars.entrySet()) {
+      String s = v.getValue().toString();
+      if (s.startsWith("@instance:")) {
+        String[] p = s.split(":");
+        List<Long> ids = mock.instanceIds(p[1]);
+        int k = Integer.parseInt(p[2]);
+        if (k < 1 || k > ids.size()) {
+          throw new IllegalArgumentException(v.getKey() + ": " + p[1] + " has " + ids.size() + " instance(s), not " + k);
+        }
+        v.setValue(String.valueOf(ids.get(k - 1)));
+      }
     }
     return vars;
   }

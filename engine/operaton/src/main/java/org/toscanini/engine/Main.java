@@ -21,9 +21,10 @@ public final class Main {
   private static final String USAGE = """
       usage: run bpmn PLAN [--inputs FILE.json] [--fail TEMPLATE/INTERFACE/OPERATION]
                            [--build BUILD_PLAN] [--instances N] [--property TEMPLATE.NAME=V1,V2,...]
+                           [--state TEMPLATE=STATE] [--expect normal|error]
                            [--trace OUT.jsonl] [--timeout SECONDS]
              run batch FILE.jsonl     (one JSON object a line: plan, name, trace, inputs, fail,
-                                       build, instances, properties, timeout)
+                                       build, instances, properties, states, expect, timeout)
       PLAN: a plan archive (.zip), an exported plan directory, or a .bpmn file""";
 
   private Main() {}
@@ -91,7 +92,8 @@ public final class Main {
     Trace trace = new Trace();
     long t0 = System.nanoTime();
     Harness.Result r = h.run(plan, job.options(), trace);
-    String expected = job.options().fail == null ? "normal" : "error";
+    String expected = job.options().expect != null ? job.options().expect
+        : job.options().fail == null ? "normal" : "error";
     if (!expected.equals(r.ended())) {
       r.problems.add(0, "ended " + r.ended() + ", expected " + expected);
     }
@@ -147,6 +149,8 @@ public final class Main {
         case "--build" -> o.build = loadPlan(Path.of(v));
         case "--instances" -> o.instances = positive(flag, v);
         case "--property" -> addProperty(o, v);
+        case "--state" -> addState(o, v);
+        case "--expect" -> o.expect = expect(v);
         case "--trace" -> trace = Path.of(v);
         case "--timeout" -> o.timeoutMillis = positive(flag, v) * 1000L;
         default -> throw new UsageError("unknown option " + flag);
@@ -192,6 +196,12 @@ public final class Main {
       if (m.get("properties") instanceof List<?> props) {
         props.forEach(p -> addProperty(o, p.toString()));
       }
+      if (m.get("states") instanceof Map<?, ?> states) {
+        states.forEach((k, v) -> o.states.put(k.toString(), v.toString()));
+      }
+      if (m.get("expect") != null) {
+        o.expect = expect(m.get("expect").toString());
+      }
       if (m.get("timeout") != null) {
         o.timeoutMillis = positive("timeout", m.get("timeout").toString()) * 1000L;
       }
@@ -215,7 +225,11 @@ public final class Main {
   }
 
   private static String failTarget(String v) {
-    if (v.split("/", -1).length != 3) {
+    // The interface may be a URI with slashes of its own: the template ends at the first
+    // slash, the operation starts after the last.
+    int first = v.indexOf('/');
+    int last = v.lastIndexOf('/');
+    if (first <= 0 || last <= first + 1 || last == v.length() - 1) {
       throw new UsageError("--fail takes TEMPLATE/INTERFACE/OPERATION, not `" + v + "`");
     }
     return v;
@@ -231,6 +245,21 @@ public final class Main {
       // reported below
     }
     throw new UsageError(flag + " takes a positive number, not `" + v + "`");
+  }
+
+  private static String expect(String v) {
+    if (!v.equals("normal") && !v.equals("error")) {
+      throw new UsageError("--expect takes normal or error, not `" + v + "`");
+    }
+    return v;
+  }
+
+  private static void addState(Harness.Options o, String v) {
+    int eq = v.indexOf('=');
+    if (eq <= 0) {
+      throw new UsageError("--state takes TEMPLATE=STATE, not `" + v + "`");
+    }
+    o.states.put(v.substring(0, eq), v.substring(eq + 1));
   }
 
   private static void addProperty(Harness.Options o, String v) {

@@ -73,6 +73,8 @@ final class Mock implements AutoCloseable {
   private List<String> outputs = List.of();
 
   Mock() throws IOException {
+    // Without TCP_NODELAY every answer waits out the client's delayed ACK (40 ms a request).
+    System.setProperty("sun.net.httpserver.nodelay", "true");
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
     server.setExecutor(Executors.newFixedThreadPool(4));
     server.createContext("/", this::handle);
@@ -142,6 +144,15 @@ final class Mock implements AutoCloseable {
     if (k == 0) {
       throw new IllegalArgumentException("--property: no instance of template `" + template + "`");
     }
+  }
+
+  /** Sets the state of every instance of `template`. */
+  synchronized void setState(String template, String state) {
+    List<Long> ids = instanceIds(template);
+    if (ids.isEmpty()) {
+      throw new IllegalArgumentException("--state: no instance of template `" + template + "`");
+    }
+    ids.forEach(id -> nodes.get(id).state = state);
   }
 
   synchronized List<Long> instanceIds(String template) {
@@ -344,6 +355,8 @@ final class Mock implements AutoCloseable {
       i.service = longAttr(body, "service-instance-id");
       i.source = longAttr(body, "source-instance-id");
       i.target = longAttr(body, "target-instance-id");
+      e.put("source", i.source);
+      e.put("target", i.target);
       if (!nodes.containsKey(i.source) || !nodes.containsKey(i.target)) {
         return Answer.reject(400, "relationship instance of " + template + ": source or target instance unknown");
       }

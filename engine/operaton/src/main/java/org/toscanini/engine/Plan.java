@@ -87,6 +87,22 @@ final class Plan {
     }
   }
 
+  /** A digest of the plan's files, names and contents. */
+  String digest() {
+    try {
+      java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+      for (Map.Entry<String, byte[]> f : resources.entrySet()) {
+        md.update(f.getKey().getBytes(StandardCharsets.UTF_8));
+        md.update((byte) 0);
+        md.update(f.getValue());
+        md.update((byte) 0);
+      }
+      return java.util.HexFormat.of().formatHex(md.digest());
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   String mainText() {
     return new String(resources.get(name + ".bpmn"), StandardCharsets.UTF_8);
   }

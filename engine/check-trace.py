@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Check what a plan did in Operaton against what its plan graph says.
+
+    check-trace.py GRAPH.json TRACE.jsonl PLAN.bpmn --kind KIND
+                   [--instances N] [--fail TEMPLATE/INTERFACE/OPERATION]
+
+GRAPH.json is `toscanini graph --format json` of the plan; TRACE.jsonl is what
+`engine/run` wrote: one line per request the mock container received and per
+start or end of a BPMN activity, in one order (`seq`), then the result line.
+Each request names the activities it was sent from (`activity`: the ids of the
+enclosing BPMN activities, innermost first). KIND is build, termination,
+scale-out or workflow.
+
+A normal run (no --fail) must:
+- end normally, with no incident, no job left and no request rejected;
+- invoke, from each activity, every operation the graph lists for it, once per
+  instance it acts on (N for a termination plan run with --instances N, else
+  once; a workflow step at most once, as filters may skip it), and nothing
+  else from anywhere;
+- keep every edge (u, v): u's activity ended before v's started, and every
+  request v sent started after every request u sent had ended (an invocation
+  ends when the bus answers its result);
+- leave the instances as the plan kind promises: build, every node instance
+  STARTED, every relationship instance CREATED, the service instance CREATED;
+  termination, every instance DELETED, each by exactly one request.
+A routing run (--ran, --not-ran: an imperative workflow whose failures are
+routed, --expect saying how it ends) must run exactly the activities named.
+A failure run (--fail) must end in its error end event with the failed
+operation's instance in ERROR, run the compensation of every activity that
+had ended before the failure (the graph's `compensation` operations of the
+activity, invoked from its `<activity>_undo` handler), and start no activity of the
+graph after the failure.
+In both, the plan instance (CorrelationID) must have been set RUNNING first
+and FINISHED (normal) or FAILED (failure) last, with nothing after.
+Exit 0 when all holds, 1 otherwise, one line per problem. Stdlib only.
+"""
+import argparse
+import json
+import sys
+import xml.etree.ElementTree as ET
+from collections import Counter, defaultdict
+
+BPMN = "{http://www.omg.org/spec/BPMN/20100524/MODEL}"
+
+
+def load(graph_path, trace_path):
+    graph = json.load(open(graph_path))
+    lines = [json.loads(l) for l in open(trace_path) if l.strip()]
+    if not lines or lines[-1].get("event") != "result":
+        raise SystemExit(f"check-trace: {trace_path}: no result line")
+    return graph, lines[:-1], lines[-1]
+
+
+def compensation_handlers(bpmn_path):
+    """Ids of the compensation subprocesses in the plan (`<activity>_undo`)."""
+    root = ET.parse(bpmn_path).getroot()
+    return {s.get("id") for s in root.iter(BPMN + "subProcess") if s.get("isForCompensation") == "true"}
+
+
+def chain(e):
+    return e.get("activity", "").split()
+
+
+class Check:
+    def __init__(self, graph, events, result, args, handlers):
+        self.graph, self.events, self.result, self.args = graph, events, result, args
+        self.handlers = handlers
+        self.problems = []
+        self.bpmn = {a["id"]: a["bpmn"] for a in graph["activities"]}
+        self.requests = [e for e in events if e["kind"] != "activity"]
+        self.marks = defaultdict(dict)
+        for e in events:
+            if e["kind"] == "activity":
+                self.marks[e["activity"]].setdefault(e["event"], e["seq"])
+
+    def fail(self, msg):
+        self.problems.append(msg)
+
+    def invokes(self):
+        return [e for e in self.requests if e["kind"] == "invoke"]
+
+    def sent_from(self, bpmn_id):
+        return [e for e in self.requests if bpmn_id in chain(e)]
+
+    def ending(self):
+        want = self.args.expect or ("error" if self.args.fail else "normal")
+        if self.result.get("ended") != want:
+            self.fail(f"the plan ended {self.result.get('ended')}, expected {want}")
+        for key in ("incidents", "rejected"):
+            for x in self.result.get(key, []):
+                self.fail(f"{key[:-1]}: {x}")
+        if self.result.get("jobs_left"):
+            self.fail(f"{self.result['jobs_left']} job(s) left")
+
+    def operations(self):
+        per = 1
+        if self.args.kind == "termination":
+            per = self.args.instances
+        owned = set()
+        for a in self.graph["activities"]:
+            b = a["bpmn"]
+            got = Counter(f"{e['interface']}/{e['operation']}" for e in self.invokes() if b in chain(e))
+            owned.update(id(e) for e in self.invokes() if b in chain(e))
+            for op, listed in sorted(Counter(a["operations"]).items()):
+                n = got.pop(op, 0)
+                if self.args.kind == "workflow":
+                    if n > listed:
+                        self.fail(f"{a['id']}: {op} invoked {n} times, at most {listed} expected")
+                elif n != per * listed:
+                    self.fail(f"{a['id']}: {op} invoked {n} times, expected {per * listed}")
+            for op, n in sorted(got.items()):
+                self.fail(f"{a['id']}: {op} invoked {n} times, but the graph lists no such operation for it")
+        for e in self.invokes():
+            if id(e) not in owned:
+                self.fail(f"{e['interface']}/{e['operation']} on {e['template']} invoked outside every activity "
+                          f"(from {e.get('activity', '?')})")
+
+    def edges(self):
+        for u, v in self.graph["edges"]:
+            bu, bv = self.bpmn[u], self.bpmn[v]
+            end_u, start_v = self.marks[bu].get("end"), self.marks[bv].get("start")
+            if end_u is not None and start_v is not None and start_v < end_u:
+                self.fail(f"edge {u} -> {v}: {v} started (seq {start_v}) before {u} ended (seq {end_u})")
+            if start_v is not None and end_u is None and self.marks[bu].get("start") is not None:
+                self.fail(f"edge {u} -> {v}: {v} started while {u} never ended")
+            later = self.sent_from(bv)
+            earlier = self.sent_from(bu)
+            if later and earlier:
+                last_end = max(e["end"] for e in earlier)
+                first = min(later, key=lambda e: e["start"])
+                if first["start"] < last_end:
+                    self.fail(f"edge {u} -> {v}: {first['method']} {first['path']} (seq {first['seq']}) started "
+                              f"before {u}'s requests had ended")
+
+    def final_states(self):
+        if any(a["kind"] == "step" for a in self.graph["activities"]):
+            return  # an imperative workflow sets the states its steps say
+        instances = self.result.get("instances", [])
+        if self.args.kind == "build":
+            for i in instances:
+                want = {"service": "CREATED", "node": "STARTED", "relationship": "CREATED"}[i["type"]]
+                if i["state"] != want:
+                    self.fail(f"{i['type']} instance {i['instance']} ({i['template'] or 'service'}) is {i['state']}, "
+                              f"expected {want}")
+        if self.args.kind == "termination":
+            deleted = Counter(e.get("instance") for e in self.requests
+                              if e["kind"] == "state" and e.get("state") == "DELETED")
+            for i in instances:
+                if i["state"] != "DELETED":
+                    self.fail(f"{i['type']} instance {i['instance']} ({i['template'] or 'service'}) is {i['state']}, "
+                              f"expected DELETED")
+                elif deleted[i["instance"]] != 1:
+                    self.fail(f"{i['type']} instance {i['instance']} ({i['template'] or 'service'}) set DELETED "
+                              f"{deleted[i['instance']]} times")
+
+    def failure(self):
+        faults = [e for e in self.invokes() if e.get("result") == "fault"]
+        if len(faults) != 1:
+            self.fail(f"{len(faults)} invocations of {self.args.fail} failed, expected 1")
+            return
+        fault = faults[0]
+        failed_in = [b for b in chain(fault) if b in self.bpmn.values()]
+        errors = [e for e in self.requests if e["kind"] == "state" and e.get("state") == "ERROR"]
+        if not errors:
+            self.fail("no instance was set ERROR after the failure")
+        elif fault.get("instance") is not None and failed_in:
+            # The activity's own instance is marked, which may be another template's than the invoked one.
+            pass
+        after = fault["end"]
+        for a in self.graph["activities"]:
+            b = a["bpmn"]
+            start = [e for e in self.events if e["kind"] == "activity" and e["activity"] == b and e["event"] == "start"]
+            if start and start[0]["start"] > after:
+                self.fail(f"{a['id']} started after the failure")
+        for a in self.graph["activities"]:
+            b = a["bpmn"]
+            undo = b + "_undo"
+            # What undoes an activity comes from the graph, not from the plan under test.
+            if not a.get("compensation") or b in failed_in:
+                continue
+            end = self.marks[b].get("end")
+            if end is None or end > fault["seq"]:
+                continue
+            got = Counter(f"{e['interface']}/{e['operation']}" for e in self.sent_from(undo) if e["kind"] == "invoke")
+            for op in a["compensation"]:
+                if got[op] < 1:
+                    self.fail(f"{a['id']} had ended before the failure, but its compensation {op} was not invoked")
+
+    def routing(self):
+        """Which activities an imperative workflow's routing ran (their subprocess started)."""
+        for a in self.args.ran:
+            if "start" not in self.marks[a]:
+                self.fail(f"{a} did not run")
+        for a in self.args.not_ran:
+            if "start" in self.marks[a]:
+                self.fail(f"{a} ran")
+        for a in self.args.invoked:
+            if not any(e["kind"] == "invoke" for e in self.sent_from(a)):
+                self.fail(f"{a} invoked no operation")
+        for a in self.args.silent:
+            for e in self.sent_from(a):
+                if e["kind"] == "invoke":
+                    self.fail(f"{a} invoked {e['interface']}/{e['operation']}, but its filter should skip it")
+
+    def plan_states(self):
+        states = [e for e in self.requests if e["kind"] == "plan-state"]
+        if not states:
+            self.fail("the plan never set its plan instance's state")
+            return
+        if states[0].get("state") != "RUNNING":
+            self.fail(f"the plan instance was first set {states[0].get('state')}, not RUNNING")
+        last = "FAILED" if self.args.fail else "FINISHED"
+        if states[-1].get("state") != last:
+            self.fail(f"the plan instance was last set {states[-1].get('state')}, not {last}")
+        if self.requests[-1] is not states[-1]:
+            r = self.requests[-1]
+            self.fail(f"{r['method']} {r['path']} came after the plan instance was set {states[-1].get('state')}")
+
+    def run(self):
+        self.ending()
+        self.edges()
+        if self.args.ran or self.args.not_ran:
+            self.routing()
+        elif self.args.fail:
+            self.failure()
+        else:
+            self.operations()
+            self.final_states()
+        if self.args.plan_states:
+            self.plan_states()
+        return self.problems
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("graph")
+    p.add_argument("trace")
+    p.add_argument("bpmn")
+    p.add_argument("--kind", required=True, choices=["build", "termination", "scale-out", "workflow"])
+    p.add_argument("--instances", type=int, default=1)
+    p.add_argument("--fail")
+    p.add_argument("--expect", choices=["normal", "error"])
+    p.add_argument("--ran", nargs="*", default=[], help="activities that must have run (a routing check)")
+    p.add_argument("--not-ran", nargs="*", default=[], help="activities that must not have run")
+    p.add_argument("--invoked", nargs="*", default=[], help="activities that must have invoked an operation")
+    p.add_argument("--silent", nargs="*", default=[], help="activities that must have invoked nothing")
+    p.add_argument("--no-plan-states", dest="plan_states", action="store_false")
+    args = p.parse_args()
+    graph, events, result = load(args.graph, args.trace)
+    problems = Check(graph, events, result, args, compensation_handlers(args.bpmn)).run()
+    for m in problems:
+        print(m)
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()
