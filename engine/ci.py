@@ -85,8 +85,12 @@ def build_plan(p):
         return p["build"]
     name = os.path.basename(p["dir"])
     build = name.split("_bpmn")[0] + "_bpmnBuildPlan"
-    candidate = os.path.join(os.path.dirname(os.path.dirname(p["dir"])), build, build)
-    return candidate if os.path.isdir(candidate) and candidate != p["dir"] else None
+    up = os.path.dirname(p["dir"])
+    # Unpacked where the CSAR keeps it (plans/<plan>/<plan>), or plans side by side.
+    for candidate in (os.path.join(os.path.dirname(up), build, build), os.path.join(up, build)):
+        if os.path.isdir(candidate) and candidate != p["dir"]:
+            return candidate
+    return None
 
 
 def prepare(plans_path, outdir):
