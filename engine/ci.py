@@ -95,11 +95,17 @@ def build_plan(p):
 
 def prepare(plans_path, outdir):
     batch, checks = [], []
+    bad = 0
     for line in open(plans_path):
         p = json.loads(line)
         p["build"] = build_plan(p)
         kind = p["kind"].split(":")[0]
-        graph = json.load(open(p["graph"]))
+        try:
+            graph = json.load(open(p["graph"]))
+        except (OSError, ValueError) as e:
+            print(f"FAIL {p['name']}: {p['kind']}: no plan graph ({e})")
+            bad += 1
+            continue
         base = {"plan": p["dir"]}
         check = {"graph": p["graph"], "bpmn": p["bpmn"], "kind": kind}
         runs = []
@@ -144,6 +150,7 @@ def prepare(plans_path, outdir):
     with open(os.path.join(outdir, "checks.jsonl"), "w") as f:
         f.writelines(json.dumps(c) + "\n" for c in checks)
     print(f"{len(batch)} engine runs of {sum(1 for _ in open(plans_path))} BPMN plans")
+    return 1 if bad else 0
 
 
 class Args:
@@ -203,8 +210,7 @@ def check(outdir):
 
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "prepare":
-        prepare(sys.argv[2], sys.argv[3])
-        return 0
+        return prepare(sys.argv[2], sys.argv[3])
     if len(sys.argv) == 3 and sys.argv[1] == "check":
         return check(sys.argv[2])
     print(__doc__.split("\n\n")[1], file=sys.stderr)

@@ -172,7 +172,9 @@ final class Harness implements AutoCloseable {
     current = trace;
     mock.startRun(trace, fail, plan.operationOutputs());
     runs++;
+    long t0 = System.nanoTime();
     Deployment deployment = deploy(plan);
+    r.line.put("deploy_millis", (System.nanoTime() - t0) / 1_000_000);
     String processInstance = null;
     try {
       String key = processId(plan);
@@ -315,6 +317,8 @@ final class Harness implements AutoCloseable {
         rejected.add(e.get("method") + " " + e.get("path") + ": " + e.get("why"));
       }
     }
+    Runtime rt = Runtime.getRuntime();
+    r.line.put("heap_mib", (rt.totalMemory() - rt.freeMemory()) >> 20);
     r.line.put("event", "result");
     r.line.put("ended", ended);
     r.line.put("incidents", incidents);

@@ -376,7 +376,8 @@ final class Mock implements AutoCloseable {
     e.put("kind", "list");
     List<Map<String, Object>> out = new ArrayList<>();
     for (Instance i : (rel ? relationships : nodes).values()) {
-      if (!i.template.equals(template) || "DELETED".equals(i.state)) {
+      // As the container: without a `state` filter, deleted instances are listed too.
+      if (!i.template.equals(template)) {
         continue;
       }
       if (q.containsKey("serviceInstanceId") && i.service != Long.parseLong(q.get("serviceInstanceId"))) {
