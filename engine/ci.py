@@ -95,8 +95,9 @@ def build_plan(p):
 
 def prepare(plans_path, outdir):
     batch, checks = [], []
-    bad = 0
+    bad = plans = 0
     for line in open(plans_path):
+        plans += 1
         p = json.loads(line)
         p["build"] = build_plan(p)
         kind = p["kind"].split(":")[0]
@@ -106,8 +107,6 @@ def prepare(plans_path, outdir):
             print(f"FAIL {p['name']}: {p['kind']}: no plan graph ({e})")
             bad += 1
             continue
-        base = {"plan": p["dir"]}
-        check = {"graph": p["graph"], "bpmn": p["bpmn"], "kind": kind}
         runs = []
         if kind == "build":
             runs.append(("", {}, {}))
@@ -134,22 +133,19 @@ def prepare(plans_path, outdir):
             runs.append(("", setup, extra))
         else:
             runs.append(("", {}, {}))
-        for i, (label, opts, extra) in enumerate(runs):
+        if p["name"] == "routing" and p["kind"].startswith("workflow:"):
+            runs.extend((" " + label, {"build": p["build"], **opts}, extra)
+                        for label, opts, extra in ROUTING.get(p["kind"], []))
+        for label, opts, extra in runs:
             name = f"{p['name']}: {p['kind']}{label}"
             trace = os.path.join(outdir, "traces", f"{len(batch):04d}.jsonl")
-            batch.append({**base, **opts, "name": name, "trace": trace})
-            checks.append({**check, **extra, "name": name, "trace": trace})
-        if p["name"] == "routing" and p["kind"].startswith("workflow:"):
-            for label, opts, extra in ROUTING.get(p["kind"], []):
-                name = f"{p['name']}: {p['kind']} {label}"
-                trace = os.path.join(outdir, "traces", f"{len(batch):04d}.jsonl")
-                batch.append({**base, "build": p["build"], **opts, "name": name, "trace": trace})
-                checks.append({**check, **extra, "name": name, "trace": trace})
+            batch.append({"plan": p["dir"], **opts, "name": name, "trace": trace})
+            checks.append({"graph": p["graph"], "kind": kind, **extra, "name": name, "trace": trace})
     with open(os.path.join(outdir, "batch.jsonl"), "w") as f:
         f.writelines(json.dumps(b) + "\n" for b in batch)
     with open(os.path.join(outdir, "checks.jsonl"), "w") as f:
         f.writelines(json.dumps(c) + "\n" for c in checks)
-    print(f"{len(batch)} engine runs of {sum(1 for _ in open(plans_path))} BPMN plans")
+    print(f"{len(batch)} engine runs of {plans} BPMN plans")
     return 1 if bad else 0
 
 
@@ -193,8 +189,7 @@ def check(outdir):
             problems = ["no trace (the run did not happen)"]
         else:
             graph, events, result = check_trace.load(c["graph"], c["trace"])
-            handlers = check_trace.compensation_handlers(c["bpmn"])
-            problems = check_trace.Check(graph, events, result, Args(c), handlers).run()
+            problems = check_trace.Check(graph, events, result, Args(c)).run()
             if "select" in c:
                 problems += selection(c, events, result)
         if problems:

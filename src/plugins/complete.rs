@@ -250,8 +250,8 @@ fn unhandled(
     d.hint("add a plugin for this type (see plugins/README.md), or pass --allow-unhandled to generate the plan without it")
 }
 
-/// Set the final state unless the plugin's last step set it already (a
-/// lifecycle ends with `delete` and its DELETED): one request, not two.
+/// Set the final state unless the last step set it already (a lifecycle
+/// that ends with `delete` and its DELETED): one request, not two.
 fn push_final_state(out: &mut Vec<Step>, template: TemplateRef, final_state: &'static str) {
     if !matches!(out.last(), Some(Step::SetState(t, s)) if *t == template && *s == final_state) {
         out.push(Step::SetState(template, final_state));
@@ -286,9 +286,7 @@ fn wrap(
                 }
             }
             out.push(Step::StoreProperties(n));
-            if !matches!(out.last(), Some(Step::SetState(_, s)) if *s == state::STARTED) {
-                out.push(Step::SetState(activity.template, state::STARTED));
-            }
+            push_final_state(&mut out, activity.template, state::STARTED);
             ActivityBody {
                 steps: out,
                 compensation,

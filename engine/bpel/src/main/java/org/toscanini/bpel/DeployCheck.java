@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 import javax.xml.namespace.QName;
 import javax.xml.validation.Schema;
@@ -106,19 +107,19 @@ final class DeployCheck {
                         + " must be bound to an endpoint in deploy.xml\")"));
             }
         }
-        for (Map.Entry<String, Element> b : provides.entrySet()) {
+        checkRoleBindings("provide", "myRole", provides, links, OPartnerLink::hasMyRole, op, services, errors);
+        checkRoleBindings("invoke", "partnerRole", invokes, links, OPartnerLink::hasPartnerRole, op, services, errors);
+    }
+
+    /** Each <provide> or <invoke> names a partner link with that role, bound to a known service. */
+    private static void checkRoleBindings(String kind, String role, Map<String, Element> bound,
+            Map<String, OPartnerLink> links, Predicate<OPartnerLink> hasRole, OProcess op,
+            Map<QName, Set<String>> services, List<Problem> errors) {
+        for (Map.Entry<String, Element> b : bound.entrySet()) {
             OPartnerLink pl = links.get(b.getKey());
-            if (pl == null || !pl.hasMyRole()) {
-                errors.add(new Problem(NAME, Xml.line(b.getValue()), "<provide partnerLink=\"" + b.getKey()
-                        + "\"> names no partner link with myRole in process " + op.getQName()));
-            }
-            checkService(b.getValue(), services, errors);
-        }
-        for (Map.Entry<String, Element> b : invokes.entrySet()) {
-            OPartnerLink pl = links.get(b.getKey());
-            if (pl == null || !pl.hasPartnerRole()) {
-                errors.add(new Problem(NAME, Xml.line(b.getValue()), "<invoke partnerLink=\"" + b.getKey()
-                        + "\"> names no partner link with partnerRole in process " + op.getQName()));
+            if (pl == null || !hasRole.test(pl)) {
+                errors.add(new Problem(NAME, Xml.line(b.getValue()), "<" + kind + " partnerLink=\"" + b.getKey()
+                        + "\"> names no partner link with " + role + " in process " + op.getQName()));
             }
             checkService(b.getValue(), services, errors);
         }

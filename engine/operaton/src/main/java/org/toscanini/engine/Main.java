@@ -145,15 +145,13 @@ public final class Main {
       String v = args[++i];
       switch (flag) {
         case "--inputs" -> o.inputs.putAll(readInputs(Path.of(v)));
-        case "--fail" -> o.fail = failTarget(v);
-        case "--build" -> o.build = loadPlan(Path.of(v));
-        case "--instances" -> o.instances = positive(flag, v);
-        case "--property" -> addProperty(o, v);
-        case "--state" -> addState(o, v);
-        case "--expect" -> o.expect = expect(v);
         case "--trace" -> trace = Path.of(v);
-        case "--timeout" -> o.timeoutMillis = positive(flag, v) * 1000L;
-        default -> throw new UsageError("unknown option " + flag);
+        default -> {
+          if (!flag.startsWith("--")) {
+            throw new UsageError("unknown option " + flag);
+          }
+          apply(o, flag.substring(2), v);
+        }
       }
     }
     return new Job(plan.getFileName().toString(), plan, o, trace);
@@ -180,40 +178,48 @@ public final class Main {
       } catch (RuntimeException e) {
         throw new UsageError(file + ":" + n + ": not a JSON object");
       }
-      Harness.Options o = new Harness.Options();
-      if (m.get("inputs") instanceof Map<?, ?> in) {
-        in.forEach((k, v) -> o.inputs.put(k.toString(), v.toString()));
-      }
-      if (m.get("fail") != null) {
-        o.fail = failTarget(m.get("fail").toString());
-      }
-      if (m.get("build") != null) {
-        o.build = loadPlan(Path.of(m.get("build").toString()));
-      }
-      if (m.get("instances") != null) {
-        o.instances = positive("instances", m.get("instances").toString());
-      }
-      if (m.get("properties") instanceof List<?> props) {
-        props.forEach(p -> addProperty(o, p.toString()));
-      }
-      if (m.get("states") instanceof Map<?, ?> states) {
-        states.forEach((k, v) -> o.states.put(k.toString(), v.toString()));
-      }
-      if (m.get("expect") != null) {
-        o.expect = expect(m.get("expect").toString());
-      }
-      if (m.get("timeout") != null) {
-        o.timeoutMillis = positive("timeout", m.get("timeout").toString()) * 1000L;
-      }
       if (m.get("plan") == null) {
         throw new UsageError(file + ":" + n + ": no plan");
       }
+      Harness.Options o = new Harness.Options();
+      int at = n;
+      m.forEach((key, value) -> {
+        if ((key.equals("inputs") || key.equals("states")) && !(value instanceof Map)
+            || key.equals("properties") && !(value instanceof List)) {
+          throw new UsageError(file + ":" + at + ": `" + key + "` has the wrong shape");
+        }
+        switch (key) {
+          case "plan", "name", "trace" -> { }
+          case "inputs" -> ((Map<?, ?>) value).forEach((k, v) -> o.inputs.put(k.toString(), v.toString()));
+          case "properties" -> ((List<?>) value).forEach(v -> apply(o, "property", v.toString()));
+          case "states" -> ((Map<?, ?>) value).forEach((k, v) -> apply(o, "state", k + "=" + v));
+          default -> {
+            if (value != null) {
+              apply(o, key, value.toString());
+            }
+          }
+        }
+      });
       Path plan = Path.of(m.get("plan").toString());
       String name = m.getOrDefault("name", plan.getFileName().toString()).toString();
       Path trace = m.get("trace") == null ? null : Path.of(m.get("trace").toString());
       jobs.add(new Job(name, plan, o, trace));
     }
     return jobs;
+  }
+
+  /** Sets one option of a run, named as on the command line without its dashes. */
+  private static void apply(Harness.Options o, String name, String v) {
+    switch (name) {
+      case "fail" -> o.fail = failTarget(v);
+      case "build" -> o.build = loadPlan(Path.of(v));
+      case "instances" -> o.instances = positive(name, v);
+      case "property" -> addProperty(o, v);
+      case "state" -> addState(o, v);
+      case "expect" -> o.expect = expect(v);
+      case "timeout" -> o.timeoutMillis = positive(name, v) * 1000L;
+      default -> throw new UsageError("unknown option " + name);
+    }
   }
 
   private static Plan loadPlan(Path p) {
