@@ -30,14 +30,30 @@ operation's instance in ERROR, run the compensation of every activity that
 had ended before the failure (the graph's `compensation` operations of the
 activity, invoked from its `<activity>_undo` handler), and start no activity of the
 graph after the failure.
-In both, the plan instance (CorrelationID) must have been set RUNNING first
-and FINISHED (normal) or FAILED (failure) last, with nothing after.
+In both, the plan's own instance (the plan name and the CorrelationID in its
+URL, one of each) must be set RUNNING by the first request and FINISHED
+(normal) or FAILED (failure) by the last, once each; its log must say when
+each activity of the graph started and, in a normal run, finished (in a
+failed one, an activity that started ends finished, cancelled or unlogged).
 Exit 0 when all holds, 1 otherwise, one line per problem. Stdlib only.
 """
 import argparse
 import json
+import re
 import sys
 from collections import Counter, defaultdict
+
+LOG = re.compile(r">(started|finished|cancelled) (\S+)</log>")
+
+
+def log_ok(got, started, ends):
+    """`got` (the log words of an activity, in order) fits: nothing if the
+    activity never started, else `started` and then one of `ends` (None:
+    no end logged, as where a failure cancels the run first)."""
+    if not started:
+        return got == []
+    return got[:1] == ["started"] and (got[1] if len(got) > 1 else None) in ends and len(got) <= 2
+
 
 def load(graph_path, trace_path):
     graph = json.load(open(graph_path))
@@ -190,18 +206,54 @@ class Check:
                     self.fail(f"{a} invoked {e['interface']}/{e['operation']}, but its filter should skip it")
 
     def plan_states(self):
-        states = [e for e in self.requests if e["kind"] == "plan-state"]
+        mine = [e for e in self.requests if e["kind"] in ("plan-state", "plan-log")]
+        for what, want in (("plan", self.args.plan_name), ("correlation", None)):
+            seen = sorted({e.get(what) for e in mine})
+            if len(seen) > 1 or (want and seen and seen != [want]):
+                self.fail(f"the plan reported to the plan instances of {what} {', '.join(map(str, seen))}"
+                          + (f", not {want}" if want else ""))
+        states = [e for e in mine if e["kind"] == "plan-state"]
         if not states:
             self.fail("the plan never set its plan instance's state")
             return
-        if states[0].get("state") != "RUNNING":
-            self.fail(f"the plan instance was first set {states[0].get('state')}, not RUNNING")
-        last = "FAILED" if self.args.fail else "FINISHED"
+        if self.requests[0] is not states[0] or states[0].get("state") != "RUNNING":
+            r = self.requests[0]
+            self.fail(f"the first request was {r['method']} {r['path']} {r.get('state', '')}, not the plan instance set RUNNING")
+        last = "FAILED" if self.args.fail or self.args.expect == "error" else "FINISHED"
         if states[-1].get("state") != last:
             self.fail(f"the plan instance was last set {states[-1].get('state')}, not {last}")
         if self.requests[-1] is not states[-1]:
             r = self.requests[-1]
             self.fail(f"{r['method']} {r['path']} came after the plan instance was set {states[-1].get('state')}")
+        if len(states) != 2:
+            self.fail(f"the plan instance was set {len(states)} times: {' '.join(e.get('state') for e in states)}")
+        self.plan_log([e for e in mine if e["kind"] == "plan-log"])
+
+    def plan_log(self, logs):
+        """One entry when each activity of the graph starts, one when it ends."""
+        entries = defaultdict(list)
+        for e in logs:
+            m = LOG.search(e.get("message", ""))
+            if not m:
+                self.fail(f"plan instance log entry not understood: {e.get('message', '')!r}")
+                continue
+            entries[m.group(2)].append((m.group(1), e["seq"]))
+        for a in self.graph["activities"]:
+            b = self.bpmn[a["id"]]
+            started = "start" in self.marks.get(b, {})
+            got = [w for w, _ in entries.pop(b, [])]
+            if self.args.fail or self.args.expect == "error":
+                ends = ("finished", "cancelled", None)
+            elif self.args.ran or self.args.not_ran:
+                ends = ("finished", "cancelled")  # a routed activity's failure cancels it
+            else:
+                ends = ("finished",)
+            if log_ok(got, started, ends):
+                continue
+            want = "nothing" if not started else "started, then " + " or ".join(e or "nothing" for e in ends)
+            self.fail(f"plan instance log of {b}: {' '.join(got) or 'nothing'}, expected {want}")
+        for b in entries:
+            self.fail(f"plan instance log names {b}, not an activity of the graph")
 
     def run(self):
         self.ending()
@@ -230,6 +282,7 @@ def main():
     p.add_argument("--not-ran", nargs="*", default=[], help="activities that must not have run")
     p.add_argument("--invoked", nargs="*", default=[], help="activities that must have invoked an operation")
     p.add_argument("--silent", nargs="*", default=[], help="activities that must have invoked nothing")
+    p.add_argument("--plan-name", help="the plan's name, as in its plan instance URL")
     p.add_argument("--no-plan-states", dest="plan_states", action="store_false")
     args = p.parse_args()
     graph, events, result = load(args.graph, args.trace)

@@ -79,6 +79,12 @@ def invocations(bpmn_path, graph):
     return out
 
 
+def plan_name(bpmn_path):
+    """The plan's name: its process id, which its plan instance URL names."""
+    m = re.search(r'<process id="([^"]+)"', open(bpmn_path).read())
+    return m.group(1) if m else None
+
+
 def build_plan(p):
     """The build plan beside a plan (same service template), if it was generated."""
     if p.get("build"):
@@ -140,7 +146,8 @@ def prepare(plans_path, outdir):
             name = f"{p['name']}: {p['kind']}{label}"
             trace = os.path.join(outdir, "traces", f"{len(batch):04d}.jsonl")
             batch.append({"plan": p["dir"], **opts, "name": name, "trace": trace})
-            checks.append({"graph": p["graph"], "kind": kind, **extra, "name": name, "trace": trace})
+            checks.append({"graph": p["graph"], "kind": kind, **extra, "name": name, "trace": trace,
+                           "plan_name": plan_name(p["bpmn"])})
     with open(os.path.join(outdir, "batch.jsonl"), "w") as f:
         f.writelines(json.dumps(b) + "\n" for b in batch)
     with open(os.path.join(outdir, "checks.jsonl"), "w") as f:
@@ -159,8 +166,8 @@ class Args:
         self.not_ran = c.get("not_ran", [])
         self.invoked = c.get("invoked", [])
         self.silent = c.get("silent", [])
-        # Issue 21: the plans do not report their plan instance yet; ENGINE_PLAN_STATES=1 checks it.
-        self.plan_states = os.environ.get("ENGINE_PLAN_STATES", "0") == "1"
+        self.plan_name = c.get("plan_name")
+        self.plan_states = True
 
 
 def selection(c, events, result):

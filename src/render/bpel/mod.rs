@@ -644,11 +644,21 @@ fn activity(
         ind,
         &[("name", name), ("flag", failure.unwrap_or(""))],
     )?;
+    // The plan instance's log says when the activity starts and ends.
+    let log = |w: &mut W, event: &str, what: &str| {
+        w.put(
+            "log",
+            inner,
+            &[("name", name), ("event", event), ("what", what)],
+        )
+    };
+    log(w, "Started", "started")?;
     if body.per_instance {
         each_instance(cx, w, inner, a.template, name, body)?;
     } else {
         steps(cx, w, inner, &body.steps, name, "s", a.template)?;
     }
+    log(w, "Finished", "finished")?;
     w.put(close, ind, &[])?;
     w.put("scope-end", ind, &[])
 }

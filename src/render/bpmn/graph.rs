@@ -144,6 +144,17 @@ pub enum Repeat {
 pub enum Kind {
     /// Start event; `Some(error)` for the error start of an event subprocess.
     Start(Option<&'static str>),
+    /// Error start event of an event subprocess that catches `error` (any
+    /// error if `None`), with the variables that receive its code and
+    /// message.
+    ErrorStart {
+        /// The error it catches.
+        error: Option<&'static str>,
+        /// The variable that receives the caught error's code, if any.
+        code: Option<Str>,
+        /// The variable that receives the caught error's message, if any.
+        message: Option<Str>,
+    },
     /// End event; `Some(error)` makes it an error end event throwing that error.
     End(Option<&'static str>),
     /// Service task calling a REST API through the HTTP connector.
@@ -199,6 +210,9 @@ pub struct Sub {
     pub locals: Vec<(Str, Value)>,
     /// Output variables set when it ends.
     pub outputs: Vec<(Str, Value)>,
+    /// Its start and end go into the plan instance's log (the plan's
+    /// activities).
+    pub logged: bool,
 }
 
 /// Builds the content of [`Kind::Deferred`] subprocesses when the writer

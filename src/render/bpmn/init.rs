@@ -16,12 +16,15 @@
 //! variables, and holding their text while the plan is laid out and
 //! written cost 45 MB.
 
+use super::PLAN_INSTANCE_URL;
 use super::expr::{push_literal, push_var};
 use super::routing::Routing;
 use super::{Ctx, PlanParameter};
 use crate::plan::PlanKind;
 use crate::plugins::ConcretePlan;
-use crate::plugins::complete::{CSAR_ENTRYPOINT, INSTANCE_DATA_API_URL, SERVICE_INSTANCE_URL};
+use crate::plugins::complete::{
+    CORRELATION_ID, CSAR_ENTRYPOINT, INSTANCE_DATA_API_URL, SERVICE_INSTANCE_URL,
+};
 
 /// Statements of one initialisation script at most.
 pub const STATEMENTS: usize = 500;
@@ -52,7 +55,13 @@ struct Cursor {
 
 impl Init {
     /// The chain of `plan`, whose inputs are `inputs`.
-    pub fn new(cx: &Ctx, plan: &ConcretePlan, inputs: &[PlanParameter], routing: &Routing) -> Init {
+    pub fn new(
+        cx: &Ctx,
+        plan: &ConcretePlan,
+        name: &str,
+        inputs: &[PlanParameter],
+        routing: &Routing,
+    ) -> Init {
         let mut head = Vec::new();
         let mut s = String::new();
         if !inputs.is_empty() {
@@ -75,6 +84,7 @@ impl Init {
             head.push(s);
         };
         let entry = cx.input(CSAR_ENTRYPOINT);
+        let correlation = cx.input(CORRELATION_ID);
         set("csarID", &|o| {
             o.push_str("last(");
             push_var(o, &entry);
@@ -94,6 +104,13 @@ impl Init {
                 push_var(o, &api);
                 o.push_str(".replaceAll('/instances/?$', '')");
             });
+            set(PLAN_INSTANCE_URL, &|o| {
+                push_var(o, &api);
+                o.push_str(".replaceAll('/instances/?$', '') + ");
+                push_literal(o, &format!("/buildplans/{name}/instances/"));
+                o.push_str(" + ");
+                push_var(o, &correlation);
+            });
         } else {
             let si = cx.input(SERVICE_INSTANCE_URL);
             set("serviceInstanceURL", &|o| {
@@ -108,6 +125,13 @@ impl Init {
             set("serviceTemplateURL", &|o| {
                 push_var(o, &si);
                 o.push_str(".replaceAll('/instances/[^/]+/?$', '')");
+            });
+            set(PLAN_INSTANCE_URL, &|o| {
+                push_var(o, &si);
+                o.push_str(".replaceAll('/+$', '') + ");
+                push_literal(o, &format!("/managementplans/{name}/instances/"));
+                o.push_str(" + ");
+                push_var(o, &correlation);
             });
         }
         // Where every STATEMENTS-th statement is.

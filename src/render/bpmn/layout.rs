@@ -140,9 +140,12 @@ const LANE_GAP: i64 = 10;
 /// The size a node is drawn with (expanded subprocesses: their content).
 fn size(kind: &Kind, expanded: Option<(i64, i64)>) -> (i64, i64) {
     match kind {
-        Kind::Start(_) | Kind::End(_) | Kind::Timer(_) | Kind::Compensate | Kind::Marker => {
-            (36, 36)
-        }
+        Kind::Start(_)
+        | Kind::ErrorStart { .. }
+        | Kind::End(_)
+        | Kind::Timer(_)
+        | Kind::Compensate
+        | Kind::Marker => (36, 36),
         Kind::Boundary { .. } => (36, 36),
         Kind::Xor(_) | Kind::And => (50, 50),
         Kind::Http(_) | Kind::Script(_) => (100, 80),

@@ -95,13 +95,20 @@ const ERR_ACTIVITY: &str = "toscanini_activityFailed";
 const ERR_PLAN: &str = "toscanini_planFailed";
 
 /// Variables every plan sets before its activities run.
-pub const FIXED: [&str; 5] = [
+pub const FIXED: [&str; 6] = [
     "csarID",
     "serviceTemplateURL",
     "serviceInstanceURL",
     "serviceInstanceID",
+    PLAN_INSTANCE_URL,
     "httpStatus",
 ];
+
+/// The variable holding the URL of the plan's own instance at the
+/// container: `{serviceTemplateURL}/buildplans/<plan>/instances/<CorrelationID>`
+/// for a build plan, `{serviceInstanceURL}/managementplans/<plan>/instances/<CorrelationID>`
+/// for the others (as the OpenTOSCA plan builder computes it).
+pub const PLAN_INSTANCE_URL: &str = "planInstanceURL";
 
 /// What the step renderers share.
 pub(crate) struct Ctx<'a> {
@@ -277,7 +284,7 @@ pub fn render_into(
     let start = process.add(id, label, Kind::Start(None));
     let mut main = Chain::new(&mut process, start);
     let routing = Routing::new(&plan.plan, |a| cx.poll_var(Prefix::of(a), "outcome"));
-    let init = Init::new(&cx, plan, &parameters, &routing);
+    let init = Init::new(&cx, plan, &name, &parameters, &routing);
     for k in 0..init.scripts() {
         let script = Kind::Script(Box::new(Script {
             script: Value::Later(graph::small(k)),
@@ -293,6 +300,9 @@ pub fn render_into(
         };
         main.then(id, label, script);
     }
+    let kind_running = plan_state(&mut cx.text, "RUNNING", true);
+    let (id, label) = (cx.plan_id("_planRunning"), cx.text.add("plan RUNNING"));
+    main.then(id, label, kind_running);
     let (start_state, end_state) = match kind {
         PlanKind::Build => (Some("CREATING"), Some("CREATED")),
         PlanKind::Termination => (Some("DELETING"), Some("DELETED")),
@@ -349,11 +359,14 @@ pub fn render_into(
     let outputs = outputs_script(&mut cx, plan);
     let (id, label) = (cx.plan_id("_outputs"), cx.text.add("set outputs"));
     main.then(id, label, outputs);
+    let finished = plan_state(&mut cx.text, "FINISHED", true);
+    let (id, label) = (cx.plan_id("_planFinished"), cx.text.add("plan FINISHED"));
+    main.then(id, label, finished);
     let (id, label) = (cx.plan_id("_end"), cx.text.add("plan done"));
     main.then(id, label, Kind::End(None));
-    // The failure path.
-    let (id, label) = (cx.plan_id("_catch"), cx.text.add("plan failed"));
-    let (code, message) = (cx.text.add("failedCode"), cx.text.add("failureMessage"));
+    // A failed activity has failed the activities (after compensating the
+    // finished ones): fail the plan as a failed call of its own fails it.
+    let (id, label) = (cx.plan_id("_catch"), cx.text.add("activities failed"));
     let catch = process.add(
         id,
         label,
@@ -361,34 +374,16 @@ pub fn render_into(
             host: graph::small(act),
             error: true,
             routes: false,
-            code: Some(code),
-            message: Some(message),
+            code: None,
+            message: None,
         },
     );
-    let mut fail = Chain::new(&mut process, catch);
-    let prefix = cx.plan;
-    let text = &mut cx.text;
-    let record = graph::Http {
-        method: "PUT",
-        url: Value::Text(text.add("${serviceInstanceURL}/state")),
-        content_type: Some("text/plain"),
-        accept: "application/json",
-        payload: Some(steps::literal_value(text, "ERROR")),
-        outputs: vec![(
-            text.add("httpStatus"),
-            Value::Text(text.add("${statusCode}")),
-        )],
-    };
-    let (id, label) = (
-        text.fmt(format_args!("{prefix}_recordFailure")),
-        text.add("service instance ERROR"),
-    );
-    fail.then(id, label, Kind::Http(Box::new(record)));
-    let (id, label) = (
-        text.fmt(format_args!("{prefix}_failed")),
-        text.add("plan failed"),
-    );
-    fail.then(id, label, Kind::End(Some(ERR_PLAN)));
+    let id = cx.plan_id("_rethrow");
+    let rethrow = process.add(id, Str::default(), Kind::End(Some(ERR_FAILURE)));
+    process.connect(catch, rethrow);
+    let failure = failure_subprocess(&mut cx);
+    let (id, label) = (cx.plan_id("_failure"), cx.text.add("plan failed"));
+    process.add(id, label, Kind::Sub(Box::new(failure)));
 
     // The activities are built as they are written, in a text of their own.
     let mut text = std::mem::take(&mut cx.text);
@@ -457,6 +452,101 @@ pub fn render_into(
         inputs: parameters,
         outputs,
     })
+}
+
+/// The error event subprocess of the process: whatever failed (a call of
+/// the plan's own, or an activity, after the finished ones were
+/// compensated: `_rethrow`), record the failure on the service instance
+/// where there is one, set the plan instance FAILED, and end in the plan's
+/// error.
+fn failure_subprocess(cx: &mut Ctx) -> Sub {
+    let prefix = cx.plan;
+    let text = &mut cx.text;
+    let mut plane = Plane::new(text.fmt(format_args!("{prefix}_failure")));
+    let (id, label) = (
+        text.fmt(format_args!("{prefix}_failureStart")),
+        text.add("plan failed"),
+    );
+    let (code, message) = (text.add("failedCode"), text.add("failureMessage"));
+    let start = plane.add(
+        id,
+        label,
+        Kind::ErrorStart {
+            error: Some(ERR_FAILURE),
+            code: Some(code),
+            message: Some(message),
+        },
+    );
+    let mut fail = Chain::new(&mut plane, start);
+    let (id, label) = (
+        text.fmt(format_args!("{prefix}_instanceKnown")),
+        text.add("service instance?"),
+    );
+    let split = fail.then(id, label, Kind::Xor(None));
+    let record = graph::Http {
+        method: "PUT",
+        url: Value::Text(text.add("${serviceInstanceURL}/state")),
+        content_type: Some("text/plain"),
+        accept: "application/json",
+        payload: Some(steps::literal_value(text, "ERROR")),
+        outputs: vec![(
+            text.add("httpStatus"),
+            Value::Text(text.add("${statusCode}")),
+        )],
+    };
+    let (id, label) = (
+        text.fmt(format_args!("{prefix}_recordFailure")),
+        text.add("service instance ERROR"),
+    );
+    // Recording is the default: the failure of a build plan that has no
+    // service instance yet is the one case without.
+    fail.default_next();
+    fail.then(id, label, Kind::Http(Box::new(record)));
+    let id = text.fmt(format_args!("{prefix}_instanceMerge"));
+    let merge = fail.then(id, Str::default(), Kind::Xor(None));
+    let unknown = text.add("${empty serviceInstanceURL}");
+    fail.plane.connect_if(split, merge, Some(unknown), "none");
+    let (id, label) = (
+        text.fmt(format_args!("{prefix}_planFailed")),
+        text.add("plan FAILED"),
+    );
+    let failed = plan_state(text, "FAILED", false);
+    fail.then(id, label, failed);
+    let (id, label) = (
+        text.fmt(format_args!("{prefix}_failed")),
+        text.add("plan failed"),
+    );
+    fail.then(id, label, Kind::End(Some(ERR_PLAN)));
+    Sub {
+        plane,
+        expanded: true,
+        repeat: Repeat::OnError,
+        locals: Vec::new(),
+        outputs: Vec::new(),
+        logged: false,
+    }
+}
+
+/// A task that sets the state of the plan's instance; `check`: a status
+/// other than 2xx fails the plan (not on the failure path, which must not
+/// end in a new error).
+fn plan_state(text: &mut Text, state: &str, check: bool) -> Kind {
+    let status = if check {
+        steps::status_check(text)
+    } else {
+        (
+            text.add("httpStatus"),
+            Value::Text(text.add("${statusCode}")),
+        )
+    };
+    Kind::Http(Box::new(graph::Http {
+        method: "PUT",
+        url: Value::Text(text.fmt(format_args!("${{{PLAN_INSTANCE_URL}}}/state"))),
+        content_type: Some("text/plain"),
+        accept: "application/json",
+        payload: Some(steps::literal_value(text, state)),
+        outputs: vec![status],
+    }))
 }
 
 /// A task that sets the state of the service instance.
@@ -773,6 +863,7 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -
             repeat: Repeat::OnError,
             locals: Vec::new(),
             outputs: Vec::new(),
+            logged: false,
         })),
     );
     Sub {
@@ -781,6 +872,7 @@ fn activities_subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -
         repeat: Repeat::Once,
         locals: Vec::new(),
         outputs: Vec::new(),
+        logged: false,
     }
 }
 
@@ -884,6 +976,7 @@ fn undo(cx: &mut Ctx, plan: &ConcretePlan, i: usize) -> Sub {
         repeat: Repeat::Compensation,
         locals: Vec::new(),
         outputs: Vec::new(),
+        logged: false,
     }
 }
 
@@ -965,6 +1058,7 @@ fn activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize, routing: &Routing) -> (
                 repeat: Repeat::Once,
                 locals: Vec::new(),
                 outputs: Vec::new(),
+                logged: false,
             })),
         );
         plane.connect(first, host);
@@ -1017,6 +1111,7 @@ fn activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize, routing: &Routing) -> (
         repeat: Repeat::Once,
         locals: Vec::new(),
         outputs,
+        logged: true,
     };
     (sub, empty)
 }
@@ -1044,6 +1139,7 @@ fn on_error(cx: &mut Ctx, plane: &mut Plane, prefix: &str, t: TemplateRef) {
             repeat: Repeat::OnError,
             locals: Vec::new(),
             outputs: Vec::new(),
+            logged: false,
         })),
     );
 }
@@ -1182,6 +1278,7 @@ fn each_instance(
             repeat: Repeat::Once,
             locals,
             outputs,
+            logged: false,
         })),
     );
     let (id, label) = (text.fmt(format_args!("{a}_more")), text.add("more?"));

@@ -38,13 +38,16 @@ pub enum Shared {
     /// Script task after an operation with outputs: store them (task
     /// locals `result` and `output:<name>` = variable).
     OperationResult,
+    /// Execution listener of an activity: an entry in the plan instance's
+    /// log when it starts and when it ends.
+    PlanLog,
     /// A property of a JSON properties answer: index into the plan's
     /// property files ([`PropertyFiles`]).
     Property(u32),
 }
 
 /// Every shared script but the property ones, in file name order.
-const FIXED: [Shared; 9] = [
+const FIXED: [Shared; 10] = [
     Shared::Check,
     Shared::InstanceCount,
     Shared::InstanceId,
@@ -53,6 +56,7 @@ const FIXED: [Shared; 9] = [
     Shared::Location,
     Shared::OperationResult,
     Shared::Pending,
+    Shared::PlanLog,
     Shared::TargetId,
 ];
 
@@ -68,6 +72,7 @@ impl Shared {
             Shared::InstanceCount => "instance-count.groovy",
             Shared::TargetId => "target-id.groovy",
             Shared::OperationResult => "operation-result.groovy",
+            Shared::PlanLog => "plan-log.groovy",
             Shared::Property(_) => "",
         }
     }
@@ -131,6 +136,20 @@ impl Shared {
                  \x20 }\n\
                  }"
                 .into(),
+            ),
+            Shared::PlanLog => (
+                "Execution listener of each activity: an entry in the plan instance's log\n// (the container's POST {planInstanceURL}/logs) when the activity starts,\n// and when it ends (finished, or cancelled by a failure).",
+                "def what = execution.eventName == 'start' ? 'started' : (execution.canceled ? 'cancelled' : 'finished')\n\
+                 def entry = what + ' ' + execution.currentActivityId\n\
+                 def c = new URL(v('planInstanceURL') + '/logs').openConnection()\n\
+                 c.requestMethod = 'POST'\n\
+                 c.doOutput = true\n\
+                 c.setRequestProperty('Content-Type', 'application/xml')\n\
+                 c.outputStream.withWriter('UTF-8') { it << '<log xmlns=\"http://opentosca.org/api\">' + x(entry) + '</log>' }\n\
+                 def s = c.responseCode\n\
+                 // Not a BPMN error: a log the container refuses is an incident, not a failed operation.\n\
+                 if (s < 200 || s > 299) throw new IllegalStateException('plan instance log: HTTP ' + s)"
+                    .into(),
             ),
             Shared::Property(_) => ("", String::new()),
         }

@@ -20,7 +20,7 @@ use super::graph::{
     Adjacency, Deferred, Http, Kind, Plane, Repeat, Script, Str, Sub, Text, Value, push_uint,
 };
 use super::layout::{self, Diagram, EdgeOf};
-use super::scripts::{Library, PropertyFiles, Used, library};
+use super::scripts::{Library, PropertyFiles, Shared, Used, library};
 use crate::error::{Error, Result};
 use crate::render::PlanParameter;
 use crate::render::escape::{push_xml_attr, push_xml_text};
@@ -325,6 +325,31 @@ impl Writer<'_> {
         self.out.push_str(">\n");
     }
 
+    /// An error event definition that catches `error` (any if `None`).
+    fn catch_error(&mut self, error: Option<&str>, code: Option<Str>, message: Option<Str>) {
+        // Camunda reads the variables that receive the error from the
+        // event definition, not from the event.
+        self.out.push_str("<errorEventDefinition");
+        if let Some(e) = error {
+            self.out.push_str(" errorRef=\"");
+            self.out.push_str(e);
+            self.out.push('"');
+        }
+        for (attr, var) in [
+            ("camunda:errorCodeVariable", code),
+            ("camunda:errorMessageVariable", message),
+        ] {
+            if let Some(v) = var {
+                self.out.push(' ');
+                self.out.push_str(attr);
+                self.out.push_str("=\"");
+                push_xml_attr(&mut self.out, self.text.get(v));
+                self.out.push('"');
+            }
+        }
+        self.out.push_str("/>");
+    }
+
     fn error_ref(&mut self, error: Option<&str>) {
         if let Some(e) = error {
             self.out.push_str("<errorEventDefinition errorRef=\"");
@@ -387,6 +412,17 @@ impl Writer<'_> {
                 self.out.push('>');
                 self.flows(plane, adj, i);
                 self.error_ref(*error);
+                self.close("startEvent");
+            }
+            Kind::ErrorStart {
+                error,
+                code,
+                message,
+            } => {
+                self.open(depth, "startEvent", id, name);
+                self.out.push_str(" isInterrupting=\"true\">");
+                self.flows(plane, adj, i);
+                self.catch_error(*error, *code, *message);
                 self.close("startEvent");
             }
             Kind::End(error) => {
@@ -452,22 +488,7 @@ impl Writer<'_> {
                 self.out.push('>');
                 self.flows(plane, adj, i);
                 if *error {
-                    // Camunda reads the variables that receive the error
-                    // from the event definition, not from the event.
-                    self.out.push_str("<errorEventDefinition");
-                    for (attr, var) in [
-                        ("camunda:errorCodeVariable", code),
-                        ("camunda:errorMessageVariable", message),
-                    ] {
-                        if let Some(v) = var {
-                            self.out.push(' ');
-                            self.out.push_str(attr);
-                            self.out.push_str("=\"");
-                            push_xml_attr(&mut self.out, self.text.get(*v));
-                            self.out.push('"');
-                        }
-                    }
-                    self.out.push_str("/>");
+                    self.catch_error(None, *code, *message);
                 } else {
                     self.out.push_str("<compensateEventDefinition/>");
                 }
@@ -531,8 +552,14 @@ impl Writer<'_> {
     /// `<extensionElements><camunda:inputOutput>` with inputs and outputs,
     /// the parameters one per line.
     fn input_output(&mut self, depth: usize, inputs: &[(Str, Value)], outputs: &[(Str, Value)]) {
-        self.out
-            .push_str("<extensionElements><camunda:inputOutput>\n");
+        self.out.push_str("<extensionElements>");
+        self.mappings(depth, inputs, outputs);
+        self.out.push_str("</extensionElements>");
+    }
+
+    /// `camunda:inputOutput`, inside `extensionElements`.
+    fn mappings(&mut self, depth: usize, inputs: &[(Str, Value)], outputs: &[(Str, Value)]) {
+        self.out.push_str("<camunda:inputOutput>\n");
         for (n, v) in inputs {
             self.parameter(depth + 1, "inputParameter", *n, v);
         }
@@ -540,8 +567,22 @@ impl Writer<'_> {
             self.parameter(depth + 1, "outputParameter", *n, v);
         }
         self.indent(depth);
-        self.out
-            .push_str("</camunda:inputOutput></extensionElements>");
+        self.out.push_str("</camunda:inputOutput>");
+    }
+
+    /// Execution listeners that write the start and the end of the
+    /// element into the plan instance's log, inside `extensionElements`.
+    fn plan_log(&mut self) {
+        for event in ["start", "end"] {
+            self.out.push_str("<camunda:executionListener event=\"");
+            self.out.push_str(event);
+            self.out
+                .push_str("\"><camunda:script scriptFormat=\"groovy\" resource=\"");
+            self.used
+                .mark(Shared::PlanLog, &*self.properties)
+                .write(&mut self.out);
+            self.out.push_str("\"/></camunda:executionListener>");
+        }
     }
 
     fn script_task(&mut self, plane: &Plane, adj: &Adjacency, i: usize, s: &Script, depth: usize) {
@@ -661,10 +702,16 @@ impl Writer<'_> {
             Repeat::Compensation => " isForCompensation=\"true\">",
             Repeat::OnError => " triggeredByEvent=\"true\">",
         });
-        if !sub.locals.is_empty() || !sub.outputs.is_empty() {
-            self.in_text(inner, |w| {
-                w.input_output(depth, &sub.locals, &sub.outputs);
-            });
+        let mapped = !sub.locals.is_empty() || !sub.outputs.is_empty();
+        if sub.logged || mapped {
+            self.out.push_str("<extensionElements>");
+            if sub.logged {
+                self.plan_log();
+            }
+            if mapped {
+                self.in_text(inner, |w| w.mappings(depth, &sub.locals, &sub.outputs));
+            }
+            self.out.push_str("</extensionElements>");
         }
         self.flows(plane, adj, i);
         self.out.push('\n');

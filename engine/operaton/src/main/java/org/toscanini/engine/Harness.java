@@ -4,9 +4,11 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hc.core5.http.HttpRequest;
@@ -290,6 +292,24 @@ final class Harness implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether the process ended in an error end event: the activity that ended it, or, where an
+   * event subprocess ended it, the end event of that subprocess.
+   */
+  static boolean endedInError(List<HistoricActivityInstance> activities, String endActivityId) {
+    Set<String> enders = new HashSet<>();
+    for (HistoricActivityInstance a : activities) {
+      if (a.getActivityId().equals(endActivityId)) {
+        if ("errorEndEvent".equals(a.getActivityType())) {
+          return true;
+        }
+        enders.add(a.getId());
+      }
+    }
+    return activities.stream().anyMatch(a -> "errorEndEvent".equals(a.getActivityType())
+        && enders.contains(a.getParentActivityInstanceId()));
+  }
+
   private void finish(String processInstanceId, Result r, Trace trace) {
     var history = engine.getHistoryService();
     HistoricProcessInstance hpi = history.createHistoricProcessInstanceQuery()
@@ -298,10 +318,8 @@ final class Harness implements AutoCloseable {
     if (hpi.getEndTime() == null) {
       ended = "running";
     } else {
-      List<HistoricActivityInstance> ends = history.createHistoricActivityInstanceQuery()
-          .processInstanceId(processInstanceId).activityId(hpi.getEndActivityId()).list();
-      boolean error = ends.stream().anyMatch(a -> "errorEndEvent".equals(a.getActivityType()));
-      ended = error ? "error" : "normal";
+      ended = endedInError(history.createHistoricActivityInstanceQuery()
+          .processInstanceId(processInstanceId).list(), hpi.getEndActivityId()) ? "error" : "normal";
     }
     List<String> incidents = new ArrayList<>();
     for (Incident i : engine.getRuntimeService().createIncidentQuery().list()) {
