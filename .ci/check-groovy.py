@@ -7,7 +7,8 @@ No Camunda engine can run here, so this is the next best check of the
 scripts the plans carry (connector input/output mappings, script tasks,
 subprocess variables): each one is evaluated by Groovy with a binding that
 stands in for the engine's (process variables, `execution`, and an HTTP
-response with status 200), so syntax errors, misspelt helpers and type
+response with status 200; the plan instance URL is a server on loopback
+that answers 200), so syntax errors, misspelt helpers and type
 errors show up. A script may end in the plan's BPMN error; nothing else may
 go wrong.
 
@@ -42,6 +43,11 @@ def input = new groovy.json.JsonSlurper().parse(new File(args[0]), 'UTF-8')
 def scripts = input.scripts
 def seeds = input.seeds
 def response = '{"status":"DONE","response":{"VMIP":"10.0.0.1"},"node_template_instances":[{"id":5},{"id":6}],"relationship_template_instances":[{"id":3,"target_node_template_instance_id":7}]}'
+// The container's plan instance API (plan-log.groovy posts to it): 200 to anything.
+def server = com.sun.net.httpserver.HttpServer.create(new InetSocketAddress('127.0.0.1', 0), 0)
+server.createContext('/') { ex -> ex.requestBody.bytes; ex.sendResponseHeaders(200, -1); ex.close() }
+server.start()
+def container = "http://127.0.0.1:${server.address.port}"
 int bad = 0
 scripts.eachWithIndex { s, i ->
   def vars = [statusCode: 200, response: response,
@@ -51,7 +57,8 @@ scripts.eachWithIndex { s, i ->
               OpenTOSCAContainerAPIServiceInstanceURL: 'http://container:1337/csars/app.csar/servicetemplates/st/instances/9',
               ManagementBusURL: 'http://container:8086/ManagementBus/v1/invoker',
               serviceTemplateURL: 'http://container:1337/csars/app.csar/servicetemplates/st',
-              serviceInstanceID: '9', serviceInstanceURL: 'http://container:1337/csars/app.csar/servicetemplates/st/instances/9']
+              serviceInstanceID: '9', serviceInstanceURL: 'http://container:1337/csars/app.csar/servicetemplates/st/instances/9',
+              planInstanceURL: container + '/csars/app.csar/servicetemplates/st/buildplans/p/instances/c']
   seeds.each { k, v -> if (!vars.containsKey(k)) vars[k] = v }
   // Local variables of the task: `${name}` reads a variable (the answer
   // when the plan has not set it here), other text is the value.
@@ -62,7 +69,8 @@ scripts.eachWithIndex { s, i ->
   }
   vars.putAll(locals)
   vars.execution = new Expando(setVariable: { n, v -> vars[n] = v }, getVariable: { n -> vars[n] },
-                               currentActivityId: s.owner, variablesLocal: locals)
+                               currentActivityId: s.owner, variablesLocal: locals,
+                               eventName: 'start', canceled: false)
   try {
     new GroovyShell(new Binding(vars)).evaluate(s.text)
   } catch (Throwable t) {
@@ -74,6 +82,7 @@ scripts.eachWithIndex { s, i ->
     }
   }
 }
+server.stop(0)
 println "check-groovy: ${scripts.size() - bad} scripts ran, ${bad} failed"
 System.exit(bad == 0 ? 0 : 1)
 '''
