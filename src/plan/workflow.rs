@@ -19,7 +19,7 @@
 //! workflow works on the instances that exist: each activity runs once per
 //! instance of its target.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -442,28 +442,39 @@ fn precedence_graph(n: usize, edges: &BTreeSet<Edge>) -> DiGraph<(), ()> {
 }
 
 /// The activities of `group` that no other activity of `group` precedes,
-/// directly or through others: where the group's work starts. One search
-/// per member, in O(n + e) memory (a reachability matrix of a large
-/// workflow would be n²).
+/// directly or through others: where the group's work starts. A search
+/// from each member, in O(n + e) memory (a reachability matrix would be
+/// n²); a search stops once every other member is known to be preceded.
 fn firsts(graph: &DiGraph<(), ()>, group: &[usize]) -> Vec<usize> {
-    let members: HashSet<usize> = group.iter().copied().collect();
-    let mut preceded: HashSet<usize> = HashSet::new();
+    let n = graph.node_count();
+    let mut member = vec![false; n];
+    for &a in group {
+        member[a] = true;
+    }
+    let mut preceded = vec![false; n];
+    let mut open = group.len(); // members not known to be preceded
     let mut dfs = Dfs::empty(graph);
     for &b in group {
+        // A search from `b` never marks `b` itself: it has nothing to
+        // learn once `b` is the only member left open.
+        let own = usize::from(!preceded[b]);
+        if open == own {
+            continue;
+        }
         dfs.reset(graph);
         dfs.move_to(NodeIndex::new(b));
         while let Some(x) = dfs.next(graph) {
             let x = x.index();
-            if x != b && members.contains(&x) {
-                preceded.insert(x);
+            if x != b && member[x] && !preceded[x] {
+                preceded[x] = true;
+                open -= 1;
+                if open == own {
+                    break;
+                }
             }
         }
     }
-    group
-        .iter()
-        .copied()
-        .filter(|a| !preceded.contains(a))
-        .collect()
+    group.iter().copied().filter(|&a| !preceded[a]).collect()
 }
 
 #[cfg(test)]
@@ -492,5 +503,10 @@ mod tests {
         // Parallel members are all first.
         let g = graph(3, &[(0, 1), (0, 2)]);
         assert_eq!(firsts(&g, &[1, 2]), vec![1, 2]);
+        // A diamond inside the group: only its top is first, whichever
+        // member is searched first.
+        let g = graph(4, &[(0, 1), (0, 2), (1, 3), (2, 3)]);
+        assert_eq!(firsts(&g, &[3, 2, 1, 0]), vec![0]);
+        assert_eq!(firsts(&g, &[1, 2, 3]), vec![1, 2]);
     }
 }
