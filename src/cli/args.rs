@@ -13,6 +13,27 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// How problems are printed on stderr: human (text with the source
+    /// line) or json (one JSON object per line: code, severity, message,
+    /// file, line, column, hint).
+    #[arg(
+        long,
+        value_enum,
+        global = true,
+        default_value = "human",
+        value_name = "FORMAT"
+    )]
+    pub message_format: MessageFormat,
+}
+
+/// `--message-format`.
+#[derive(Clone, Copy, Debug, Default, ValueEnum, PartialEq, Eq)]
+pub enum MessageFormat {
+    /// For people: rustc-style text with a snippet, and a summary line.
+    #[default]
+    Human,
+    /// For editors and CI: one JSON object per diagnostic, one per line.
+    Json,
 }
 
 /// Subcommands.

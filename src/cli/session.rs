@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use super::args::{CompileArgs, NonInterruptiveArg, SameHost, UnknownRelationships};
+use super::args::{CompileArgs, MessageFormat, NonInterruptiveArg, SameHost, UnknownRelationships};
 use crate::csar::Limits;
 use crate::diagnostics::{Diagnostics, SourceMap, render};
 use crate::error::{Error, Result};
@@ -16,12 +16,15 @@ use crate::{Loaded, Options};
 pub struct Session {
     /// Every source file read, for snippets.
     pub sources: SourceMap,
+    /// How problems are printed.
+    format: MessageFormat,
 }
 
 impl Session {
-    pub fn new() -> Session {
+    pub fn new(format: MessageFormat) -> Session {
         Session {
             sources: SourceMap::new(),
+            format,
         }
     }
 
@@ -30,7 +33,10 @@ impl Session {
         if diags.is_empty() {
             return;
         }
-        let text = render::render_all(diags, &self.sources);
+        let text = match self.format {
+            MessageFormat::Human => render::render_all(diags, &self.sources),
+            MessageFormat::Json => render::json_lines(diags),
+        };
         let _ = std::io::stderr().write_all(text.as_bytes());
     }
 
@@ -40,12 +46,21 @@ impl Session {
             Error::Input(d) => {
                 self.print(d);
                 if !d.has_errors() {
-                    eprintln!("error: the input has problems");
+                    self.fail("the input has problems");
                 }
             }
-            other => eprintln!("error: {other}"),
+            other => self.fail(&other.to_string()),
         }
         e.exit_code()
+    }
+
+    /// Print a failure that is not a diagnostic.
+    fn fail(&self, message: &str) {
+        let text = match self.format {
+            MessageFormat::Human => format!("error: {message}\n"),
+            MessageFormat::Json => render::json_failure(message),
+        };
+        let _ = std::io::stderr().write_all(text.as_bytes());
     }
 
     /// Options from the command line.

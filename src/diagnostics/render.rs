@@ -9,11 +9,12 @@
 //!    = hint: ...
 //! ```
 //!
-//! Plain text only: output is the same on a terminal and in a test.
+//! Plain text only: output is the same on a terminal and in a test. For
+//! editors and CI, [`json_line`] gives each diagnostic as one JSON object.
 
 use std::fmt::Write;
 
-use super::{Diagnostic, Diagnostics, SourceMap};
+use super::{Diagnostic, Diagnostics, Severity, SourceMap};
 
 /// Render one diagnostic, with a source snippet when the file is known.
 pub fn render(diagnostic: &Diagnostic, sources: &SourceMap) -> String {
@@ -84,6 +85,66 @@ pub fn summary(diagnostics: &Diagnostics) -> String {
         parts.push(plural(diagnostics.warning_count(), "warning"));
     }
     parts.join(", ")
+}
+
+/// A diagnostic as data (`--message-format json`): the keys every
+/// consumer can rely on, `null` where unknown (a diagnostic without a
+/// file, or one that names a file but no line).
+#[derive(serde::Serialize)]
+struct JsonLine<'a> {
+    code: Option<&'a str>,
+    severity: Severity,
+    message: &'a str,
+    file: Option<&'a str>,
+    line: Option<u32>,
+    column: Option<u32>,
+    hint: Option<&'a str>,
+}
+
+impl JsonLine<'_> {
+    fn to_line(&self) -> String {
+        let mut line = serde_json::to_string(self).expect("strings and numbers serialise");
+        line.push('\n');
+        line
+    }
+}
+
+/// One diagnostic as one line of JSON: `{"code", "severity", "message",
+/// "file", "line", "column", "hint"}`, ended by a newline.
+pub fn json_line(diagnostic: &Diagnostic) -> String {
+    let location = diagnostic.location.as_ref();
+    // Line and column 0 stand for "the file, no position".
+    let known = |n: u32| (n > 0).then_some(n);
+    JsonLine {
+        code: Some(diagnostic.code),
+        severity: diagnostic.severity,
+        message: &diagnostic.message,
+        file: location.map(|l| l.file.as_str()),
+        line: location.and_then(|l| known(l.line)),
+        column: location.and_then(|l| known(l.column)),
+        hint: diagnostic.hint.as_deref(),
+    }
+    .to_line()
+}
+
+/// Every diagnostic as a JSON line, in order; no summary.
+pub fn json_lines(diagnostics: &Diagnostics) -> String {
+    diagnostics.iter().map(json_line).collect()
+}
+
+/// A failure that is not a problem in the input (I/O, usage) in the same
+/// shape, so that a consumer reads every line alike: no code, no place.
+pub fn json_failure(message: &str) -> String {
+    JsonLine {
+        code: None,
+        severity: Severity::Error,
+        message,
+        file: None,
+        line: None,
+        column: None,
+        hint: None,
+    }
+    .to_line()
 }
 
 /// Longest snippet line shown; longer lines (minified XML, generated
@@ -182,5 +243,30 @@ mod tests {
         assert!(!shown.ends_with('…'));
         assert_eq!(shown.chars().nth(col), Some('z'));
         assert_eq!(len, 1);
+    }
+
+    #[test]
+    fn json_lines_have_every_key_and_null_where_unknown() {
+        let mut sources = SourceMap::new();
+        let f = sources.add(SourceFile::new("a.tosca", "<a>\n  <b/>\n</a>\n"));
+        let start = f.text().find("<b").unwrap();
+        let placed = Diagnostic::error("E0000", "bad \"b\"")
+            .at(f.location(Span::new(start, start + 2)))
+            .hint("fix it")
+            .note("notes stay in the text form");
+        assert_eq!(
+            json_line(&placed),
+            "{\"code\":\"E0000\",\"severity\":\"error\",\"message\":\"bad \\\"b\\\"\",\"file\":\"a.tosca\",\"line\":2,\"column\":3,\"hint\":\"fix it\"}\n"
+        );
+        let file_only =
+            Diagnostic::warning("W0000", "odd").at(crate::diagnostics::Location::file("a.tosca"));
+        assert_eq!(
+            json_line(&file_only),
+            "{\"code\":\"W0000\",\"severity\":\"warning\",\"message\":\"odd\",\"file\":\"a.tosca\",\"line\":null,\"column\":null,\"hint\":null}\n"
+        );
+        assert_eq!(
+            json_failure("cannot open `x`"),
+            "{\"code\":null,\"severity\":\"error\",\"message\":\"cannot open `x`\",\"file\":null,\"line\":null,\"column\":null,\"hint\":null}\n"
+        );
     }
 }

@@ -22,6 +22,9 @@
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::Dfs;
+
 use super::build::finish;
 use super::ids::{Unique, ncname};
 use super::{AbstractPlan, Activity, ActivityKind, Edge, PlanKind, Reason};
@@ -344,7 +347,9 @@ impl Builder<'_> {
             Some(x) => x,
             None => (self.stack.first().copied().unwrap_or(0), 0),
         };
-        let reach = reachability(self.activities.len(), &self.edges);
+        // Registrations added below only lead out of new activities, so
+        // they change no path between the activities already here.
+        let graph = precedence_graph(self.activities.len(), &self.edges);
         let register = |b: &mut Self, base: String, template: TemplateRef| {
             b.push(
                 base,
@@ -377,11 +382,7 @@ impl Builder<'_> {
                 provisioned.insert(node);
                 continue;
             }
-            let firsts: Vec<usize> = touching
-                .iter()
-                .copied()
-                .filter(|&a| !touching.iter().any(|&b| b != a && reach[b][a]))
-                .collect();
+            let firsts = firsts(&graph, &touching);
             let r = register(
                 self,
                 format!("register_{}", t.node(node).id),
@@ -428,21 +429,84 @@ impl Builder<'_> {
     }
 }
 
-/// `reach[a][b]`: there is a path from `a` to `b`.
-fn reachability(n: usize, edges: &BTreeSet<Edge>) -> Vec<Vec<bool>> {
-    let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for e in edges {
-        out[e.from].push(e.to);
+/// The edges over `n` activities as a petgraph graph (node `i` is activity `i`).
+fn precedence_graph(n: usize, edges: &BTreeSet<Edge>) -> DiGraph<(), ()> {
+    let mut graph = DiGraph::with_capacity(n, edges.len());
+    for _ in 0..n {
+        graph.add_node(());
     }
-    let mut reach = vec![vec![false; n]; n];
-    for (start, row) in reach.iter_mut().enumerate() {
-        let mut stack = out[start].clone();
-        while let Some(x) = stack.pop() {
-            if !row[x] {
-                row[x] = true;
-                stack.extend(out[x].iter().copied());
+    for e in edges {
+        graph.add_edge(NodeIndex::new(e.from), NodeIndex::new(e.to), ());
+    }
+    graph
+}
+
+/// The activities of `group` that no other activity of `group` precedes,
+/// directly or through others: where the group's work starts. A search
+/// from each member, in O(n + e) memory (a reachability matrix would be
+/// n²); a search stops once every other member is known to be preceded.
+fn firsts(graph: &DiGraph<(), ()>, group: &[usize]) -> Vec<usize> {
+    let n = graph.node_count();
+    let mut member = vec![false; n];
+    for &a in group {
+        member[a] = true;
+    }
+    let mut preceded = vec![false; n];
+    let mut open = group.len(); // members not known to be preceded
+    let mut dfs = Dfs::empty(graph);
+    for &b in group {
+        // A search from `b` never marks `b` itself: it has nothing to
+        // learn once `b` is the only member left open.
+        let own = usize::from(!preceded[b]);
+        if open == own {
+            continue;
+        }
+        dfs.reset(graph);
+        dfs.move_to(NodeIndex::new(b));
+        while let Some(x) = dfs.next(graph) {
+            let x = x.index();
+            if x != b && member[x] && !preceded[x] {
+                preceded[x] = true;
+                open -= 1;
+                if open == own {
+                    break;
+                }
             }
         }
     }
-    reach
+    group.iter().copied().filter(|&a| !preceded[a]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn graph(n: usize, pairs: &[(usize, usize)]) -> DiGraph<(), ()> {
+        let edges = pairs
+            .iter()
+            .map(|&(from, to)| Edge {
+                from,
+                to,
+                reason: Reason::Step,
+            })
+            .collect();
+        precedence_graph(n, &edges)
+    }
+
+    #[test]
+    fn firsts_are_the_members_no_other_member_precedes() {
+        // 0 → 1 → 2 → 3, and 4 on its own: of {1, 3, 4}, 3 waits for 1
+        // through 2, which is not in the group.
+        let g = graph(5, &[(0, 1), (1, 2), (2, 3)]);
+        assert_eq!(firsts(&g, &[3, 1, 4]), vec![1, 4]);
+        assert_eq!(firsts(&g, &[3]), vec![3]);
+        // Parallel members are all first.
+        let g = graph(3, &[(0, 1), (0, 2)]);
+        assert_eq!(firsts(&g, &[1, 2]), vec![1, 2]);
+        // A diamond inside the group: only its top is first, whichever
+        // member is searched first.
+        let g = graph(4, &[(0, 1), (0, 2), (1, 3), (2, 3)]);
+        assert_eq!(firsts(&g, &[3, 2, 1, 0]), vec![0]);
+        assert_eq!(firsts(&g, &[1, 2, 3]), vec![1, 2]);
+    }
 }

@@ -393,3 +393,64 @@ fn graph_svg_uses_graphviz_or_says_it_is_missing() {
         assert!(run.stdout.contains("DockerEngine_w1_0_provision"));
     }
 }
+
+#[test]
+fn message_format_json_prints_one_object_per_line() {
+    let cases = repo().join("tests/cases");
+    let dir = temp_dir("cli-json");
+    let out = dir.join("out.csar");
+    let out = out.to_str().unwrap();
+    let json = ["--message-format", "json"];
+    let run = toscanini(
+        &cases,
+        &[&["plan", "depends-on-cycle/input", "-o", out][..], &json].concat(),
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        concat!(
+            r#"{"code":"E0501","severity":"error","#,
+            r#""message":"the build plan cannot be ordered: `app_on_server` → `app` → `server_needs_app` → `server` → `app_on_server`","#,
+            r#""file":"Definitions/app.tosca","line":36,"column":35,"#,
+            r#""hint":"a template cannot (indirectly) be hosted on or depend on itself; remove or reverse one of these relationships"}"#,
+            "\n"
+        )
+    );
+    // A problem with the archive as a whole: a file, no line or column.
+    let run = toscanini(
+        &cases,
+        &[
+            "--message-format",
+            "json",
+            "plan",
+            "no-meta-two-definitions/input",
+            "-o",
+            out,
+        ],
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        concat!(
+            r#"{"code":"E0106","severity":"error","#,
+            r#""message":"the archive has no TOSCA-Metadata/TOSCA.meta and there are 2 candidates (Definitions/app.tosca, Definitions/other.tosca)","#,
+            r#""file":"no-meta-two-definitions/input","line":null,"column":null,"#,
+            r#""hint":"add `Entry-Definitions: <path>` to TOSCA-Metadata/TOSCA.meta"}"#,
+            "\n"
+        )
+    );
+    // A failure that is not a diagnostic has the same shape, without a code.
+    let run = toscanini(&repo(), &[&["plan", "no/such.csar"][..], &json].concat());
+    assert_eq!(run.code, 3);
+    assert_eq!(
+        run.stderr,
+        concat!(
+            r#"{"code":null,"severity":"error","#,
+            r#""message":"cannot open `no/such.csar`: No such file or directory (os error 2)","#,
+            r#""file":null,"line":null,"column":null,"hint":null}"#,
+            "\n"
+        )
+    );
+    assert!(!std::path::Path::new(out).exists());
+}

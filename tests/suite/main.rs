@@ -1,8 +1,8 @@
-//! The integration-test binary: one binary, one module per topic.
-//! How to add a case: tests/README.md.
+//! The integration-test binary: one module per topic. The cases of
+//! tests/cases and the spec examples run in the other, `per_case.rs`, as a
+//! test each. How to add a case: tests/README.md.
 
 mod bpmn;
-mod cases;
 mod cli;
 mod corpus;
 mod corpus_yaml;
@@ -13,5 +13,5 @@ mod roundtrip;
 mod rules;
 mod samples;
 mod scale_out;
-mod spec_examples;
+mod spec_key_examples;
 mod support;
