@@ -16,7 +16,8 @@ the renderer draws an activity under its id with `_` appended
 subprocesses of `plan_activities`, in the graph's order), and each must be
 the graph's `bpmn` of its activity. For
 every edge (u, v) of the graph, u must end before v starts; every task
-must lie inside its activity's run.
+must lie inside its activity's run (a task of a reusable process inside the
+run of the activity whose call activity called it: the trace's `callPath`).
 
 Imperative workflows with `on_failure` routing: an activity whose failure is
 routed ends at its error boundary event `<activity>_catch` when it fails, and
@@ -103,7 +104,8 @@ def main(graph_path, trace_path, bpmn_path=None):
             elif e.get("event") == "node" and element.endswith("_skipped") and element[:-8] in activities:
                 skipped.setdefault(element[:-8], seq)
             elif e.get("event") == "task":
-                a = owner(element)
+                # A task of a called process belongs where the call is.
+                a = owner((e.get("callPath") or [element])[0])
                 if a is not None:
                     tasks.setdefault(a, []).append((seq, element))
     # Skipped inside its subprocess: a run that did nothing.

@@ -30,6 +30,14 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../templates/bpel/process.bpel"),
     ),
     (
+        "bpmn/library-diagrams.bpmn",
+        include_str!("../../templates/bpmn/library-diagrams.bpmn"),
+    ),
+    (
+        "bpmn/library.bpmn",
+        include_str!("../../templates/bpmn/library.bpmn"),
+    ),
+    (
         "bpmn/process.bpmn",
         include_str!("../../templates/bpmn/process.bpmn"),
     ),

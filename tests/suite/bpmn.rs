@@ -338,6 +338,8 @@ fn check(what: &str, plan: &ConcretePlan, b: &Bpmn) {
         .map(String::from)
         .collect();
     ids.extend(&diagram_ids);
+    // The reusable processes have ids of their own too.
+    ids.retain(|id| !toscanini::render::bpmn::LIBRARY_IDS.contains(&id.as_str()));
     let process = doc
         .attr(doc.child(0, BPMN, "process").unwrap(), "id")
         .unwrap();
@@ -468,6 +470,13 @@ fn check_scripts_and_variables(what: &str, doc: &Document, b: &Bpmn) {
             if el.children.is_empty() {
                 reads.push((el.local.to_string(), el.text.clone()));
             }
+        }
+        // A call sets its variables (the callee's from `in`, the caller's
+        // from `out`) and reads those it passes.
+        if ns == Some(CAMUNDA) && (&*el.local == "in" || &*el.local == "out") {
+            set.insert(doc.attr(e, "target").unwrap().to_string());
+            let source = doc.attr(e, "source").unwrap();
+            reads.push((el.local.to_string(), format!("${{{source}}}")));
         }
         if ns == Some(BPMN) && &*el.local == "conditionExpression" {
             reads.push(("condition".into(), el.text.clone()));

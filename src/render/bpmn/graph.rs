@@ -161,6 +161,8 @@ pub enum Kind {
     Http(Box<Http>),
     /// Script task (Groovy) computing variables, no remote call.
     Script(Box<Script>),
+    /// Call activity: runs a reusable process of the plan's deployment.
+    Call(Box<Call>),
     /// Subprocess.
     Sub(Box<Sub>),
     /// A collapsed subprocess whose content is built only when the writer
@@ -195,6 +197,21 @@ pub enum Kind {
         /// The variable that receives the caught error's message, if any.
         message: Option<Str>,
     },
+}
+
+/// A call of a reusable process (`templates/bpmn/library.bpmn`), which
+/// sees only the variables passed in and gives back only those passed out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Call {
+    /// The id of the process it calls.
+    pub process: &'static str,
+    /// Local variables of the call, computed before the variables are
+    /// passed in (so that `ins` can pass them).
+    pub locals: Vec<(Str, Value)>,
+    /// Variables passed in: (variable of the caller, variable of the callee).
+    pub ins: Vec<(Str, &'static str)>,
+    /// Variables passed out: (variable of the callee, variable of the caller).
+    pub outs: Vec<(&'static str, Str)>,
 }
 
 /// A subprocess: its own plane and how it runs.

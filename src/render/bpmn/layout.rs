@@ -148,7 +148,7 @@ fn size(kind: &Kind, expanded: Option<(i64, i64)>) -> (i64, i64) {
         | Kind::Marker => (36, 36),
         Kind::Boundary { .. } => (36, 36),
         Kind::Xor(_) | Kind::And => (50, 50),
-        Kind::Http(_) | Kind::Script(_) => (100, 80),
+        Kind::Http(_) | Kind::Script(_) | Kind::Call(_) => (100, 80),
         Kind::Sub(s) if s.expanded => expanded.unwrap_or((200, 120)),
         Kind::Sub(_) | Kind::Deferred(_) => (140, 80),
     }

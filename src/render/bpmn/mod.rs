@@ -89,6 +89,36 @@ pub const ERROR_ACTIVITY: &str = "ToscaniniActivityFailed";
 /// Error the plan ends with when it failed.
 pub const ERROR_PLAN: &str = "ToscaniniPlanFailed";
 
+/// The ids of the reusable processes and their elements
+/// (`templates/bpmn/library.bpmn`): no element of the plan may have one.
+pub const LIBRARY_IDS: &[&str] = &[
+    "toscanini_invoke",
+    "toscanini_invoke_start",
+    "toscanini_invoke_post",
+    "toscanini_invoke_next",
+    "toscanini_invoke_wait",
+    "toscanini_invoke_poll",
+    "toscanini_invoke_done",
+    "toscanini_invoke_end",
+    "toscanini_invoke_f1",
+    "toscanini_invoke_f2",
+    "toscanini_invoke_f3",
+    "toscanini_invoke_f4",
+    "toscanini_invoke_f5",
+    "toscanini_invoke_f6",
+    "toscanini_invoke_f7",
+    "toscanini_invoke_f8",
+    "toscanini_invoke_f9",
+    "toscanini_invoke_f10",
+    "toscanini_invoke_postFailed",
+    "toscanini_invoke_pollFailed",
+    "toscanini_invoke_fail",
+    "toscanini_invoke_failed",
+    "toscanini_callFailed",
+    "toscanini_invoke_diagram",
+    "toscanini_invoke_plane",
+];
+
 /// Error element ids.
 const ERR_FAILURE: &str = "toscanini_failure";
 const ERR_ACTIVITY: &str = "toscanini_activityFailed";
@@ -188,7 +218,10 @@ fn plan_bases(plan: &ConcretePlan, name: &str) -> Bases {
         ERR_FAILURE.to_string(),
         ERR_ACTIVITY.to_string(),
         ERR_PLAN.to_string(),
-    ];
+    ]
+    .into_iter()
+    .chain(LIBRARY_IDS.iter().map(|s| s.to_string()))
+    .collect::<Vec<_>>();
     let fixed: Vec<&str> = fixed.iter().map(String::as_str).collect();
     Bases::new(plan.plan.activities.iter().map(|a| a.id.as_str()), &fixed)
 }
@@ -394,6 +427,14 @@ pub fn render_into(
     let title = format!("{} plan of {}", kind.slug(), topology.service_template.id);
     let st = &topology.service_template;
     let mut used = Used::default();
+    // The reusable processes, where the plan calls them, with the scripts
+    // they use.
+    let library = calls_library(plan);
+    if library {
+        for s in [Shared::Check, Shared::Location, Shared::Pending] {
+            used.mark(s, &properties);
+        }
+    }
     output.start(&format!("{name}.bpmn"))?;
     xml::write(
         templates,
@@ -413,6 +454,7 @@ pub fn render_into(
             text: &text,
             plane: &process,
             diagrams: &diagrams,
+            library,
         },
         &mut Activities {
             cx: &mut cx,
@@ -425,7 +467,7 @@ pub fn render_into(
     output.end()?;
     drop(diagrams);
     cx.properties = properties;
-    for (file, text) in used.files(&cx.properties, &cx.bus) {
+    for (file, text) in used.files(&cx.properties, steps::BUS) {
         output.file(&file, text.as_bytes())?;
     }
     let (files, packed) = match output.finish()? {
@@ -525,6 +567,17 @@ fn failure_subprocess(cx: &mut Ctx) -> Sub {
         outputs: Vec::new(),
         logged: false,
     }
+}
+
+/// Whether the plan invokes an operation, so that its document needs the
+/// reusable processes.
+fn calls_library(plan: &ConcretePlan) -> bool {
+    plan.bodies.iter().any(|b| {
+        b.steps
+            .iter()
+            .chain(&b.compensation)
+            .any(|s| matches!(s, crate::plugins::steps::Step::Invoke(_)))
+    })
 }
 
 /// A task that sets the state of the plan's instance; `check`: a status

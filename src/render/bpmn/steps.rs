@@ -17,13 +17,16 @@ use std::fmt::{self, Write as _};
 
 use super::Ctx;
 use super::expr::{Part, concat, juel_ident, push_literal, push_var};
-use super::graph::{Http, Kind, Plane, Script, Str, Text, Value};
+use super::graph::{Call, Http, Kind, Plane, Script, Str, Text, Value};
 use super::scripts::Shared;
 use crate::model::{Condition, TemplateRef};
 use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
 
-/// How long the poll loop waits between two looks at a running operation.
-pub const POLL_INTERVAL: &str = "PT5S";
+/// The reusable process that invokes an operation (`templates/bpmn/library.bpmn`).
+pub const INVOKE: &str = "toscanini_invoke";
+
+/// The variable of the management bus URL in the reusable processes.
+pub const BUS: &str = "ManagementBusURL";
 
 /// The id prefix of a step's elements: `<base><suffix><n>`, e.g.
 /// `Tomcat_provision_s3` (base `Tomcat_provision`, suffix `_s`, n 3).
@@ -781,9 +784,10 @@ fn invocation_payload(cx: &Ctx, inv: &Invocation, out: &mut String) {
     push_literal(out, &json);
 }
 
-/// An operation call through the management bus REST API: POST the
-/// invocation, poll until it is done (the poll fails on a fault), store
-/// the outputs.
+/// An operation call through the management bus: a call of the reusable
+/// process [`INVOKE`] (`templates/bpmn/library.bpmn`) with the invocation,
+/// then storing the outputs of its answer, if there are any. A failure in
+/// the called process reaches this activity's error events.
 fn invoke(cx: &mut Ctx, chain: &mut Chain, inv: &Invocation, p: Prefix) {
     let template = cx.topology.template_id(inv.target);
     let payload = {
@@ -794,57 +798,23 @@ fn invoke(cx: &mut Ctx, chain: &mut Chain, inv: &Invocation, p: Prefix) {
         cx.scratch = out;
         v
     };
-    let location = cx.poll_var(p, "location");
-    let pending = cx.poll_var(p, "pending");
     let result = cx.poll_var(p, "result");
     let text = &mut cx.text;
-    let url = concat(text, &[Part::Var(&cx.bus)]);
-    let outputs = vec![
-        status_check(text),
-        (text.add(&location), Value::Shared(Shared::Location)),
-    ];
+    let payload_var = text.add("payload");
+    let mut call = Call {
+        process: INVOKE,
+        locals: vec![(payload_var, payload)],
+        ins: vec![(text.add(&cx.bus), BUS), (payload_var, "payload")],
+        outs: Vec::new(),
+    };
+    if !inv.outputs.is_empty() {
+        call.outs.push(("result", text.add(&result)));
+    }
     let id = text.fmt(format_args!("{p}"));
     let name = text.fmt(format_args!("{} on {template}", inv.operation));
-    chain.then(
-        id,
-        name,
-        http(
-            "POST",
-            url,
-            Some("application/json"),
-            "application/json",
-            Some(payload),
-            outputs,
-        ),
-    );
-    let id = text.fmt(format_args!("{p}_next"));
-    let merge = chain.then(id, Str::default(), Kind::Xor(None));
-    let id = text.fmt(format_args!("{p}_wait"));
-    let name = text.add("wait");
-    chain.then(id, name, Kind::Timer(POLL_INTERVAL));
-    let url = concat(text, &[Part::Var(&location)]);
-    let outputs = vec![
-        status_check(text),
-        (text.add(&pending), Value::Shared(Shared::Pending)),
-        (text.add(&result), Value::Text(text.add("${response}"))),
-    ];
-    let id = text.fmt(format_args!("{p}_poll"));
-    let name = text.fmt(format_args!("poll {}", inv.operation));
-    chain.then(
-        id,
-        name,
-        http("GET", url, None, "application/json", None, outputs),
-    );
-    let id = text.fmt(format_args!("{p}_done"));
-    let name = text.add("done?");
-    let split = chain.then(id, name, Kind::Xor(None));
-    let condition = text.fmt(format_args!("${{{pending}}}"));
-    chain
-        .plane
-        .connect_if(split, merge, Some(condition), "running");
-    chain.default_next();
-    // pending.groovy has failed the poll if the operation ended in a
-    // fault; what is left is storing the outputs, if there are any.
+    chain.then(id, name, Kind::Call(Box::new(call)));
+    // The called process has failed if the operation ended in a fault;
+    // what is left is storing the outputs, if there are any.
     if inv.outputs.is_empty() {
         return;
     }

@@ -17,7 +17,7 @@ use serde::Serialize;
 use std::collections::VecDeque;
 
 use super::graph::{
-    Adjacency, Deferred, Http, Kind, Plane, Repeat, Script, Str, Sub, Text, Value, push_uint,
+    Adjacency, Call, Deferred, Http, Kind, Plane, Repeat, Script, Str, Sub, Text, Value, push_uint,
 };
 use super::layout::{self, Diagram, EdgeOf};
 use super::scripts::{Library, PropertyFiles, Shared, Used, library};
@@ -52,6 +52,9 @@ pub struct Document<'a> {
     pub plane: &'a Plane,
     /// Its diagrams.
     pub diagrams: &'a [Diagram<'a>],
+    /// Whether the reusable processes (`templates/bpmn/library.bpmn`) go
+    /// into the document: the plan calls them.
+    pub library: bool,
 }
 
 /// Where the body and the diagrams go in the rendered skeleton.
@@ -85,6 +88,7 @@ pub fn write(
         inputs: Vec<&'a str>,
         body: &'a str,
         diagrams: &'a str,
+        library: bool,
     }
     let skeleton = templates.render(
         "bpmn/process.bpmn",
@@ -101,6 +105,7 @@ pub fn write(
             inputs: doc.inputs.iter().map(|p| p.name.as_str()).collect(),
             body: BODY,
             diagrams: DIAGRAMS,
+            library: doc.library,
         },
     )?;
     let (head, rest) = skeleton.split_once(BODY).ok_or_else(|| missing("body"))?;
@@ -496,6 +501,7 @@ impl Writer<'_> {
             }
             Kind::Script(s) => self.script_task(plane, adj, i, s, depth),
             Kind::Http(h) => self.service_task(plane, adj, i, h, depth),
+            Kind::Call(c) => self.call_activity(plane, adj, i, c, depth),
             Kind::Sub(sub) => self.sub_process(plane, adj, i, sub, None, depth),
             Kind::Deferred(key) => self.deferred(plane, adj, i, *key, depth),
         }
@@ -681,6 +687,38 @@ impl Writer<'_> {
             .push_str("</camunda:inputOutput></camunda:connector></extensionElements>");
         self.flows(plane, adj, i);
         self.close("serviceTask");
+    }
+
+    /// A call activity: the reusable process of the plan's own deployment,
+    /// with its variables passed in and out.
+    fn call_activity(&mut self, plane: &Plane, adj: &Adjacency, i: usize, c: &Call, depth: usize) {
+        let n = &plane.nodes[i];
+        let (id, name) = (self.text.get(n.id), self.text.get(n.name));
+        self.open(depth, "callActivity", id, name);
+        self.out.push_str(" calledElement=\"");
+        self.out.push_str(c.process);
+        self.out
+            .push_str("\" camunda:calledElementBinding=\"deployment\"><extensionElements>");
+        for (from, to) in &c.ins {
+            self.out.push_str("<camunda:in source=\"");
+            push_xml_attr(&mut self.out, self.text.get(*from));
+            self.out.push_str("\" target=\"");
+            self.out.push_str(to);
+            self.out.push_str("\"/>");
+        }
+        for (from, to) in &c.outs {
+            self.out.push_str("<camunda:out source=\"");
+            self.out.push_str(from);
+            self.out.push_str("\" target=\"");
+            push_xml_attr(&mut self.out, self.text.get(*to));
+            self.out.push_str("\"/>");
+        }
+        if !c.locals.is_empty() {
+            self.mappings(depth, &c.locals, &[]);
+        }
+        self.out.push_str("</extensionElements>");
+        self.flows(plane, adj, i);
+        self.close("callActivity");
     }
 
     /// Subprocess `i` of `plane`; its content's text is `inner` if it is

@@ -21,6 +21,7 @@ import org.operaton.bpm.engine.impl.bpmn.parser.BpmnParseListener;
 import org.operaton.bpm.engine.impl.cfg.ProcessEngineConfigurationImpl;
 import org.operaton.bpm.engine.impl.context.BpmnExecutionContext;
 import org.operaton.bpm.engine.impl.context.Context;
+import org.operaton.bpm.engine.impl.persistence.entity.ExecutionEntity;
 import org.operaton.bpm.engine.impl.pvm.process.ActivityImpl;
 import org.operaton.bpm.engine.impl.pvm.process.ScopeImpl;
 import org.operaton.bpm.engine.impl.util.xml.Element;
@@ -91,17 +92,24 @@ final class Harness implements AutoCloseable {
     });
   }
 
-  /** The ids of the activities around the one executing now, innermost first. */
+  /**
+   * The ids of the activities around the one executing now, innermost first; inside a called
+   * process, followed by those around the call activity that called it.
+   */
   private static String activityChain() {
     BpmnExecutionContext ctx = Context.getBpmnExecutionContext();
     if (ctx == null || ctx.getExecution() == null || ctx.getExecution().getActivity() == null) {
       return "";
     }
     List<String> ids = new ArrayList<>();
-    ScopeImpl s = ctx.getExecution().getActivity();
-    while (s instanceof ActivityImpl a) {
-      ids.add(a.getId());
-      s = a.getFlowScope();
+    ExecutionEntity x = ctx.getExecution();
+    while (x != null) {
+      ScopeImpl s = x.getActivity();
+      while (s instanceof ActivityImpl a) {
+        ids.add(a.getId());
+        s = a.getFlowScope();
+      }
+      x = x.getProcessInstance().getSuperExecution();
     }
     return String.join(" ", ids);
   }
