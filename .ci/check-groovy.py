@@ -69,7 +69,7 @@ scripts.eachWithIndex { s, i ->
   }
   vars.putAll(locals)
   vars.execution = new Expando(setVariable: { n, v -> vars[n] = v }, getVariable: { n -> vars[n] },
-                               currentActivityId: s.owner, variablesLocal: locals,
+                               currentActivityId: s.owner, variablesLocal: locals, variables: vars,
                                eventName: 'start', canceled: false)
   try {
     new GroovyShell(new Binding(vars)).evaluate(s.text)

@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 check_trace = __import__("check-trace")
 
 BPMN = "{http://www.omg.org/spec/BPMN/20100524/MODEL}"
-INVOKE = re.compile(r'"(?:nodeTemplateID|relationshipTemplateID)":"([^"]+)".*?"interface":"([^"]+)","operation":"([^"]+)"')
+CAMUNDA = "{http://camunda.org/schema/1.0/bpmn}"
 SELECT = re.compile(r'name="select (least loaded|given|first) instance of ([^"]+)"')
 
 
@@ -74,8 +74,12 @@ def invocations(bpmn_path, graph):
         s = subs.get(a["bpmn"])
         if s is None:
             continue
-        text = ET.tostring(s, encoding="unicode").replace("&quot;", '"')
-        out.extend(INVOKE.findall(text))
+        for call in s.iter(BPMN + "callActivity"):
+            if call.get("calledElement") != "toscanini_invoke":
+                continue
+            given = {i.get("target"): i.get("sourceExpression") for i in call.iter(CAMUNDA + "in")}
+            template = given.get("nodeTemplateID") or given.get("relationshipTemplateID")
+            out.append((template, given.get("interface"), given.get("operation")))
     return out
 
 

@@ -208,10 +208,20 @@ pub struct Call {
     /// Local variables of the call, computed before the variables are
     /// passed in (so that `ins` can pass them).
     pub locals: Vec<(Str, Value)>,
-    /// Variables passed in: (variable of the caller, variable of the callee).
-    pub ins: Vec<(Str, &'static str)>,
+    /// Variables passed in: (variable of the callee, its value).
+    pub ins: Vec<(Str, In)>,
     /// Variables passed out: (variable of the callee, variable of the caller).
     pub outs: Vec<(&'static str, Str)>,
+}
+
+/// The value of a variable a call passes in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum In {
+    /// A variable of the caller.
+    Var(Str),
+    /// A JUEL expression evaluated where the call is (text with `${name}`
+    /// parts, or a constant).
+    Expr(Str),
 }
 
 /// A subprocess: its own plane and how it runs.

@@ -94,6 +94,8 @@ pub const ERROR_PLAN: &str = "ToscaniniPlanFailed";
 pub const LIBRARY_IDS: &[&str] = &[
     "toscanini_invoke",
     "toscanini_invoke_start",
+    "toscanini_invoke_payload",
+    "toscanini_invoke_f0",
     "toscanini_invoke_post",
     "toscanini_invoke_next",
     "toscanini_invoke_wait",
@@ -150,8 +152,6 @@ pub(crate) struct Ctx<'a> {
     properties: PropertyFiles,
     /// The text of the model: ids, labels, values.
     text: Text,
-    /// A buffer to build text in before it goes to `text`.
-    scratch: String,
     /// The prefix of the plan's own element ids ([`bases`]).
     plan: &'a str,
 }
@@ -308,7 +308,6 @@ pub fn render_into(
         vars,
         properties: PropertyFiles::default(),
         text: Text::default(),
-        scratch: String::new(),
         plan: &bases.plan,
     };
 
@@ -431,7 +430,12 @@ pub fn render_into(
     // they use.
     let library = calls_library(plan);
     if library {
-        for s in [Shared::Check, Shared::Location, Shared::Pending] {
+        for s in [
+            Shared::Check,
+            Shared::Invocation,
+            Shared::Location,
+            Shared::Pending,
+        ] {
             used.mark(s, &properties);
         }
     }

@@ -23,6 +23,9 @@ pub enum Shared {
     InstanceUrl,
     /// The instance id in the answer to a POST of the instance API.
     InstanceId,
+    /// The invocation the management bus takes, built from the variables
+    /// passed to `toscanini_invoke` (script task of the reusable process).
+    Invocation,
     /// Where to poll an operation: the `Location` of the bus's answer,
     /// resolved against the bus URL.
     Location,
@@ -47,12 +50,13 @@ pub enum Shared {
 }
 
 /// Every shared script but the property ones, in file name order.
-const FIXED: [Shared; 10] = [
+const FIXED: [Shared; 11] = [
     Shared::Check,
     Shared::InstanceCount,
     Shared::InstanceId,
     Shared::InstanceIds,
     Shared::InstanceUrl,
+    Shared::Invocation,
     Shared::Location,
     Shared::OperationResult,
     Shared::Pending,
@@ -66,6 +70,7 @@ impl Shared {
             Shared::Check => "check.groovy",
             Shared::InstanceUrl => "instance-url.groovy",
             Shared::InstanceId => "instance-id.groovy",
+            Shared::Invocation => "invocation.groovy",
             Shared::Location => "location.groovy",
             Shared::Pending => "pending.groovy",
             Shared::InstanceIds => "instance-ids.groovy",
@@ -105,6 +110,15 @@ impl Shared {
                     "new URI(v({})).resolve((binding.variables.get('headers')?.find {{ k, _ -> k?.equalsIgnoreCase('Location') }}?.value ?: '').toString()).toString()",
                     super::expr::literal(bus)
                 ),
+            ),
+            Shared::Invocation => (
+                "Script task of toscanini_invoke: the invocation the management bus takes,\n// as `payload`, from the variables the call passed in (`param:<name>` for\n// each input parameter, in name order; an unset value is '').",
+                "def vars = execution.variables\n\
+                 def str = { k -> def o = vars[k]; o == null ? '' : o.toString() }\n\
+                 def fields = ['csarID', 'serviceTemplateID', 'serviceInstanceID', 'nodeTemplateID', 'nodeInstanceID', 'relationshipTemplateID', 'interface', 'operation'].findAll { vars.containsKey(it) }\n\
+                 def params = vars.keySet().findAll { it.startsWith('param:') }.sort()\n\
+                 execution.setVariable('payload', '{\"invocation-information\":{' + fields.collect { q(it) + ':' + q(str(it)) }.join(',') + '},\"params\":{' + params.collect { q(it.substring(6)) + ':' + q(str(it)) }.join(',') + '}}')"
+                    .into(),
             ),
             Shared::Pending => (
                 "Whether the operation the management bus answered about still runs;\n// the BPMN error ToscaniniFailure when it ended in a fault.",

@@ -17,7 +17,7 @@ use std::fmt::{self, Write as _};
 
 use super::Ctx;
 use super::expr::{Part, concat, juel_ident, push_literal, push_var};
-use super::graph::{Call, Http, Kind, Plane, Script, Str, Text, Value};
+use super::graph::{Call, Http, In, Kind, Plane, Script, Str, Text, Value};
 use super::scripts::Shared;
 use crate::model::{Condition, TemplateRef};
 use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
@@ -691,97 +691,106 @@ fn select(
     }
 }
 
-/// Append `s` as a JSON string.
-fn push_json(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-/// The Groovy payload of an invocation: the JSON the management bus takes,
-/// constant text encoded here, variables at run time with `q()`. Pieces of
-/// JSON text are collected in `json` and flushed as one literal.
-fn invocation_payload(cx: &Ctx, inv: &Invocation, out: &mut String) {
-    /// A field: constant text or a Groovy expression written by the closure.
-    enum Field<'a> {
-        Const(&'a str),
-        Var(&'a str),
-        Expr(&'a crate::plugins::steps::Binding),
-    }
+/// The variables a call of [`INVOKE`] passes in (the invocation's fields
+/// and `param:<name>` per input parameter), and the local variables of the
+/// call that compute the values JUEL cannot (passed in by name).
+fn invocation_ins(cx: &mut Ctx, inv: &Invocation) -> Passed {
     let t = cx.topology;
     let st = &t.service_template;
-    let service_template = format!("{{{}}}{}", st.namespace, st.id);
-    let template = t.template_id(inv.target);
-    let mut info: Vec<(&str, Field)> = vec![
-        ("csarID", Field::Var("csarID")),
-        ("serviceTemplateID", Field::Const(&service_template)),
-        ("serviceInstanceID", Field::Var("serviceInstanceURL")),
+    let template = t.template_id(inv.target).to_string();
+    let mut fields: Vec<(String, Vec<Piece>)> = vec![
+        ("csarID".into(), vec![Piece::Var("csarID".into())]),
+        (
+            "serviceTemplateID".into(),
+            vec![Piece::Lit(format!("{{{}}}{}", st.namespace, st.id))],
+        ),
+        (
+            "serviceInstanceID".into(),
+            vec![Piece::Var("serviceInstanceURL".into())],
+        ),
     ];
     match inv.target {
         TemplateRef::Node(_) => {
-            info.push(("nodeTemplateID", Field::Const(template)));
-            info.push(("nodeInstanceID", Field::Var(cx.names.url(inv.target))));
+            fields.push(("nodeTemplateID".into(), vec![Piece::Lit(template)]));
+            let url = cx.names.url(inv.target).to_string();
+            fields.push(("nodeInstanceID".into(), vec![Piece::Var(url)]));
         }
         TemplateRef::Relationship(_) => {
-            info.push(("relationshipTemplateID", Field::Const(template)))
+            fields.push(("relationshipTemplateID".into(), vec![Piece::Lit(template)]))
         }
     }
-    info.push(("interface", Field::Const(&inv.interface)));
-    info.push(("operation", Field::Const(&inv.operation)));
-    let params: Vec<(&str, Field)> = inv
-        .inputs
-        .iter()
-        .map(|(n, b)| (&**n, Field::Expr(b)))
-        .collect();
-    let mut json = String::from("{\"invocation-information\":{");
-    let mut first_piece = true;
-    let mut object = |json: &mut String, out: &mut String, fields: &[(&str, Field)]| {
-        for (i, (k, f)) in fields.iter().enumerate() {
-            if i > 0 {
-                json.push(',');
+    fields.push((
+        "interface".into(),
+        vec![Piece::Lit(inv.interface.to_string())],
+    ));
+    fields.push((
+        "operation".into(),
+        vec![Piece::Lit(inv.operation.to_string())],
+    ));
+    for (name, b) in &inv.inputs {
+        let mut pieces = Vec::new();
+        binding_pieces(cx, b, &mut pieces);
+        fields.push((format!("param:{name}"), pieces));
+    }
+    let (mut ins, mut locals) = (Vec::new(), Vec::new());
+    for (target, pieces) in fields {
+        let parts: Vec<Part> = pieces.iter().map(Piece::part).collect();
+        let target = cx.text.add(&target);
+        let value = match (&parts[..], concat(&mut cx.text, &parts)) {
+            ([Part::Var(v)], Value::Text(_)) => In::Var(cx.text.add(v)),
+            (_, Value::Text(juel)) => In::Expr(juel),
+            // Groovy: computed by the call's input mapping, passed by name.
+            (_, groovy) => {
+                locals.push((target, groovy));
+                In::Var(target)
             }
-            push_json(json, k);
-            json.push(':');
-            let value = match f {
-                Field::Const(c) => {
-                    push_json(json, c);
-                    continue;
-                }
-                Field::Var(v) => Err(*v),
-                Field::Expr(b) => Ok(*b),
-            };
-            if !first_piece {
-                out.push_str(" + ");
-            }
-            first_piece = false;
-            push_literal(out, json);
-            json.clear();
-            out.push_str(" + q(");
-            match value {
-                Err(v) => push_var(out, v),
-                Ok(b) => super::expr::expr(out, b, t, &cx.names, &|n| cx.input(n)),
-            }
-            out.push(')');
+        };
+        ins.push((target, value));
+    }
+    Passed { ins, locals }
+}
+
+/// What a call passes in: its variables, and the local variables of the
+/// call that some of them are computed in.
+struct Passed {
+    ins: Vec<(Str, In)>,
+    locals: Vec<(Str, Value)>,
+}
+
+/// A piece of a value: constant text or a variable.
+enum Piece {
+    Lit(String),
+    Var(String),
+}
+
+impl Piece {
+    fn part(&self) -> Part<'_> {
+        match self {
+            Piece::Lit(s) => Part::Lit(s),
+            Piece::Var(v) => Part::Var(v),
         }
-    };
-    object(&mut json, out, &info);
-    json.push_str("},\"params\":{");
-    object(&mut json, out, &params);
-    json.push_str("}}");
-    out.push_str(" + ");
-    push_literal(out, &json);
+    }
+}
+
+/// The pieces of a binding, concatenated.
+fn binding_pieces(cx: &Ctx, b: &crate::plugins::steps::Binding, out: &mut Vec<Piece>) {
+    use crate::plugins::steps::Binding;
+    match b {
+        Binding::Property(p) => out.push(Piece::Var(cx.names.prop(cx.topology, p).to_string())),
+        Binding::Input(n) => out.push(Piece::Var(cx.input(n))),
+        Binding::Literal(s) => out.push(Piece::Lit(s.clone())),
+        Binding::ArtifactUrl(path) => {
+            out.push(Piece::Var(
+                cx.input(crate::plugins::complete::CSAR_ENTRYPOINT),
+            ));
+            out.push(Piece::Lit(format!(
+                "/Content/{}",
+                crate::render::url_path(path)
+            )));
+        }
+        Binding::InstanceId(t) => out.push(Piece::Var(cx.names.id(*t).to_string())),
+        Binding::Concat(parts) => parts.iter().for_each(|p| binding_pieces(cx, p, out)),
+    }
 }
 
 /// An operation call through the management bus: a call of the reusable
@@ -790,21 +799,14 @@ fn invocation_payload(cx: &Ctx, inv: &Invocation, out: &mut String) {
 /// the called process reaches this activity's error events.
 fn invoke(cx: &mut Ctx, chain: &mut Chain, inv: &Invocation, p: Prefix) {
     let template = cx.topology.template_id(inv.target);
-    let payload = {
-        let mut out = std::mem::take(&mut cx.scratch);
-        out.clear();
-        invocation_payload(cx, inv, &mut out);
-        let v = Value::Groovy(cx.text.add(&out));
-        cx.scratch = out;
-        v
-    };
+    let Passed { mut ins, locals } = invocation_ins(cx, inv);
     let result = cx.poll_var(p, "result");
     let text = &mut cx.text;
-    let payload_var = text.add("payload");
+    ins.insert(0, (text.add(BUS), In::Var(text.add(&cx.bus))));
     let mut call = Call {
         process: INVOKE,
-        locals: vec![(payload_var, payload)],
-        ins: vec![(text.add(&cx.bus), BUS), (payload_var, "payload")],
+        locals,
+        ins,
         outs: Vec::new(),
     };
     if !inv.outputs.is_empty() {

@@ -17,7 +17,8 @@ use serde::Serialize;
 use std::collections::VecDeque;
 
 use super::graph::{
-    Adjacency, Call, Deferred, Http, Kind, Plane, Repeat, Script, Str, Sub, Text, Value, push_uint,
+    Adjacency, Call, Deferred, Http, In, Kind, Plane, Repeat, Script, Str, Sub, Text, Value,
+    push_uint,
 };
 use super::layout::{self, Diagram, EdgeOf};
 use super::scripts::{Library, PropertyFiles, Shared, Used, library};
@@ -699,11 +700,17 @@ impl Writer<'_> {
         self.out.push_str(c.process);
         self.out
             .push_str("\" camunda:calledElementBinding=\"deployment\"><extensionElements>");
-        for (from, to) in &c.ins {
-            self.out.push_str("<camunda:in source=\"");
-            push_xml_attr(&mut self.out, self.text.get(*from));
+        for (to, from) in &c.ins {
+            let (attr, value) = match from {
+                In::Var(v) => ("source", v),
+                In::Expr(e) => ("sourceExpression", e),
+            };
+            self.out.push_str("<camunda:in ");
+            self.out.push_str(attr);
+            self.out.push_str("=\"");
+            push_xml_attr(&mut self.out, self.text.get(*value));
             self.out.push_str("\" target=\"");
-            self.out.push_str(to);
+            push_xml_attr(&mut self.out, self.text.get(*to));
             self.out.push_str("\"/>");
         }
         for (from, to) in &c.outs {
