@@ -187,7 +187,9 @@ fn load_yaml(
 }
 
 /// Every plan a topology has: build, termination, one per scaling region,
-/// and one per imperative workflow other than `deploy` and `undeploy`.
+/// one per imperative workflow other than `deploy` and `undeploy`, and the
+/// management-feature plans (freeze, defrost, backup, test) that some node
+/// supports.
 pub fn all_plans(topology: &Topology) -> Vec<PlanKind> {
     let mut kinds = vec![PlanKind::Build, PlanKind::Termination];
     kinds.extend(
@@ -202,6 +204,11 @@ pub fn all_plans(topology: &Topology) -> Vec<PlanKind> {
             .iter()
             .filter(|w| !matches!(w.name.as_str(), "deploy" | "undeploy"))
             .map(|w| PlanKind::Workflow(w.name.clone())),
+    );
+    kinds.extend(
+        PlanKind::features()
+            .into_iter()
+            .filter(|k| plan::features::supported(topology, k)),
     );
     kinds
 }
@@ -272,6 +279,9 @@ pub fn abstract_plans(
                     )));
                 }
             },
+            PlanKind::Freeze | PlanKind::Defrost | PlanKind::Backup | PlanKind::Test => {
+                feature_plan(topology, kind, &build)?
+            }
             PlanKind::ScaleOut(name) => match topology.regions.iter().find(|r| &r.name == name) {
                 Some(region) => plan::scale_out_plan(topology, region)?,
                 None => {
@@ -293,6 +303,35 @@ pub fn abstract_plans(
         });
     }
     Ok(out)
+}
+
+/// A management-feature plan, derived from the build plan (defrost, test)
+/// or from the termination plan (freeze, backup); an error naming what is
+/// missing when no node supports it.
+fn feature_plan(
+    topology: &Topology,
+    kind: &PlanKind,
+    build: &AbstractPlan,
+) -> Result<AbstractPlan> {
+    if !plan::features::supported(topology, kind) {
+        return Err(diagnostics::Diagnostic::error(
+            codes::PLAN_UNSUPPORTED,
+            format!(
+                "no {} plan can be made for `{}`: {}",
+                kind.slug(),
+                topology.service_template.id,
+                plan::features::missing(topology, kind)
+            ),
+        )
+        .hint("leave the plan out of --plans; `all` (the default) generates only the plans the topology supports")
+        .into());
+    }
+    Ok(match kind {
+        PlanKind::Defrost => plan::defrost_plan(build, topology)?,
+        PlanKind::Test => plan::test_plan(build, topology)?,
+        PlanKind::Freeze => plan::freeze_plan(&plan::termination_plan(build, topology)?, topology)?,
+        _ => plan::backup_plan(&plan::termination_plan(build, topology)?, topology)?,
+    })
 }
 
 /// Plans are named after their workflow or region in the letters a plan

@@ -132,8 +132,9 @@ pub struct PlanArgs {
     #[arg(long, conflicts_with = "output")]
     pub in_place: bool,
     /// Which plans: build, termination, scale-out:NAME, scale-out (every
-    /// scaling plan), workflow:NAME (a TOSCA YAML imperative workflow), or
-    /// all (every one of them).
+    /// scaling plan), workflow:NAME (a TOSCA YAML imperative workflow),
+    /// freeze, defrost, backup, test (management features), or all (every
+    /// one of them the topology supports).
     #[arg(
         long,
         value_delimiter = ',',
@@ -168,7 +169,8 @@ pub enum Format {
 pub struct GraphArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
-    /// The plan: build, termination, scale-out:NAME, workflow:NAME.
+    /// The plan: build, termination, scale-out:NAME, workflow:NAME, freeze,
+    /// defrost, backup, test.
     #[arg(long, default_value = "build", value_name = "PLAN")]
     pub plan: String,
     /// Output format.
@@ -184,7 +186,8 @@ pub struct GraphArgs {
 pub struct ExportArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
-    /// The plan: build, termination, scale-out:NAME, workflow:NAME.
+    /// The plan: build, termination, scale-out:NAME, workflow:NAME, freeze,
+    /// defrost, backup, test.
     #[arg(long, value_name = "PLAN")]
     pub plan: String,
     /// The directory to write the deployment unit into (created; must be empty if it exists).

@@ -24,6 +24,7 @@ pub fn run(session: &mut Session, a: GraphArgs) -> Result<()> {
         let (plans, warnings) = crate::derive(t, &[kind], &registry, &options)?;
         session.print(&warnings);
         let plan = &plans[0];
+        let t = plan.topology(t);
         match a.format {
             Format::Dot | Format::Svg => crate::dot::plan_dot(plan, t),
             Format::Json => format!("{:#}\n", crate::dot::plan_json(plan, t)),

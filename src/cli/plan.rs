@@ -59,7 +59,7 @@ pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
                     rendered.push(r);
                 }
                 if explain {
-                    explained.push(super::graph::explain(&plan, topology));
+                    explained.push(super::graph::explain(&plan, plan.topology(topology)));
                 }
             }
             Ok((rendered, activities, explained))

@@ -34,6 +34,8 @@ impl Registry {
             Box::new(super::workflow::Workflow),
             Box::new(super::fallback::Fallback),
             Box::new(super::selection::Recursive),
+            Box::new(super::state::State),
+            Box::new(super::testing::Tests),
         ];
         for s in super::selection::Selector::all() {
             v.push(Box::new(s));

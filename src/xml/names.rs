@@ -26,3 +26,7 @@ pub const LANG_BPMN: &str = "http://www.omg.org/spec/BPMN/20100524/MODEL";
 
 /// The boundary interface OpenTOSCA looks for build and termination plans in.
 pub const LIFECYCLE_INTERFACE: &str = "OpenTOSCA-Lifecycle-Interface";
+/// The boundary interface of OpenTOSCA's freeze, defrost and update plans.
+pub const STATEFUL_LIFECYCLE_INTERFACE: &str = "OpenTOSCA-Stateful-Lifecycle-Interface";
+/// The boundary interface of OpenTOSCA's backup and test plans.
+pub const MANAGEMENT_FEATURE_INTERFACE: &str = "OpenTOSCA-Management-Feature-Interface";

@@ -304,11 +304,11 @@ pub fn render_into(
     let (id, label) = (cx.plan_id("_planRunning"), cx.text.add("plan RUNNING"));
     main.then(id, label, kind_running);
     let (start_state, end_state) = match kind {
-        PlanKind::Build => (Some("CREATING"), Some("CREATED")),
-        PlanKind::Termination => (Some("DELETING"), Some("DELETED")),
+        PlanKind::Build | PlanKind::Defrost => (Some("CREATING"), Some("CREATED")),
+        PlanKind::Termination | PlanKind::Freeze => (Some("DELETING"), Some("DELETED")),
         _ => (None, None),
     };
-    if *kind == PlanKind::Build {
+    if kind.creates_service_instance() {
         let api = cx.input(INSTANCE_DATA_API_URL);
         let correlation = cx.input(CORRELATION_ID);
         let prefix = cx.plan;
@@ -433,7 +433,7 @@ pub fn render_into(
         Written::Packed(packed) => (Vec::new(), Some(packed)),
     };
     let mut outputs = vec![CORRELATION_ID.to_string()];
-    if *kind == PlanKind::Build {
+    if kind.creates_service_instance() {
         outputs.push("instanceId".into());
     }
     let mut out_unique = Unique::new();
@@ -576,7 +576,7 @@ fn outputs_script(cx: &mut Ctx, plan: &ConcretePlan) -> Kind {
     set_variable(&mut s, "CorrelationID", &|o| push_var(o, &correlation));
     let mut out_unique = Unique::new();
     out_unique.name("CorrelationID".into());
-    if plan.plan.kind == PlanKind::Build {
+    if plan.plan.kind.creates_service_instance() {
         out_unique.name("instanceId".into());
         set_variable(&mut s, "instanceId", &|o| push_var(o, "serviceInstanceURL"));
     }
