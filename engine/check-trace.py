@@ -9,20 +9,24 @@ GRAPH.json is `toscanini graph --format json` of the plan; TRACE.jsonl is what
 start or end of a BPMN activity, in one order (`seq`), then the result line.
 Each request names the activities it was sent from (`activity`: the ids of the
 enclosing BPMN activities, innermost first). KIND is build, termination,
-scale-out or workflow.
+scale-out, workflow, or a management-feature plan: freeze (checked as a
+termination), defrost (as a build), backup or test (once per instance, states
+left alone).
 
 A normal run (no --fail) must:
 - end normally, with no incident, no job left and no request rejected;
 - invoke, from each activity, every operation the graph lists for it, once per
-  instance it acts on (N for a termination plan run with --instances N, else
+  instance it acts on (N for a termination, freeze, backup or test plan run
+  with --instances N, else
   once; a workflow step at most once, as filters may skip it), and nothing
   else from anywhere;
 - keep every edge (u, v): u's activity ended before v's started, and every
   request v sent started after every request u sent had ended (an invocation
   ends when the bus answers its result);
-- leave the instances as the plan kind promises: build, every node instance
-  STARTED, every relationship instance CREATED, the service instance CREATED;
-  termination, every instance DELETED, each by exactly one request.
+- leave the instances as the plan kind promises: build and defrost, every node
+  instance STARTED, every relationship instance CREATED, the service instance
+  CREATED; termination and freeze, every instance DELETED, each by exactly one
+  request.
 A routing run (--ran, --not-ran: an imperative workflow whose failures are
 routed, --expect saying how it ends) must run exactly the activities named.
 A failure run (--fail) must end in its error end event with the failed
@@ -43,6 +47,8 @@ import re
 import sys
 from collections import Counter, defaultdict
 
+# Plan kinds whose activities run once per existing instance of their template.
+PER_INSTANCE = ("termination", "freeze", "backup", "test")
 LOG = re.compile(r">(started|finished|cancelled) (\S+)</log>")
 
 
@@ -99,7 +105,7 @@ class Check:
 
     def operations(self):
         per = 1
-        if self.args.kind == "termination":
+        if self.args.kind in PER_INSTANCE:
             per = self.args.instances
         owned = set()
         for a in self.graph["activities"]:
@@ -141,13 +147,13 @@ class Check:
         if any(a["kind"] == "step" for a in self.graph["activities"]):
             return  # an imperative workflow sets the states its steps say
         instances = self.result.get("instances", [])
-        if self.args.kind == "build":
+        if self.args.kind in ("build", "defrost"):
             for i in instances:
                 want = {"service": "CREATED", "node": "STARTED", "relationship": "CREATED"}[i["type"]]
                 if i["state"] != want:
                     self.fail(f"{i['type']} instance {i['instance']} ({i['template'] or 'service'}) is {i['state']}, "
                               f"expected {want}")
-        if self.args.kind == "termination":
+        if self.args.kind in ("termination", "freeze"):
             deleted = Counter(e.get("instance") for e in self.requests
                               if e["kind"] == "state" and e.get("state") == "DELETED")
             for i in instances:
@@ -274,7 +280,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("graph")
     p.add_argument("trace")
-    p.add_argument("--kind", required=True, choices=["build", "termination", "scale-out", "workflow"])
+    p.add_argument("--kind", required=True,
+                   choices=["build", "termination", "scale-out", "workflow", "freeze", "defrost", "backup", "test"])
     p.add_argument("--instances", type=int, default=1)
     p.add_argument("--fail")
     p.add_argument("--expect", choices=["normal", "error"])

@@ -33,7 +33,7 @@ pub use termination::termination_plan;
 pub use testing::test_plan;
 pub use workflow::{StepActivity, workflow_plan};
 
-use crate::model::{NodeId, RelId, TemplateRef};
+use crate::model::{Name, NodeId, RelId, TemplateRef};
 
 /// The kinds of plans toscanini generates.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -134,8 +134,8 @@ pub enum ActivityKind {
     Defrost,
     /// Save the node's state through `freeze`, leaving it running.
     Backup,
-    /// Run the node's test operations and check what they report.
-    Test,
+    /// Run one test operation of the node (named) and check what it reports.
+    Test(Name),
 }
 
 /// A selection strategy as written (boxed in [`ActivityKind`]).
@@ -159,7 +159,7 @@ impl ActivityKind {
             ActivityKind::Freeze => "freeze",
             ActivityKind::Defrost => "defrost",
             ActivityKind::Backup => "backup",
-            ActivityKind::Test => "test",
+            ActivityKind::Test(_) => "test",
         }
     }
 
@@ -177,7 +177,7 @@ impl ActivityKind {
             ActivityKind::Freeze
                 | ActivityKind::Defrost
                 | ActivityKind::Backup
-                | ActivityKind::Test
+                | ActivityKind::Test(_)
         )
     }
 }

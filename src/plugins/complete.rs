@@ -343,7 +343,7 @@ fn unhandled(
         ActivityKind::Freeze => "freeze",
         ActivityKind::Defrost => "defrost",
         ActivityKind::Backup => "back up",
-        ActivityKind::Test => "test",
+        ActivityKind::Test(_) => "test",
         _ => "provision",
     };
     let message = format!(
@@ -438,7 +438,7 @@ fn wrap(
             }
         }
         // Backups and tests run on every instance, leaving it as it is.
-        (ActivityKind::Backup | ActivityKind::Test, TemplateRef::Node(n)) => {
+        (ActivityKind::Backup | ActivityKind::Test(_), TemplateRef::Node(n)) => {
             out.extend(follow_stack(topology, n, &steps));
             out.extend(steps);
             ActivityBody {

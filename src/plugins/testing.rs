@@ -1,10 +1,9 @@
-//! The test plugin: a node's test operations (the interface
-//! `http://opentosca.org/interfaces/tests`), each followed by a check of
-//! what it reported. A test's `Result` output that says it failed
+//! The test plugin: a test operation of a node (the interface
+//! `http://opentosca.org/interfaces/tests`), followed by a check of what
+//! it reported. A test's `Result` output that says it failed
 //! ([`TEST_FAILED`]) fails the plan there, in the activity named after the
-//! node's test, with a check that names the operation; a test whose
-//! script fails is a fault of the management bus, which fails the plan
-//! too.
+//! test (`<node>_test_<operation>`); a test whose script fails is a fault
+//! of the management bus, which fails the plan too.
 //!
 //! In: a test activity. Out: the calls and checks. The outputs are kept
 //! in properties that only the test plan's topology has
@@ -40,13 +39,19 @@ impl Plugin for Tests {
     }
 
     fn handle(&self, cx: &Context, activity: &Activity) -> Outcome {
-        let (TemplateRef::Node(n), ActivityKind::Test) = (activity.template, &activity.kind) else {
+        let (TemplateRef::Node(n), ActivityKind::Test(test)) = (activity.template, &activity.kind)
+        else {
             return Outcome::NotApplicable;
         };
         let t = cx.topology;
-        let ops = tests(t, n);
+        let ops: Vec<_> = tests(t, n)
+            .into_iter()
+            .filter(|(_, o)| o.name == *test)
+            .collect();
         if ops.is_empty() {
-            return Outcome::Declined("the node has no implemented test operations".into());
+            return Outcome::Declined(format!(
+                "the node has no implemented test operation `{test}`"
+            ));
         }
         let mut body = Body::default();
         for (iface, op) in ops {

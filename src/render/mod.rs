@@ -52,7 +52,6 @@ pub fn render(
     topology: &Topology,
     templates: &templates::Templates,
 ) -> crate::error::Result<RenderedPlan> {
-    let topology = plan.topology(topology);
     match language {
         Language::Bpel => bpel::render(plan, topology, templates),
         Language::Bpmn => bpmn::render(plan, topology, templates),
@@ -69,7 +68,6 @@ pub fn pack(
     templates: &templates::Templates,
     spool: Option<&std::path::Path>,
 ) -> crate::error::Result<RenderedPlan> {
-    let topology = plan.topology(topology);
     let out = match spool {
         Some(near) => output::PlanOutput::spooled(near, "plan")?,
         None => output::PlanOutput::archive(),

@@ -6,6 +6,7 @@ mod cases;
 mod cli;
 mod corpus;
 mod corpus_yaml;
+mod features;
 mod names;
 mod ordering;
 mod plugins;

@@ -114,6 +114,9 @@ pub fn render_into(
     templates: &Templates,
     mut output: PlanOutput,
 ) -> Result<RenderedPlan> {
+    // A plan completed against a topology of its own (a test plan's) is
+    // rendered with it.
+    let topology = plan.topology(topology);
     let kind = &plan.plan.kind;
     let name = plan_name(topology, kind);
     let namespace = plan_namespace(topology, kind);
