@@ -11,7 +11,7 @@ Each request names the activities it was sent from (`activity`: the ids of the
 enclosing BPMN activities, innermost first). KIND is build, termination,
 scale-out, workflow, or a management-feature plan: freeze (checked as a
 termination), defrost (as a build), backup or test (once per instance, states
-left alone).
+left alone), update (once per instance, every instance started again after).
 
 A normal run (no --fail) must:
 - end normally, with no incident, no job left and no request rejected;
@@ -23,7 +23,7 @@ A normal run (no --fail) must:
 - keep every edge (u, v): u's activity ended before v's started, and every
   request v sent started after every request u sent had ended (an invocation
   ends when the bus answers its result);
-- leave the instances as the plan kind promises: build and defrost, every node
+- leave the instances as the plan kind promises: build, defrost and update, every node
   instance STARTED, every relationship instance CREATED, the service instance
   CREATED; termination and freeze, every instance DELETED, each by exactly one
   request.
@@ -48,7 +48,7 @@ import sys
 from collections import Counter, defaultdict
 
 # Plan kinds whose activities run once per existing instance of their template.
-PER_INSTANCE = ("termination", "freeze", "backup", "test")
+PER_INSTANCE = ("termination", "freeze", "backup", "test", "update")
 LOG = re.compile(r">(started|finished|cancelled) (\S+)</log>")
 
 
@@ -147,7 +147,7 @@ class Check:
         if any(a["kind"] == "step" for a in self.graph["activities"]):
             return  # an imperative workflow sets the states its steps say
         instances = self.result.get("instances", [])
-        if self.args.kind in ("build", "defrost"):
+        if self.args.kind in ("build", "defrost", "update"):
             for i in instances:
                 want = {"service": "CREATED", "node": "STARTED", "relationship": "CREATED"}[i["type"]]
                 if i["state"] != want:
@@ -281,7 +281,8 @@ def main():
     p.add_argument("graph")
     p.add_argument("trace")
     p.add_argument("--kind", required=True,
-                   choices=["build", "termination", "scale-out", "workflow", "freeze", "defrost", "backup", "test"])
+                   choices=["build", "termination", "scale-out", "workflow", "freeze", "defrost", "backup", "test",
+                            "update"])
     p.add_argument("--instances", type=int, default=1)
     p.add_argument("--fail")
     p.add_argument("--expect", choices=["normal", "error"])

@@ -6,7 +6,7 @@
     ci.py check OUTDIR                   checks every trace; ends "N passed, N failed"
 
 PLANS.jsonl has one line per BPMN plan: {"name", "kind" (build, termination,
-scale-out:NAME, workflow:NAME, freeze, defrost, backup, test), "dir" (the unpacked plan archive), "bpmn",
+scale-out:NAME, workflow:NAME, freeze, defrost, backup, test, update), "dir" (the unpacked plan archive), "bpmn",
 "graph" (`toscanini graph --format json` of the plan), "build" (the dir of the
 build plan of the same service template, or null)}.
 
@@ -22,7 +22,8 @@ Runs made of each plan:
 - workflow: after one build run;
 - defrost: as a build (a normal run and a failure run);
 - freeze: as a termination, after three build runs;
-- backup, test: after two build runs, every operation once per instance.
+- backup, test, update: after two build runs, every operation once per
+  instance (an update leaves every instance started).
 Stdlib only; check-trace.py beside this file does the checking.
 """
 import json
@@ -37,7 +38,7 @@ check_trace = __import__("check-trace")
 BPMN = "{http://www.omg.org/spec/BPMN/20100524/MODEL}"
 INVOKE = re.compile(r'"(?:nodeTemplateID|relationshipTemplateID)":"([^"]+)".*?"interface":"([^"]+)","operation":"([^"]+)"')
 # Build runs before a plan of each kind that works on existing instances.
-INSTANCES = {"termination": 3, "freeze": 3, "scale-out": 2, "backup": 2, "test": 2}
+INSTANCES = {"termination": 3, "freeze": 3, "scale-out": 2, "backup": 2, "test": 2, "update": 2}
 SELECT = re.compile(r'name="select (least loaded|given|first) instance of ([^"]+)"')
 
 

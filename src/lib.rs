@@ -279,9 +279,11 @@ pub fn abstract_plans(
                     )));
                 }
             },
-            PlanKind::Freeze | PlanKind::Defrost | PlanKind::Backup | PlanKind::Test => {
-                feature_plan(topology, kind, &build)?
-            }
+            PlanKind::Freeze
+            | PlanKind::Defrost
+            | PlanKind::Backup
+            | PlanKind::Test
+            | PlanKind::Update => feature_plan(topology, kind, &build)?,
             PlanKind::ScaleOut(name) => match topology.regions.iter().find(|r| &r.name == name) {
                 Some(region) => plan::scale_out_plan(topology, region)?,
                 None => {
@@ -305,8 +307,8 @@ pub fn abstract_plans(
     Ok(out)
 }
 
-/// A management-feature plan, derived from the build plan (defrost, test)
-/// or from the termination plan (freeze, backup); an error naming what is
+/// A management-feature plan, derived from the build plan (defrost, test),
+/// the termination plan (freeze, backup) or both (update); an error naming what is
 /// missing when no node supports it.
 fn feature_plan(
     topology: &Topology,
@@ -330,6 +332,9 @@ fn feature_plan(
         PlanKind::Defrost => plan::defrost_plan(build, topology)?,
         PlanKind::Test => plan::test_plan(build, topology)?,
         PlanKind::Freeze => plan::freeze_plan(&plan::termination_plan(build, topology)?, topology)?,
+        PlanKind::Update => {
+            plan::update_plan(build, &plan::termination_plan(build, topology)?, topology)?
+        }
         _ => plan::backup_plan(&plan::termination_plan(build, topology)?, topology)?,
     })
 }

@@ -72,7 +72,7 @@ fn boundary(kind: &PlanKind) -> Option<(String, String)> {
         PlanKind::Termination => Some((LIFECYCLE_INTERFACE.into(), "terminate".into())),
         PlanKind::ScaleOut(name) => Some((name.clone(), "scale-out".into())),
         PlanKind::Workflow(_) => None,
-        PlanKind::Freeze | PlanKind::Defrost => Some((
+        PlanKind::Freeze | PlanKind::Defrost | PlanKind::Update => Some((
             STATEFUL_LIFECYCLE_INTERFACE.into(),
             crate::render::bpel::operation(kind),
         )),

@@ -133,7 +133,7 @@ pub struct PlanArgs {
     pub in_place: bool,
     /// Which plans: build, termination, scale-out:NAME, scale-out (every
     /// scaling plan), workflow:NAME (a TOSCA YAML imperative workflow),
-    /// freeze, defrost, backup, test (management features), or all (every
+    /// freeze, defrost, backup, test, update (management features), or all (every
     /// one of them the topology supports).
     #[arg(
         long,
@@ -170,7 +170,7 @@ pub struct GraphArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
     /// The plan: build, termination, scale-out:NAME, workflow:NAME, freeze,
-    /// defrost, backup, test.
+    /// defrost, backup, test, update.
     #[arg(long, default_value = "build", value_name = "PLAN")]
     pub plan: String,
     /// Output format.
@@ -187,7 +187,7 @@ pub struct ExportArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
     /// The plan: build, termination, scale-out:NAME, workflow:NAME, freeze,
-    /// defrost, backup, test.
+    /// defrost, backup, test, update.
     #[arg(long, value_name = "PLAN")]
     pub plan: String,
     /// The directory to write the deployment unit into (created; must be empty if it exists).

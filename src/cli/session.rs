@@ -91,7 +91,7 @@ impl Session {
 
 /// Parse a plan name given on the command line: `build`, `termination`,
 /// `scale-out:NAME`, `workflow:NAME`, and the management-feature plans
-/// `freeze`, `defrost`, `backup`, `test`.
+/// `freeze`, `defrost`, `backup`, `test`, `update`.
 pub fn plan_kind(name: &str) -> Result<PlanKind> {
     if let Some(feature) = PlanKind::features().into_iter().find(|k| k.slug() == name) {
         return Ok(feature);
@@ -106,7 +106,7 @@ pub fn plan_kind(name: &str) -> Result<PlanKind> {
             match other.strip_prefix("workflow:") {
                 Some(w) if !w.is_empty() => Ok(PlanKind::Workflow(w.to_string())),
                 _ => Err(Error::Usage(format!(
-                    "unknown plan `{other}`; plans are `build`, `termination`, `scale-out:NAME`, `workflow:NAME` (a TOSCA YAML imperative workflow), `freeze`, `defrost`, `backup` and `test`"
+                    "unknown plan `{other}`; plans are `build`, `termination`, `scale-out:NAME`, `workflow:NAME` (a TOSCA YAML imperative workflow), `freeze`, `defrost`, `backup`, `test` and `update`"
                 ))),
             }
         }

@@ -20,6 +20,11 @@ pub const FREEZE: &str = "freeze";
 pub const DEFROST: &str = "defrost";
 /// The input of `freeze` that says where the state goes.
 pub const STATE_STORE_INPUT: &str = "StoreStateServiceEndpoint";
+/// The interface of a node whose software can be updated in place
+/// (OpenTOSCA's name, matched as the last segment of the interface name).
+pub const UPDATE_INTERFACE: &str = "UpdateManagementInterface";
+/// The operation that updates a node.
+pub const UPDATE: &str = "update";
 /// Policy: the node holds state worth keeping.
 pub const STATEFUL: &str = "StatefulComponent";
 /// Policy: the node's state can be saved and restored.
@@ -123,6 +128,75 @@ pub fn defrostable(topology: &Topology, n: NodeId) -> Result<(&Interface, &Opera
     }
 }
 
+/// The node's `update`, if it can be updated in place.
+pub fn update_operation(
+    topology: &Topology,
+    n: NodeId,
+) -> Result<(&Interface, &Operation), String> {
+    let id = &topology.node(n).id;
+    let found = topology
+        .node(n)
+        .interfaces
+        .iter()
+        .filter(|i| i.name.trim_end_matches('/').rsplit('/').next() == Some(UPDATE_INTERFACE))
+        .find_map(|i| i.operation(UPDATE).map(|o| (i, o)));
+    match found {
+        Some((i, o)) if o.implementation.is_some() => Ok((i, o)),
+        Some(_) => Err(format!(
+            "the `{UPDATE}` operation of `{id}` has no implementation artifact"
+        )),
+        None => Err(format!(
+            "`{id}` has no operation `{UPDATE}` of an interface `{UPDATE_INTERFACE}`"
+        )),
+    }
+}
+
+/// The nodes that sit on `n`: hosted on it, deployed on it or depending
+/// on it, directly or through others (ConnectsTo does not count), nearest
+/// first.
+pub fn above(topology: &Topology, n: NodeId) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    let mut seen = vec![false; topology.nodes.len()];
+    seen[n.0 as usize] = true;
+    let mut frontier = vec![n];
+    while !frontier.is_empty() {
+        let mut next = Vec::new();
+        for cur in frontier {
+            for &r in topology.incoming(cur) {
+                let rel = topology.relationship(r);
+                if rel.kind.is_infrastructure()
+                    && !std::mem::replace(&mut seen[rel.source.0 as usize], true)
+                {
+                    out.push(rel.source);
+                    next.push(rel.source);
+                }
+            }
+        }
+        frontier = next;
+    }
+    out
+}
+
+/// The nodes an update plan updates: those that can be updated and do not
+/// sit on another such node (which updates them with what it stops and
+/// starts: OpenTOSCA updates the bottom-most updatable node).
+pub fn updated(topology: &Topology) -> Vec<NodeId> {
+    let updatable: Vec<NodeId> = topology
+        .node_ids()
+        .filter(|&n| update_operation(topology, n).is_ok())
+        .collect();
+    let mut on_another = vec![false; topology.nodes.len()];
+    for &u in &updatable {
+        for a in above(topology, u) {
+            on_another[a.0 as usize] = true;
+        }
+    }
+    updatable
+        .into_iter()
+        .filter(|u| !on_another[u.0 as usize])
+        .collect()
+}
+
 /// The node's implemented test operations, in declaration order.
 pub fn tests(topology: &Topology, n: NodeId) -> Vec<(&Interface, &Operation)> {
     topology
@@ -157,6 +231,7 @@ pub fn supports(topology: &Topology, n: NodeId, kind: &PlanKind) -> bool {
         PlanKind::Defrost => defrostable(topology, n).is_ok(),
         PlanKind::Backup => saves_state(topology, n).is_ok(),
         PlanKind::Test => !tests(topology, n).is_empty(),
+        PlanKind::Update => update_operation(topology, n).is_ok(),
         _ => true,
     }
 }
@@ -182,6 +257,9 @@ pub fn missing(topology: &Topology, kind: &PlanKind) -> String {
         PlanKind::Test => format!(
             "a test plan needs a node whose type has an implemented operation in interface `{TESTS_INTERFACE}`"
         ),
+        PlanKind::Update => format!(
+            "an update plan needs a node whose type has an implemented operation `{UPDATE}` in an interface `{UPDATE_INTERFACE}`"
+        ),
         other => return format!("the {} plan needs nothing special", other.slug()),
     };
     // The nodes that come closest: those with a policy or an interface of
@@ -191,6 +269,10 @@ pub fn missing(topology: &Topology, kind: &PlanKind) -> String {
         let node = topology.node(n);
         let relevant = match kind {
             PlanKind::Test => node.interfaces.iter().any(is_tests),
+            PlanKind::Update => node
+                .interfaces
+                .iter()
+                .any(|i| i.name.ends_with(UPDATE_INTERFACE)),
             _ => {
                 has_policy(topology, n, FREEZABLE)
                     || has_policy(topology, n, STATEFUL)
@@ -204,6 +286,7 @@ pub fn missing(topology: &Topology, kind: &PlanKind) -> String {
             PlanKind::Freeze => freezable(topology, n).err(),
             PlanKind::Defrost => defrostable(topology, n).err(),
             PlanKind::Backup => saves_state(topology, n).err(),
+            PlanKind::Update => update_operation(topology, n).err(),
             _ => node.interfaces.iter().any(is_tests).then(|| {
                 format!(
                     "the test operations of `{}` have no implementation artifacts",

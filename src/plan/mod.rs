@@ -17,6 +17,7 @@ mod rules;
 mod scale_out;
 mod termination;
 mod testing;
+mod update;
 pub mod workflow;
 
 use std::fmt;
@@ -31,6 +32,7 @@ pub use rules::{OrderingRules, OrderingStyle, UnknownOrdering};
 pub use scale_out::scale_out_plan;
 pub use termination::termination_plan;
 pub use testing::test_plan;
+pub use update::update_plan;
 pub use workflow::{StepActivity, workflow_plan};
 
 use crate::model::{Name, NodeId, RelId, TemplateRef};
@@ -56,6 +58,9 @@ pub enum PlanKind {
     Backup,
     /// Runs the test operations of the running nodes.
     Test,
+    /// Updates the updatable nodes in place, what sits on them stopped
+    /// (and its state saved) before and started (its state restored) after.
+    Update,
 }
 
 impl PlanKind {
@@ -70,6 +75,7 @@ impl PlanKind {
             PlanKind::Defrost => "defrost".into(),
             PlanKind::Backup => "backup".into(),
             PlanKind::Test => "test".into(),
+            PlanKind::Update => "update".into(),
         }
     }
 
@@ -84,6 +90,7 @@ impl PlanKind {
             PlanKind::Defrost => "defrostPlan".into(),
             PlanKind::Backup => "backupManagementPlan".into(),
             PlanKind::Test => "testManagementPlan".into(),
+            PlanKind::Update => "updatePlan".into(),
         }
     }
 
@@ -94,12 +101,13 @@ impl PlanKind {
     }
 
     /// The management-feature plans, by slug: what `--plan` takes.
-    pub fn features() -> [PlanKind; 4] {
+    pub fn features() -> [PlanKind; 5] {
         [
             PlanKind::Freeze,
             PlanKind::Defrost,
             PlanKind::Backup,
             PlanKind::Test,
+            PlanKind::Update,
         ]
     }
 }
@@ -136,6 +144,13 @@ pub enum ActivityKind {
     Backup,
     /// Run one test operation of the node (named) and check what it reports.
     Test(Name),
+    /// Stop a node that sits on one being updated (saving its state first
+    /// if it is freezable); its instances stay.
+    Stop,
+    /// Start it again after the update (restoring its state if it can).
+    Start,
+    /// Update the node in place (`UpdateManagementInterface` `update`).
+    Update,
 }
 
 /// A selection strategy as written (boxed in [`ActivityKind`]).
@@ -160,6 +175,9 @@ impl ActivityKind {
             ActivityKind::Defrost => "defrost",
             ActivityKind::Backup => "backup",
             ActivityKind::Test(_) => "test",
+            ActivityKind::Stop => "stop",
+            ActivityKind::Start => "start",
+            ActivityKind::Update => "update",
         }
     }
 
@@ -178,6 +196,9 @@ impl ActivityKind {
                 | ActivityKind::Defrost
                 | ActivityKind::Backup
                 | ActivityKind::Test(_)
+                | ActivityKind::Stop
+                | ActivityKind::Start
+                | ActivityKind::Update
         )
     }
 }

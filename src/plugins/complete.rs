@@ -344,6 +344,9 @@ fn unhandled(
         ActivityKind::Defrost => "defrost",
         ActivityKind::Backup => "back up",
         ActivityKind::Test(_) => "test",
+        ActivityKind::Stop => "stop",
+        ActivityKind::Start => "start",
+        ActivityKind::Update => "update",
         _ => "provision",
     };
     let message = format!(
@@ -437,8 +440,16 @@ fn wrap(
                 per_instance: true,
             }
         }
-        // Backups and tests run on every instance, leaving it as it is.
-        (ActivityKind::Backup | ActivityKind::Test(_), TemplateRef::Node(n)) => {
+        // Backups, tests and the activities of an update run on every
+        // instance, which stays.
+        (
+            ActivityKind::Backup
+            | ActivityKind::Test(_)
+            | ActivityKind::Stop
+            | ActivityKind::Start
+            | ActivityKind::Update,
+            TemplateRef::Node(n),
+        ) => {
             out.extend(follow_stack(topology, n, &steps));
             out.extend(steps);
             ActivityBody {

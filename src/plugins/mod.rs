@@ -28,6 +28,7 @@ mod selection;
 mod state;
 pub mod steps;
 mod testing;
+mod update;
 pub mod workflow;
 
 pub use complete::{ActivityBody, CompleteOptions, ConcretePlan, Decision, complete};

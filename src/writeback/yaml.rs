@@ -29,7 +29,11 @@ fn workflow_name(kind: &PlanKind) -> String {
         PlanKind::Termination => "undeploy".into(),
         PlanKind::ScaleOut(n) => format!("scale_out_{n}"),
         PlanKind::Workflow(n) => n.clone(),
-        PlanKind::Freeze | PlanKind::Defrost | PlanKind::Backup | PlanKind::Test => kind.slug(),
+        PlanKind::Freeze
+        | PlanKind::Defrost
+        | PlanKind::Backup
+        | PlanKind::Test
+        | PlanKind::Update => kind.slug(),
     }
 }
 

@@ -1,10 +1,12 @@
-//! Management-feature plans (issue 19): freeze, defrost, backup and test.
-//! Their order on a corpus CSAR (`MyTinyToDo-MySql_OpenStack-w2`, the one
-//! with a freezable database) and on `tests/features/stateful-stack` (two
-//! freezable stores on each other, a stateful cache that is not freezable,
-//! tests on three nodes); the steps the plugins emit; where the plans are
-//! made and the error where they cannot be; snapshots of the plans in both
-//! languages.
+//! Management-feature plans (issue 19): freeze, defrost, backup, test and
+//! update. Their order on a corpus CSAR (`MyTinyToDo-MySql_OpenStack-w2`,
+//! the one with a freezable database), on `tests/features/stateful-stack`
+//! (two freezable stores on each other, a stateful cache that is not
+//! freezable, tests on three nodes) and on `tests/features/update-stack` (a
+//! runtime updated in place under an application, a freezable store and a
+//! front end that cannot be stopped); the steps the plugins emit; where the
+//! plans are made and the error where they cannot be; snapshots of the
+//! plans in both languages.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -25,6 +27,10 @@ fn corpus(name: &str) -> PathBuf {
 
 fn stack() -> PathBuf {
     repo().join("tests/features/stateful-stack")
+}
+
+fn update_stack() -> PathBuf {
+    repo().join("tests/features/update-stack")
 }
 
 /// The plans of `kinds` for `path`, with their diagnostics.
@@ -329,6 +335,10 @@ fn feature_plans_are_made_only_where_the_topology_supports_them() {
         ]
     );
     assert_eq!(of("test").len(), 10);
+    assert!(
+        of("update").is_empty(),
+        "no corpus CSAR has UpdateManagementInterface"
+    );
 
     // Asked for where it cannot be made: an error naming what is missing.
     // (MySQL-DB here is freezable by policy, but its type has no freeze.)
@@ -368,24 +378,82 @@ fn feature_plans_are_made_only_where_the_topology_supports_them() {
 }
 
 #[test]
+fn update_stops_what_sits_on_the_node_updates_it_and_starts_it_again() {
+    let (_, update) = plan(&update_stack(), PlanKind::Update);
+    // Top-down stop, the update, bottom-up start; the client beside the
+    // runtime (only connected to the application) is left alone.
+    assert_eq!(
+        edges(&update.plan),
+        set(&[
+            ("web_stop", "app_stop"),
+            ("app_stop", "runtime_update"),
+            ("store_stop", "runtime_update"),
+            ("runtime_update", "app_start"),
+            ("runtime_update", "store_start"),
+            ("app_start", "web_start"),
+        ])
+    );
+    assert!(
+        !update
+            .plan
+            .activities
+            .iter()
+            .any(|a| a.id.starts_with("client") || a.id.starts_with("server"))
+    );
+    // The freezable store saves its state before it stops and gets it
+    // back once started; the instances stay (no registration, no DELETED).
+    let states = |id: &str| -> Vec<String> {
+        steps(&update, id)
+            .iter()
+            .map(|s| match s {
+                Step::Invoke(i) => i.operation.to_string(),
+                Step::SetState(_, st) => st.to_string(),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    };
+    assert_eq!(
+        states("store_stop"),
+        ["freeze", "STOPPING", "stop", "STOPPED"]
+    );
+    assert_eq!(
+        states("store_start"),
+        ["STARTING", "start", "STARTED", "defrost"]
+    );
+    assert_eq!(states("app_stop"), ["STOPPING", "stop", "STOPPED"]);
+    // The front end cannot be stopped: it keeps running, with a warning.
+    assert!(states("web_stop").is_empty() && states("web_start").is_empty());
+    let (_, plans) = derive(&update_stack(), &[PlanKind::Update]);
+    let (_, warnings) = plans.unwrap();
+    let codes: Vec<&str> = warnings.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["W0510"]);
+    // The version to update to is the plan's input.
+    let [Step::Invoke(inv)] = steps(&update, "runtime_update") else {
+        panic!("one call")
+    };
+    assert_eq!(&*inv.operation, "update");
+    assert_eq!(inv.inputs[0].1, Binding::Input("Version".into()));
+    assert!(update.inputs.iter().any(|i| i == "Version"));
+    assert!(update.bodies.iter().all(|b| b.per_instance));
+    // None of the corpus CSARs can be updated.
+    let (_, plans) = derive(&corpus(W2), &[PlanKind::Update]);
+    assert!(matches!(plans, Err(toscanini::error::Error::Input(_))));
+}
+
+#[test]
 fn feature_plans_preview_as_dot_and_json() {
-    for kind in ["freeze", "defrost", "backup", "test"] {
-        let r = run(
-            &repo(),
-            &["graph", "tests/features/stateful-stack", "--plan", kind],
-        );
+    for kind in ["freeze", "defrost", "backup", "test", "update"] {
+        let input = if kind == "update" {
+            "tests/features/update-stack"
+        } else {
+            "tests/features/stateful-stack"
+        };
+        let r = run(&repo(), &["graph", input, "--plan", kind]);
         assert_eq!(r.code, 0, "{kind}: {}", r.stderr);
         assert!(r.stdout.starts_with(&format!("digraph \"{kind}\"")));
         let r = run(
             &repo(),
-            &[
-                "graph",
-                "tests/features/stateful-stack",
-                "--plan",
-                kind,
-                "--format",
-                "json",
-            ],
+            &["graph", input, "--plan", kind, "--format", "json"],
         );
         assert_eq!(r.code, 0, "{kind}: {}", r.stderr);
         let json: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
@@ -393,14 +461,26 @@ fn feature_plans_preview_as_dot_and_json() {
     }
 }
 
-/// Snapshots of the four plans of the corpus CSAR and of the fixture: the
+/// Snapshots of the feature plans of the corpus CSAR and of the fixtures: the
 /// BPEL process, its WSDL and deploy.xml, the BPMN process, the DOT graph;
 /// and the corpus service template with the BPEL plans written back.
 #[test]
 fn feature_plan_snapshots() {
     let templates = Templates::embedded().unwrap();
-    for (label, path) in [("w2", corpus(W2)), ("stateful-stack", stack())] {
-        let kinds = PlanKind::features();
+    for (label, path) in [
+        ("w2", corpus(W2)),
+        ("stateful-stack", stack()),
+        ("update-stack", update_stack()),
+    ] {
+        let kinds: Vec<PlanKind> = {
+            let mut sources = SourceMap::new();
+            let options = toscanini::Options::default();
+            let loaded = toscanini::load(&path, &options, &mut sources).unwrap();
+            toscanini::all_plans(&loaded.topology)
+                .into_iter()
+                .filter(|k| PlanKind::features().contains(k))
+                .collect()
+        };
         let (loaded, plans) = derive(&path, &kinds);
         let (plans, _) = plans.unwrap();
         let mut rendered = Vec::new();

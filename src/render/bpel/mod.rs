@@ -68,7 +68,11 @@ pub fn operation(kind: &PlanKind) -> String {
         PlanKind::Termination => "terminate".into(),
         PlanKind::ScaleOut(_) => "scale-out".into(),
         PlanKind::Workflow(n) => ncname(n),
-        PlanKind::Freeze | PlanKind::Defrost | PlanKind::Backup | PlanKind::Test => kind.slug(),
+        PlanKind::Freeze
+        | PlanKind::Defrost
+        | PlanKind::Backup
+        | PlanKind::Test
+        | PlanKind::Update => kind.slug(),
     }
 }
 
