@@ -27,6 +27,9 @@ A normal run (no --fail) must:
   instance STARTED, every relationship instance CREATED, the service instance
   CREATED; termination and freeze, every instance DELETED, each by exactly one
   request.
+A freeze activity must save each instance's state before the instance is
+DELETED; a defrost activity must restore it after the rest of its lifecycle
+and before the instance is STARTED for the last time.
 A routing run (--ran, --not-ran: an imperative workflow whose failures are
 routed, --expect saying how it ends) must run exactly the activities named.
 A failure run (--fail) must end in its error end event with the failed
@@ -261,6 +264,34 @@ class Check:
         for b in entries:
             self.fail(f"plan instance log names {b}, not an activity of the graph")
 
+    def state_saved_and_restored(self):
+        """A freeze activity saves each instance's state (`freeze`) before the
+        instance is set DELETED; a defrost activity restores it (`defrost`)
+        after every other operation of the activity (its lifecycle) and
+        before the instance is set STARTED for the last time."""
+        for a in self.graph["activities"]:
+            kind, b = a["kind"], a["bpmn"]
+            if kind not in ("freeze", "defrost"):
+                continue
+            mine = [e for e in self.requests if b in chain(e)]
+            calls = [e for e in mine if e["kind"] == "invoke" and e.get("operation") == kind]
+            if not calls:
+                self.fail(f"{a['id']}: no {kind} invoked")
+            for c in calls:
+                final = "DELETED" if kind == "freeze" else "STARTED"
+                done = [e["seq"] for e in mine if e["kind"] == "state" and e.get("state") == final
+                        and e.get("instance") == c.get("instance")]
+                # Deleted only after the freeze; started (finally) only after
+                # the defrost (a `start` in the lifecycle sets it once before).
+                last = min(done) if kind == "freeze" else max(done, default=None)
+                if not done or last < c["seq"]:
+                    self.fail(f"{a['id']}: {kind} of instance {c.get('instance')} (seq {c['seq']}) is not "
+                              f"before the instance is {final}")
+                if kind == "defrost":
+                    later = [e for e in mine if e["kind"] == "invoke" and e is not c and e["seq"] > c["seq"]]
+                    for e in later:
+                        self.fail(f"{a['id']}: {e['operation']} (seq {e['seq']}) after defrost (seq {c['seq']})")
+
     def run(self):
         self.ending()
         self.edges()
@@ -271,6 +302,7 @@ class Check:
         else:
             self.operations()
             self.final_states()
+            self.state_saved_and_restored()
         if self.args.plan_states:
             self.plan_states()
         return self.problems
