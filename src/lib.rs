@@ -205,10 +205,15 @@ pub fn all_plans(topology: &Topology) -> Vec<PlanKind> {
             .filter(|w| !matches!(w.name.as_str(), "deploy" | "undeploy"))
             .map(|w| PlanKind::Workflow(w.name.clone())),
     );
+    // A YAML feature plan is written back as a workflow named after it: an
+    // imperative workflow of that name keeps it (asking for both is E0507).
+    let taken = |k: &PlanKind| {
+        topology.dialect != model::Dialect::Xml && topology.workflow(&k.slug()).is_some()
+    };
     kinds.extend(
         PlanKind::features()
             .into_iter()
-            .filter(|k| plan::features::supported(topology, k)),
+            .filter(|k| plan::features::supported(topology, k) && !taken(k)),
     );
     kinds
 }
@@ -344,6 +349,7 @@ fn feature_plan(
 /// with one name would be one plan archive, the second written over the
 /// first.
 fn distinct_plan_names(topology: &Topology, kinds: &[PlanKind]) -> Result<()> {
+    feature_names_free(topology, kinds)?;
     let mut seen: std::collections::HashMap<String, &PlanKind> = std::collections::HashMap::new();
     for kind in kinds {
         let Some(first) = seen.insert(kind.suffix(), kind) else {
@@ -385,6 +391,36 @@ fn distinct_plan_names(topology: &Topology, kinds: &[PlanKind]) -> Result<()> {
         .at_opt(origin)
         .hint("a plan name holds letters, digits, `_`, `-` and `.`; rename one of them")
         .into());
+    }
+    Ok(())
+}
+
+/// In TOSCA YAML the plans are written back as workflows named after them:
+/// a feature plan (`backup`, say) would take the name of an imperative
+/// workflow of the same name that is also generated.
+fn feature_names_free(topology: &Topology, kinds: &[PlanKind]) -> Result<()> {
+    if topology.dialect == model::Dialect::Xml {
+        return Ok(());
+    }
+    for kind in kinds.iter().filter(|k| PlanKind::features().contains(k)) {
+        let workflow = PlanKind::Workflow(kind.slug());
+        if kinds.contains(&workflow) {
+            let origin = topology
+                .workflow(&kind.slug())
+                .and_then(|w| w.origin.clone());
+            return Err(diagnostics::Diagnostic::error(
+                codes::PLAN_NAME_CLASH,
+                format!(
+                    "the {} plan and the imperative workflow `{}` would both be written back as workflow `{}`",
+                    kind.slug(),
+                    kind.slug(),
+                    kind.slug()
+                ),
+            )
+            .at_opt(origin)
+            .hint("rename the workflow, or leave one of the two plans out of --plans")
+            .into());
+        }
     }
     Ok(())
 }

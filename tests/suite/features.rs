@@ -441,6 +441,40 @@ fn update_stops_what_sits_on_the_node_updates_it_and_starts_it_again() {
 }
 
 #[test]
+fn yaml_topologies_get_test_plans_beside_their_workflows() {
+    let path = repo().join("tests/features/yaml-tests");
+    let (_, test) = plan(&path, PlanKind::Test);
+    let ids: Vec<&str> = test.plan.activities.iter().map(|a| a.id.as_str()).collect();
+    assert_eq!(ids, ["app_test_check"]);
+    assert!(matches!(
+        steps(&test, "app_test_check"),
+        [Step::Invoke(_), Step::Check { .. }]
+    ));
+    // An imperative workflow named `test` keeps the name the test plan
+    // would be written back under: `all` leaves the test plan out, and
+    // asking for both is an error.
+    let dir = crate::support::temp_dir("features-yaml");
+    for f in ["service.yaml", "check.sh"] {
+        let text = std::fs::read_to_string(path.join(f)).unwrap();
+        std::fs::write(dir.join(f), text.replace("    smoke:", "    test:")).unwrap();
+    }
+    let mut sources = SourceMap::new();
+    let options = toscanini::Options::default();
+    let loaded = toscanini::load(&dir.join("service.yaml"), &options, &mut sources).unwrap();
+    let kinds = toscanini::all_plans(&loaded.topology);
+    assert!(kinds.contains(&PlanKind::Workflow("test".into())));
+    assert!(!kinds.contains(&PlanKind::Test));
+    let (_, plans) = derive(
+        &dir.join("service.yaml"),
+        &[PlanKind::Workflow("test".into()), PlanKind::Test],
+    );
+    let Err(toscanini::error::Error::Input(d)) = plans else {
+        panic!("an error")
+    };
+    assert_eq!(d.iter().next().unwrap().code, "E0507");
+}
+
+#[test]
 fn feature_plans_preview_as_dot_and_json() {
     for kind in ["freeze", "defrost", "backup", "test", "update"] {
         let input = if kind == "update" {
