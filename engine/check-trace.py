@@ -11,7 +11,8 @@ Each request names the activities it was sent from (`activity`: the ids of the
 enclosing BPMN activities, innermost first). KIND is build, termination,
 scale-out, workflow, or a management-feature plan: freeze (checked as a
 termination), defrost (as a build), backup or test (once per instance, states
-left alone), update (once per instance, every instance started again after).
+left alone), update (once per instance, every instance started again after),
+transformation (after a build of its source: once, nothing on kept templates).
 
 A normal run (no --fail) must:
 - end normally, with no incident, no job left and no request rejected;
@@ -314,7 +315,7 @@ def main():
     p.add_argument("trace")
     p.add_argument("--kind", required=True,
                    choices=["build", "termination", "scale-out", "workflow", "freeze", "defrost", "backup", "test",
-                            "update"])
+                            "update", "transformation"])
     p.add_argument("--instances", type=int, default=1)
     p.add_argument("--fail")
     p.add_argument("--expect", choices=["normal", "error"])

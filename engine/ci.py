@@ -6,7 +6,8 @@
     ci.py check OUTDIR                   checks every trace; ends "N passed, N failed"
 
 PLANS.jsonl has one line per BPMN plan: {"name", "kind" (build, termination,
-scale-out:NAME, workflow:NAME, freeze, defrost, backup, test, update), "dir" (the unpacked plan archive), "bpmn",
+scale-out:NAME, workflow:NAME, freeze, defrost, backup, test, update,
+transformation), "dir" (the unpacked plan archive), "bpmn",
 "graph" (`toscanini graph --format json` of the plan), "build" (the dir of the
 build plan of the same service template, or null)}.
 
@@ -23,7 +24,8 @@ Runs made of each plan:
 - defrost: as a build (a normal run and a failure run);
 - freeze: as a termination, after three build runs;
 - backup, test, update: after two build runs, every operation once per
-  instance (an update leaves every instance started).
+  instance (an update leaves every instance started);
+- transformation: after one build run of its source.
 Stdlib only; check-trace.py beside this file does the checking.
 """
 import json

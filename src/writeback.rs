@@ -21,7 +21,8 @@ use crate::plan::PlanKind;
 use crate::render::RenderedPlan;
 use crate::xml::names::{
     LIFECYCLE_INTERFACE, MANAGEMENT_FEATURE_INTERFACE, PLAN_TYPE_BUILD, PLAN_TYPE_MANAGEMENT,
-    PLAN_TYPE_TERMINATION, STATEFUL_LIFECYCLE_INTERFACE,
+    PLAN_TYPE_TERMINATION, PLAN_TYPE_TRANSFORMATION, STATEFUL_LIFECYCLE_INTERFACE,
+    TRANSFORMATION_INTERFACE,
 };
 use crate::xml::rewrite::{PlanEntry, prepare, rewrite};
 
@@ -62,6 +63,7 @@ fn plan_type(kind: &PlanKind) -> &'static str {
     match kind {
         PlanKind::Build | PlanKind::Defrost => PLAN_TYPE_BUILD,
         PlanKind::Termination | PlanKind::Freeze => PLAN_TYPE_TERMINATION,
+        PlanKind::Transformation(_) => PLAN_TYPE_TRANSFORMATION,
         _ => PLAN_TYPE_MANAGEMENT,
     }
 }
@@ -78,6 +80,10 @@ fn boundary(kind: &PlanKind) -> Option<(String, String)> {
         )),
         PlanKind::Backup | PlanKind::Test => Some((
             MANAGEMENT_FEATURE_INTERFACE.into(),
+            crate::render::bpel::operation(kind),
+        )),
+        PlanKind::Transformation(_) => Some((
+            TRANSFORMATION_INTERFACE.into(),
             crate::render::bpel::operation(kind),
         )),
     }

@@ -145,6 +145,11 @@ pub struct PlanArgs {
     /// Plan language: bpel, bpmn, or all (both).
     #[arg(long, value_enum, default_value = "bpel")]
     pub lang: Lang,
+    /// Also generate the plan that turns a running instance of INPUT into
+    /// one of TARGET (a CSAR, directory or YAML file; its service template
+    /// is the only or first one), added to INPUT's output.
+    #[arg(long, value_name = "TARGET")]
+    pub transform_to: Option<PathBuf>,
     /// Print, for each activity, which plugin handled it and why the others declined.
     #[arg(long)]
     pub explain: bool,
@@ -170,9 +175,12 @@ pub struct GraphArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
     /// The plan: build, termination, scale-out:NAME, workflow:NAME, freeze,
-    /// defrost, backup, test, update.
+    /// defrost, backup, test, update, transformation (with --transform-to).
     #[arg(long, default_value = "build", value_name = "PLAN")]
     pub plan: String,
+    /// The target of `--plan transformation` (a CSAR, directory or YAML file).
+    #[arg(long, value_name = "TARGET")]
+    pub transform_to: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "dot")]
     pub format: Format,

@@ -127,6 +127,9 @@ pub const W_STATE_LOST: &str = "W0509";
 /// An update plan cannot stop a node that sits on the node it updates
 /// (it has no lifecycle `stop`): the node keeps running through the update.
 pub const W_NOT_STOPPED: &str = "W0510";
+/// A transformation plan provisions templates only the target service
+/// template defines, under the source's service instance.
+pub const W_TRANSFORM_FOREIGN: &str = "W0511";
 /// The service template already binds the boundary operation to another plan.
 pub const W_BOUNDARY_TAKEN: &str = "W0505";
 /// A scaling policy's region reaches a node without a selection strategy;

@@ -11,12 +11,14 @@ mod defrost;
 pub mod features;
 mod freeze;
 pub mod ids;
+pub mod matching;
 mod order;
 mod restrict;
 mod rules;
 mod scale_out;
 mod termination;
 mod testing;
+mod transformation;
 mod update;
 pub mod workflow;
 
@@ -32,6 +34,7 @@ pub use rules::{OrderingRules, OrderingStyle, UnknownOrdering};
 pub use scale_out::scale_out_plan;
 pub use termination::termination_plan;
 pub use testing::test_plan;
+pub use transformation::transformation_plan;
 pub use update::update_plan;
 pub use workflow::{StepActivity, workflow_plan};
 
@@ -61,6 +64,9 @@ pub enum PlanKind {
     /// Updates the updatable nodes in place, what sits on them stopped
     /// (and its state saved) before and started (its state restored) after.
     Update,
+    /// Turns a running instance of the service template into one of the
+    /// named target service template.
+    Transformation(String),
 }
 
 impl PlanKind {
@@ -76,6 +82,7 @@ impl PlanKind {
             PlanKind::Backup => "backup".into(),
             PlanKind::Test => "test".into(),
             PlanKind::Update => "update".into(),
+            PlanKind::Transformation(_) => "transformation".into(),
         }
     }
 
@@ -91,6 +98,7 @@ impl PlanKind {
             PlanKind::Backup => "backupManagementPlan".into(),
             PlanKind::Test => "testManagementPlan".into(),
             PlanKind::Update => "updatePlan".into(),
+            PlanKind::Transformation(to) => format!("transformTo_{}", ncname(to)),
         }
     }
 
@@ -228,6 +236,9 @@ pub enum Reason {
     /// An imperative workflow runs `to` if `from` failed (`on_failure`): the
     /// edge is taken only on failure, and its target is skipped otherwise.
     OnFailure,
+    /// A transformation detaches a common node from what goes before it
+    /// attaches it to what comes.
+    Reconnect(NodeId),
 }
 
 /// A precedence edge: `from` completes before `to` starts.

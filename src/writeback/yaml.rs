@@ -34,6 +34,7 @@ fn workflow_name(kind: &PlanKind) -> String {
         | PlanKind::Backup
         | PlanKind::Test
         | PlanKind::Update => kind.slug(),
+        PlanKind::Transformation(to) => format!("transform_to_{to}"),
     }
 }
 

@@ -28,5 +28,9 @@ pub const LANG_BPMN: &str = "http://www.omg.org/spec/BPMN/20100524/MODEL";
 pub const LIFECYCLE_INTERFACE: &str = "OpenTOSCA-Lifecycle-Interface";
 /// The boundary interface of OpenTOSCA's freeze, defrost and update plans.
 pub const STATEFUL_LIFECYCLE_INTERFACE: &str = "OpenTOSCA-Stateful-Lifecycle-Interface";
+/// `planType` of transformation plans (OpenTOSCA's own).
+pub const PLAN_TYPE_TRANSFORMATION: &str = "http://opentosca.org/plantypes/TransformationPlan";
+/// The boundary interface of OpenTOSCA's transformation plans.
+pub const TRANSFORMATION_INTERFACE: &str = "OpenTOSCA-Transformation-Interface";
 /// The boundary interface of OpenTOSCA's backup and test plans.
 pub const MANAGEMENT_FEATURE_INTERFACE: &str = "OpenTOSCA-Management-Feature-Interface";

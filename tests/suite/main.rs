@@ -16,3 +16,4 @@ mod samples;
 mod scale_out;
 mod spec_examples;
 mod support;
+mod transformation;

@@ -73,6 +73,7 @@ pub fn operation(kind: &PlanKind) -> String {
         | PlanKind::Backup
         | PlanKind::Test
         | PlanKind::Update => kind.slug(),
+        PlanKind::Transformation(_) => "transform".into(),
     }
 }
 
