@@ -9,20 +9,28 @@ GRAPH.json is `toscanini graph --format json` of the plan; TRACE.jsonl is what
 start or end of a BPMN activity, in one order (`seq`), then the result line.
 Each request names the activities it was sent from (`activity`: the ids of the
 enclosing BPMN activities, innermost first). KIND is build, termination,
-scale-out or workflow.
+scale-out, workflow, or a management-feature plan: freeze (checked as a
+termination), defrost (as a build), backup or test (once per instance, states
+left alone), update (once per instance, every instance started again after),
+transformation (after a build of its source: once, nothing on kept templates).
 
 A normal run (no --fail) must:
 - end normally, with no incident, no job left and no request rejected;
 - invoke, from each activity, every operation the graph lists for it, once per
-  instance it acts on (N for a termination plan run with --instances N, else
+  instance it acts on (N for a termination, freeze, backup or test plan run
+  with --instances N, else
   once; a workflow step at most once, as filters may skip it), and nothing
   else from anywhere;
 - keep every edge (u, v): u's activity ended before v's started, and every
   request v sent started after every request u sent had ended (an invocation
   ends when the bus answers its result);
-- leave the instances as the plan kind promises: build, every node instance
-  STARTED, every relationship instance CREATED, the service instance CREATED;
-  termination, every instance DELETED, each by exactly one request.
+- leave the instances as the plan kind promises: build, defrost and update, every node
+  instance STARTED, every relationship instance CREATED, the service instance
+  CREATED; termination and freeze, every instance DELETED, each by exactly one
+  request.
+A freeze activity must save each instance's state before the instance is
+DELETED; a defrost activity must restore it after the rest of its lifecycle
+and before the instance is STARTED for the last time.
 A routing run (--ran, --not-ran: an imperative workflow whose failures are
 routed, --expect saying how it ends) must run exactly the activities named.
 A failure run (--fail) must end in its error end event with the failed
@@ -43,6 +51,8 @@ import re
 import sys
 from collections import Counter, defaultdict
 
+# Plan kinds whose activities run once per existing instance of their template.
+PER_INSTANCE = ("termination", "freeze", "backup", "test", "update")
 LOG = re.compile(r">(started|finished|cancelled) (\S+)</log>")
 
 
@@ -99,7 +109,7 @@ class Check:
 
     def operations(self):
         per = 1
-        if self.args.kind == "termination":
+        if self.args.kind in PER_INSTANCE:
             per = self.args.instances
         owned = set()
         for a in self.graph["activities"]:
@@ -141,13 +151,13 @@ class Check:
         if any(a["kind"] == "step" for a in self.graph["activities"]):
             return  # an imperative workflow sets the states its steps say
         instances = self.result.get("instances", [])
-        if self.args.kind == "build":
+        if self.args.kind in ("build", "defrost", "update"):
             for i in instances:
                 want = {"service": "CREATED", "node": "STARTED", "relationship": "CREATED"}[i["type"]]
                 if i["state"] != want:
                     self.fail(f"{i['type']} instance {i['instance']} ({i['template'] or 'service'}) is {i['state']}, "
                               f"expected {want}")
-        if self.args.kind == "termination":
+        if self.args.kind in ("termination", "freeze"):
             deleted = Counter(e.get("instance") for e in self.requests
                               if e["kind"] == "state" and e.get("state") == "DELETED")
             for i in instances:
@@ -257,6 +267,34 @@ class Check:
         for b in entries:
             self.fail(f"plan instance log names {b}, not an activity of the graph")
 
+    def state_saved_and_restored(self):
+        """A freeze activity saves each instance's state (`freeze`) before the
+        instance is set DELETED; a defrost activity restores it (`defrost`)
+        after every other operation of the activity (its lifecycle) and
+        before the instance is set STARTED for the last time."""
+        for a in self.graph["activities"]:
+            kind, b = a["kind"], a["bpmn"]
+            if kind not in ("freeze", "defrost"):
+                continue
+            mine = [e for e in self.requests if b in chain(e)]
+            calls = [e for e in mine if e["kind"] == "invoke" and e.get("operation") == kind]
+            if not calls:
+                self.fail(f"{a['id']}: no {kind} invoked")
+            for c in calls:
+                final = "DELETED" if kind == "freeze" else "STARTED"
+                done = [e["seq"] for e in mine if e["kind"] == "state" and e.get("state") == final
+                        and e.get("instance") == c.get("instance")]
+                # Deleted only after the freeze; started (finally) only after
+                # the defrost (a `start` in the lifecycle sets it once before).
+                last = min(done) if kind == "freeze" else max(done, default=None)
+                if not done or last < c["seq"]:
+                    self.fail(f"{a['id']}: {kind} of instance {c.get('instance')} (seq {c['seq']}) is not "
+                              f"before the instance is {final}")
+                if kind == "defrost":
+                    later = [e for e in mine if e["kind"] == "invoke" and e is not c and e["seq"] > c["seq"]]
+                    for e in later:
+                        self.fail(f"{a['id']}: {e['operation']} (seq {e['seq']}) after defrost (seq {c['seq']})")
+
     def run(self):
         self.ending()
         self.edges()
@@ -267,6 +305,7 @@ class Check:
         else:
             self.operations()
             self.final_states()
+            self.state_saved_and_restored()
         if self.args.plan_states:
             self.plan_states()
         return self.problems
@@ -276,7 +315,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("graph")
     p.add_argument("trace")
-    p.add_argument("--kind", required=True, choices=["build", "termination", "scale-out", "workflow"])
+    p.add_argument("--kind", required=True,
+                   choices=["build", "termination", "scale-out", "workflow", "freeze", "defrost", "backup", "test",
+                            "update", "transformation"])
     p.add_argument("--instances", type=int, default=1)
     p.add_argument("--fail")
     p.add_argument("--expect", choices=["normal", "error"])

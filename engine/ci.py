@@ -6,7 +6,8 @@
     ci.py check OUTDIR                   checks every trace; ends "N passed, N failed"
 
 PLANS.jsonl has one line per BPMN plan: {"name", "kind" (build, termination,
-scale-out:NAME, workflow:NAME), "dir" (the unpacked plan archive), "bpmn",
+scale-out:NAME, workflow:NAME, freeze, defrost, backup, test, update,
+transformation), "dir" (the unpacked plan archive), "bpmn",
 "graph" (`toscanini graph --format json` of the plan), "build" (the dir of the
 build plan of the same service template, or null)}.
 
@@ -19,7 +20,12 @@ Runs made of each plan:
 - scale-out: after two build runs; a WorkloadBased selection gets loads 5 and 1
   (the second instance must be chosen), a UserProvided one names the second
   instance, a first-instance one must take the first;
-- workflow: after one build run.
+- workflow: after one build run;
+- defrost: as a build (a normal run and a failure run);
+- freeze: as a termination, after three build runs;
+- backup, test, update: after two build runs, every operation once per
+  instance (an update leaves every instance started);
+- transformation: after one build run of its source.
 Stdlib only; check-trace.py beside this file does the checking.
 """
 import json
@@ -33,6 +39,8 @@ check_trace = __import__("check-trace")
 
 BPMN = "{http://www.omg.org/spec/BPMN/20100524/MODEL}"
 CAMUNDA = "{http://camunda.org/schema/1.0/bpmn}"
+# Build runs before a plan of each kind that works on existing instances.
+INSTANCES = {"termination": 3, "freeze": 3, "scale-out": 2, "backup": 2, "test": 2, "update": 2}
 SELECT = re.compile(r'name="select (least loaded|given|first) instance of ([^"]+)"')
 
 
@@ -118,15 +126,15 @@ def prepare(plans_path, outdir):
             bad += 1
             continue
         runs = []
-        if kind == "build":
+        if kind in ("build", "defrost"):
             runs.append(("", {}, {}))
             ops = invocations(p["bpmn"], graph)
             if len(ops) >= 2:
                 fail = "/".join(ops[len(ops) // 2])
                 runs.append((" fail " + fail, {"fail": fail}, {"fail": fail}))
         elif p.get("build"):
-            setup = {"build": p["build"], "instances": {"termination": 3, "scale-out": 2}.get(kind, 1)}
-            extra = {"instances": setup["instances"]} if kind == "termination" else {}
+            setup = {"build": p["build"], "instances": INSTANCES.get(kind, 1)}
+            extra = {"instances": setup["instances"]} if kind in check_trace.PER_INSTANCE else {}
             if kind == "scale-out":
                 m = SELECT.search(open(p["bpmn"]).read())
                 if m:

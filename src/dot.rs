@@ -85,6 +85,7 @@ pub fn plan_dot(plan: &ConcretePlan, topology: &Topology) -> String {
             Reason::Selection => "selection".to_string(),
             Reason::Step => "then".to_string(),
             Reason::OnFailure => "on failure".to_string(),
+            Reason::Reconnect(n) => format!("reconnect {}", topology.node(n).id),
         };
         let _ = writeln!(
             out,

@@ -187,7 +187,9 @@ fn load_yaml(
 }
 
 /// Every plan a topology has: build, termination, one per scaling region,
-/// and one per imperative workflow other than `deploy` and `undeploy`.
+/// one per imperative workflow other than `deploy` and `undeploy`, and the
+/// management-feature plans (freeze, defrost, backup, test) that some node
+/// supports.
 pub fn all_plans(topology: &Topology) -> Vec<PlanKind> {
     let mut kinds = vec![PlanKind::Build, PlanKind::Termination];
     kinds.extend(
@@ -202,6 +204,16 @@ pub fn all_plans(topology: &Topology) -> Vec<PlanKind> {
             .iter()
             .filter(|w| !matches!(w.name.as_str(), "deploy" | "undeploy"))
             .map(|w| PlanKind::Workflow(w.name.clone())),
+    );
+    // A YAML feature plan is written back as a workflow named after it: an
+    // imperative workflow of that name keeps it (asking for both is E0507).
+    let taken = |k: &PlanKind| {
+        topology.dialect != model::Dialect::Xml && topology.workflow(&k.slug()).is_some()
+    };
+    kinds.extend(
+        PlanKind::features()
+            .into_iter()
+            .filter(|k| plan::features::supported(topology, k) && !taken(k)),
     );
     kinds
 }
@@ -272,6 +284,16 @@ pub fn abstract_plans(
                     )));
                 }
             },
+            PlanKind::Freeze
+            | PlanKind::Defrost
+            | PlanKind::Backup
+            | PlanKind::Test
+            | PlanKind::Update => feature_plan(topology, kind, &build)?,
+            PlanKind::Transformation(to) => {
+                return Err(Error::Usage(format!(
+                    "the transformation to `{to}` needs the target CSAR: use --transform-to"
+                )));
+            }
             PlanKind::ScaleOut(name) => match topology.regions.iter().find(|r| &r.name == name) {
                 Some(region) => plan::scale_out_plan(topology, region)?,
                 None => {
@@ -295,11 +317,205 @@ pub fn abstract_plans(
     Ok(out)
 }
 
+/// A transformation plan, the topology it is derived on (A's templates
+/// with those only B has), and for each template whether the plan keeps,
+/// terminates or provisions it, and why.
+pub struct Transformation {
+    /// The plan.
+    pub plan: AbstractPlan,
+    /// The merged topology the plan is completed and rendered against.
+    pub topology: Topology,
+    /// One line per template of A and of B: kept, terminated, provisioned.
+    pub report: Vec<String>,
+    /// What the plan cannot do by itself (W0511).
+    pub warnings: Diagnostics,
+}
+
+/// Derive the plan that turns a running instance of `a` into one of `b`
+/// (see [`plan::transformation_plan`]).
+pub fn transformation(a: &Topology, b: &Topology, options: &Options) -> Result<Transformation> {
+    use model::{NodeId, RelId, TemplateRef};
+    use std::collections::{HashMap, HashSet};
+    let m = plan::matching::matching(a, b);
+    let kept_nodes: HashMap<NodeId, NodeId> = m.nodes.iter().map(|&(na, nb)| (nb, na)).collect();
+    let kept_rels: HashMap<RelId, RelId> =
+        m.relationships.iter().map(|&(ra, rb)| (rb, ra)).collect();
+    let a_kept: HashSet<TemplateRef> = m
+        .nodes
+        .iter()
+        .map(|&(na, _)| TemplateRef::Node(na))
+        .chain(
+            m.relationships
+                .iter()
+                .map(|&(ra, _)| TemplateRef::Relationship(ra)),
+        )
+        .collect();
+    let b_nodes: Vec<NodeId> = b
+        .node_ids()
+        .filter(|n| !kept_nodes.contains_key(n))
+        .collect();
+    let b_rels: Vec<RelId> = b
+        .relationship_ids()
+        .filter(|r| !kept_rels.contains_key(r))
+        .collect();
+    let merged = model::merge::merge(a, b, &kept_nodes, &b_nodes, &b_rels);
+    let terminate: HashSet<TemplateRef> = a
+        .node_ids()
+        .map(TemplateRef::Node)
+        .chain(a.relationship_ids().map(TemplateRef::Relationship))
+        .filter(|t| !a_kept.contains(t))
+        .collect();
+    let provision: HashSet<TemplateRef> = b_nodes
+        .iter()
+        .map(|n| TemplateRef::Node(merged.nodes[n]))
+        .chain(
+            b_rels
+                .iter()
+                .map(|r| TemplateRef::Relationship(merged.relationships[r])),
+        )
+        .collect();
+    let kind = PlanKind::Transformation(b.service_template.id.clone());
+    let rules = ordering_rules(a, options);
+    let plan = plan::transformation_plan(&merged.topology, &terminate, &provision, kind, &rules)?;
+    let mut report = Vec::new();
+    let what = |t: TemplateRef| match t {
+        TemplateRef::Node(_) => "node",
+        TemplateRef::Relationship(_) => "relationship",
+    };
+    for t in a
+        .node_ids()
+        .map(TemplateRef::Node)
+        .chain(a.relationship_ids().map(TemplateRef::Relationship))
+    {
+        let line = if a_kept.contains(&t) {
+            let other = match t {
+                TemplateRef::Node(n) => b
+                    .node(m.nodes.iter().find(|p| p.0 == n).unwrap().1)
+                    .id
+                    .clone(),
+                TemplateRef::Relationship(r) => b
+                    .relationship(m.relationships.iter().find(|p| p.0 == r).unwrap().1)
+                    .id
+                    .clone(),
+            };
+            format!(
+                "kept        {} `{}`: it is `{other}` of `{}` (same type{}, on common nodes); nothing runs on it",
+                what(t),
+                a.template_id(t),
+                b.service_template.id,
+                if matches!(t, TemplateRef::Node(_)) {
+                    ", deployment artifacts and property names"
+                } else {
+                    ""
+                },
+            )
+        } else {
+            format!(
+                "terminated  {} `{}`: `{}` has no {} of its type{} between common nodes",
+                what(t),
+                a.template_id(t),
+                b.service_template.id,
+                what(t),
+                if matches!(t, TemplateRef::Node(_)) {
+                    ", deployment artifacts and property names"
+                } else {
+                    ""
+                },
+            )
+        };
+        report.push(line);
+    }
+    for &n in &b_nodes {
+        report.push(format!(
+            "provisioned node `{}` (as `{}`): `{}` has no node left with its type, deployment artifacts and property names on the nodes it stands on",
+            b.node(n).id,
+            merged.topology.node(merged.nodes[&n]).id,
+            a.service_template.id
+        ));
+    }
+    for &r in &b_rels {
+        report.push(format!(
+            "provisioned relationship `{}` (as `{}`): `{}` has none of its type between the counterparts of its ends",
+            b.relationship(r).id,
+            merged.topology.relationship(merged.relationships[&r]).id,
+            a.service_template.id
+        ));
+    }
+    let mut warnings = Diagnostics::new();
+    if !b_nodes.is_empty() || !b_rels.is_empty() {
+        let added: Vec<String> = b_nodes
+            .iter()
+            .map(|&n| format!("`{}`", b.node(n).id))
+            .chain(
+                b_rels
+                    .iter()
+                    .map(|&r| format!("`{}`", b.relationship(r).id)),
+            )
+            .collect();
+        warnings.push(
+            diagnostics::Diagnostic::warning(
+                codes::W_TRANSFORM_FOREIGN,
+                format!(
+                    "the transformation plan registers the instances of templates only `{}` defines ({}) in the service instance of `{}`, and invokes their operations through `{}`'s service template",
+                    b.service_template.id,
+                    added.join(", "),
+                    a.service_template.id,
+                    a.service_template.id
+                ),
+            )
+            .note("the plan runs against a container that accepts them (the engine harness's mock does); the OpenTOSCA container's instance API and management bus know only the templates and artifacts of the CSAR the plan belongs to")
+            .hint(format!(
+                "deploy the plan with a CSAR whose service template `{}` also defines them, or provision `{}` anew",
+                a.service_template.id, b.service_template.id
+            )),
+        );
+    }
+    Ok(Transformation {
+        plan,
+        topology: merged.topology,
+        report,
+        warnings,
+    })
+}
+
+/// A management-feature plan, derived from the build plan (defrost, test),
+/// the termination plan (freeze, backup) or both (update); an error naming what is
+/// missing when no node supports it.
+fn feature_plan(
+    topology: &Topology,
+    kind: &PlanKind,
+    build: &AbstractPlan,
+) -> Result<AbstractPlan> {
+    if !plan::features::supported(topology, kind) {
+        return Err(diagnostics::Diagnostic::error(
+            codes::PLAN_UNSUPPORTED,
+            format!(
+                "no {} plan can be made for `{}`: {}",
+                kind.slug(),
+                topology.service_template.id,
+                plan::features::missing(topology, kind)
+            ),
+        )
+        .hint("leave the plan out of --plans; `all` (the default) generates only the plans the topology supports")
+        .into());
+    }
+    Ok(match kind {
+        PlanKind::Defrost => plan::defrost_plan(build, topology)?,
+        PlanKind::Test => plan::test_plan(build, topology)?,
+        PlanKind::Freeze => plan::freeze_plan(&plan::termination_plan(build, topology)?, topology)?,
+        PlanKind::Update => {
+            plan::update_plan(build, &plan::termination_plan(build, topology)?, topology)?
+        }
+        _ => plan::backup_plan(&plan::termination_plan(build, topology)?, topology)?,
+    })
+}
+
 /// Plans are named after their workflow or region in the letters a plan
 /// name can hold (`w 1` and `w_1` are both `…_workflow_w_1`): two of them
 /// with one name would be one plan archive, the second written over the
 /// first.
 fn distinct_plan_names(topology: &Topology, kinds: &[PlanKind]) -> Result<()> {
+    feature_names_free(topology, kinds)?;
     let mut seen: std::collections::HashMap<String, &PlanKind> = std::collections::HashMap::new();
     for kind in kinds {
         let Some(first) = seen.insert(kind.suffix(), kind) else {
@@ -341,6 +557,36 @@ fn distinct_plan_names(topology: &Topology, kinds: &[PlanKind]) -> Result<()> {
         .at_opt(origin)
         .hint("a plan name holds letters, digits, `_`, `-` and `.`; rename one of them")
         .into());
+    }
+    Ok(())
+}
+
+/// In TOSCA YAML the plans are written back as workflows named after them:
+/// a feature plan (`backup`, say) would take the name of an imperative
+/// workflow of the same name that is also generated.
+fn feature_names_free(topology: &Topology, kinds: &[PlanKind]) -> Result<()> {
+    if topology.dialect == model::Dialect::Xml {
+        return Ok(());
+    }
+    for kind in kinds.iter().filter(|k| PlanKind::features().contains(k)) {
+        let workflow = PlanKind::Workflow(kind.slug());
+        if kinds.contains(&workflow) {
+            let origin = topology
+                .workflow(&kind.slug())
+                .and_then(|w| w.origin.clone());
+            return Err(diagnostics::Diagnostic::error(
+                codes::PLAN_NAME_CLASH,
+                format!(
+                    "the {} plan and the imperative workflow `{}` would both be written back as workflow `{}`",
+                    kind.slug(),
+                    kind.slug(),
+                    kind.slug()
+                ),
+            )
+            .at_opt(origin)
+            .hint("rename the workflow, or leave one of the two plans out of --plans")
+            .into());
+        }
     }
     Ok(())
 }

@@ -20,7 +20,9 @@ use crate::error::{Error, Result};
 use crate::plan::PlanKind;
 use crate::render::RenderedPlan;
 use crate::xml::names::{
-    LIFECYCLE_INTERFACE, PLAN_TYPE_BUILD, PLAN_TYPE_MANAGEMENT, PLAN_TYPE_TERMINATION,
+    LIFECYCLE_INTERFACE, MANAGEMENT_FEATURE_INTERFACE, PLAN_TYPE_BUILD, PLAN_TYPE_MANAGEMENT,
+    PLAN_TYPE_TERMINATION, PLAN_TYPE_TRANSFORMATION, STATEFUL_LIFECYCLE_INTERFACE,
+    TRANSFORMATION_INTERFACE,
 };
 use crate::xml::rewrite::{PlanEntry, prepare, rewrite};
 
@@ -55,10 +57,13 @@ fn relative_reference(from: &str, to: &str) -> String {
     parts.join("/")
 }
 
+/// The plan type OpenTOSCA gives each plan (anchor §2): a freeze plan is
+/// a TerminationPlan and a defrost plan a BuildPlan.
 fn plan_type(kind: &PlanKind) -> &'static str {
     match kind {
-        PlanKind::Build => PLAN_TYPE_BUILD,
-        PlanKind::Termination => PLAN_TYPE_TERMINATION,
+        PlanKind::Build | PlanKind::Defrost => PLAN_TYPE_BUILD,
+        PlanKind::Termination | PlanKind::Freeze => PLAN_TYPE_TERMINATION,
+        PlanKind::Transformation(_) => PLAN_TYPE_TRANSFORMATION,
         _ => PLAN_TYPE_MANAGEMENT,
     }
 }
@@ -69,6 +74,18 @@ fn boundary(kind: &PlanKind) -> Option<(String, String)> {
         PlanKind::Termination => Some((LIFECYCLE_INTERFACE.into(), "terminate".into())),
         PlanKind::ScaleOut(name) => Some((name.clone(), "scale-out".into())),
         PlanKind::Workflow(_) => None,
+        PlanKind::Freeze | PlanKind::Defrost | PlanKind::Update => Some((
+            STATEFUL_LIFECYCLE_INTERFACE.into(),
+            crate::render::bpel::operation(kind),
+        )),
+        PlanKind::Backup | PlanKind::Test => Some((
+            MANAGEMENT_FEATURE_INTERFACE.into(),
+            crate::render::bpel::operation(kind),
+        )),
+        PlanKind::Transformation(_) => Some((
+            TRANSFORMATION_INTERFACE.into(),
+            crate::render::bpel::operation(kind),
+        )),
     }
 }
 

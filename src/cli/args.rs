@@ -153,8 +153,9 @@ pub struct PlanArgs {
     #[arg(long, conflicts_with = "output")]
     pub in_place: bool,
     /// Which plans: build, termination, scale-out:NAME, scale-out (every
-    /// scaling plan), workflow:NAME (a TOSCA YAML imperative workflow), or
-    /// all (every one of them).
+    /// scaling plan), workflow:NAME (a TOSCA YAML imperative workflow),
+    /// freeze, defrost, backup, test, update (management features), or all (every
+    /// one of them the topology supports).
     #[arg(
         long,
         value_delimiter = ',',
@@ -165,6 +166,11 @@ pub struct PlanArgs {
     /// Plan language: bpel, bpmn, or all (both).
     #[arg(long, value_enum, default_value = "bpel")]
     pub lang: Lang,
+    /// Also generate the plan that turns a running instance of INPUT into
+    /// one of TARGET (a CSAR, directory or YAML file; its service template
+    /// is the only or first one), added to INPUT's output.
+    #[arg(long, value_name = "TARGET")]
+    pub transform_to: Option<PathBuf>,
     /// Print, for each activity, which plugin handled it and why the others declined.
     #[arg(long)]
     pub explain: bool,
@@ -189,9 +195,13 @@ pub enum Format {
 pub struct GraphArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
-    /// The plan: build, termination, scale-out:NAME, workflow:NAME.
+    /// The plan: build, termination, scale-out:NAME, workflow:NAME, freeze,
+    /// defrost, backup, test, update, transformation (with --transform-to).
     #[arg(long, default_value = "build", value_name = "PLAN")]
     pub plan: String,
+    /// The target of `--plan transformation` (a CSAR, directory or YAML file).
+    #[arg(long, value_name = "TARGET")]
+    pub transform_to: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "dot")]
     pub format: Format,
@@ -205,7 +215,8 @@ pub struct GraphArgs {
 pub struct ExportArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
-    /// The plan: build, termination, scale-out:NAME, workflow:NAME.
+    /// The plan: build, termination, scale-out:NAME, workflow:NAME, freeze,
+    /// defrost, backup, test, update.
     #[arg(long, value_name = "PLAN")]
     pub plan: String,
     /// The directory to write the deployment unit into (created; must be empty if it exists).

@@ -17,6 +17,21 @@ pub fn run(session: &mut Session, a: GraphArgs) -> Result<()> {
             Format::Dot | Format::Svg => crate::dot::topology_dot(t),
             Format::Json => format!("{:#}\n", crate::dot::topology_json(t)),
         }
+    } else if a.plan == "transformation" {
+        // (--transform-to with another plan is ignored: CI passes the
+        // options of `plan` on to `graph` for every plan of the output.)
+        let Some(target) = &a.transform_to else {
+            return Err(crate::error::Error::Usage(
+                "--plan transformation needs --transform-to TARGET".into(),
+            ));
+        };
+        options.complete.allow_unhandled = true;
+        let plan = super::plan::transformation(session, t, target, &registry, &options)?;
+        let t = plan.topology(t);
+        match a.format {
+            Format::Dot | Format::Svg => crate::dot::plan_dot(&plan, t),
+            Format::Json => format!("{:#}\n", crate::dot::plan_json(&plan, t)),
+        }
     } else {
         let kind = plan_kind(&a.plan)?;
         // A preview must work while plugins are still missing.
@@ -24,6 +39,7 @@ pub fn run(session: &mut Session, a: GraphArgs) -> Result<()> {
         let (plans, warnings) = crate::derive(t, &[kind], &registry, &options)?;
         session.print(&warnings);
         let plan = &plans[0];
+        let t = plan.topology(t);
         match a.format {
             Format::Dot | Format::Svg => crate::dot::plan_dot(plan, t),
             Format::Json => format!("{:#}\n", crate::dot::plan_json(plan, t)),

@@ -3,6 +3,7 @@
 use super::args::PlanArgs;
 use super::session::{Session, plan_kinds};
 use crate::error::Result;
+use crate::model::Topology;
 use crate::render::templates::Templates;
 
 pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
@@ -29,7 +30,21 @@ pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
     // steps need not be held beside that; the last language (the BPMN
     // process, the longest) still leaves time to complete it.
     let mut diagnostics = crate::diagnostics::Diagnostics::new();
-    let abstract_plans = crate::abstract_plans(&loaded.topology, &kinds, &options)?;
+    // Plans with the topology they are derived on when it is not the
+    // input's (a transformation's: the input's with the target's templates).
+    let mut abstract_plans: Vec<(crate::plan::AbstractPlan, Option<std::sync::Arc<Topology>>)> =
+        crate::abstract_plans(&loaded.topology, &kinds, &options)?
+            .into_iter()
+            .map(|p| (p, None))
+            .collect();
+    let mut report = Vec::new();
+    if let Some(target) = &a.transform_to {
+        let b = load_target(session, target, &options)?;
+        let t = crate::transformation(&loaded.topology, &b.topology, &options)?;
+        session.print(&t.warnings);
+        report = t.report;
+        abstract_plans.push((t.plan, Some(std::sync::Arc::new(t.topology))));
+    }
     let topology = &loaded.topology;
     let explain = a.explain;
     let (spool, templates) = (&out, &templates);
@@ -59,19 +74,23 @@ pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
                     rendered.push(r);
                 }
                 if explain {
-                    explained.push(super::graph::explain(&plan, topology));
+                    explained.push(super::graph::explain(&plan, plan.topology(topology)));
                 }
             }
             Ok((rendered, activities, explained))
         });
         // Whether a plan was handed to the renderer whose go has not come.
         let mut pending = false;
-        for abstract_plan in abstract_plans {
+        for (abstract_plan, own) in abstract_plans {
             if pending && wait.recv().is_err() {
                 break; // the renderer failed; its error is reported below
             }
-            let (plan, d) =
-                crate::plugins::complete(topology, abstract_plan, &registry, &options.complete);
+            let on = own.as_deref().unwrap_or(topology);
+            let (mut plan, d) =
+                crate::plugins::complete(on, abstract_plan, &registry, &options.complete);
+            if let (Some(plan), Some(own)) = (&mut plan, &own) {
+                plan.own_topology = Some(own.clone());
+            }
             diagnostics.extend(d);
             pending = false;
             if let Some(plan) = plan.filter(|_| !diagnostics.has_errors()) {
@@ -108,6 +127,15 @@ pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
     loaded.release_topology();
     let warnings = crate::writeback::write(&loaded, &rendered, &out, a.in_place)?;
     session.print(&warnings);
+    if explain && !report.is_empty() {
+        let mut text = String::from("transformation: the templates\n");
+        for line in &report {
+            text.push_str("  ");
+            text.push_str(line);
+            text.push('\n');
+        }
+        super::write_stdout(text)?;
+    }
     for text in explained {
         super::write_stdout(text)?;
     }
@@ -125,6 +153,42 @@ pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
         eprintln!("wrote {}", out.display());
     }
     Ok(())
+}
+
+/// Load the target of a transformation (its own service template: the
+/// only or first one; warnings are printed).
+fn load_target(
+    session: &mut Session,
+    target: &std::path::Path,
+    options: &crate::Options,
+) -> Result<crate::Loaded> {
+    let mut options = options.clone();
+    options.service_template = None;
+    let b = crate::load(target, &options, &mut session.sources)?;
+    session.print(&b.warnings);
+    Ok(b)
+}
+
+/// The completed transformation plan from `topology` to `target`, with
+/// its own topology (for `graph`).
+pub fn transformation(
+    session: &mut Session,
+    topology: &Topology,
+    target: &std::path::Path,
+    registry: &crate::plugins::Registry,
+    options: &crate::Options,
+) -> Result<crate::plugins::ConcretePlan> {
+    let b = load_target(session, target, options)?;
+    let t = crate::transformation(topology, &b.topology, options)?;
+    session.print(&t.warnings);
+    let own = std::sync::Arc::new(t.topology);
+    let (plan, d) = crate::plugins::complete(&own, t.plan, registry, &options.complete);
+    session.print(&d);
+    let Some(mut plan) = plan else {
+        return Err(crate::error::Error::Input(d));
+    };
+    plan.own_topology = Some(own);
+    Ok(plan)
 }
 
 /// `n` things, in the singular for one: `1 node template`, `2 activities`.

@@ -105,8 +105,12 @@ impl Session {
 }
 
 /// Parse a plan name given on the command line: `build`, `termination`,
-/// `scale-out:NAME`, `workflow:NAME`.
+/// `scale-out:NAME`, `workflow:NAME`, and the management-feature plans
+/// `freeze`, `defrost`, `backup`, `test`, `update`.
 pub fn plan_kind(name: &str) -> Result<PlanKind> {
+    if let Some(feature) = PlanKind::features().into_iter().find(|k| k.slug() == name) {
+        return Ok(feature);
+    }
     match name {
         "build" => Ok(PlanKind::Build),
         "termination" => Ok(PlanKind::Termination),
@@ -117,7 +121,7 @@ pub fn plan_kind(name: &str) -> Result<PlanKind> {
             match other.strip_prefix("workflow:") {
                 Some(w) if !w.is_empty() => Ok(PlanKind::Workflow(w.to_string())),
                 _ => Err(Error::Usage(format!(
-                    "unknown plan `{other}`; plans are `build`, `termination`, `scale-out:NAME` and `workflow:NAME` (a TOSCA YAML imperative workflow)"
+                    "unknown plan `{other}`; plans are `build`, `termination`, `scale-out:NAME`, `workflow:NAME` (a TOSCA YAML imperative workflow), `freeze`, `defrost`, `backup`, `test` and `update`"
                 ))),
             }
         }

@@ -118,6 +118,18 @@ pub const PLAN_ID_TAKEN: &str = "E0504";
 /// Two plans would have the same name (their workflows' or regions'
 /// names differ only in characters a plan name cannot hold).
 pub const PLAN_NAME_CLASH: &str = "E0507";
+/// A management-feature plan (freeze, defrost, backup, test) was asked for,
+/// but no node of the topology supports it.
+pub const PLAN_UNSUPPORTED: &str = "E0508";
+/// A freeze plan terminates a node marked stateful that cannot save its
+/// state: the state is lost.
+pub const W_STATE_LOST: &str = "W0509";
+/// An update plan cannot stop a node that sits on the node it updates
+/// (it has no lifecycle `stop`): the node keeps running through the update.
+pub const W_NOT_STOPPED: &str = "W0510";
+/// A transformation plan provisions templates only the target service
+/// template defines, under the source's service instance.
+pub const W_TRANSFORM_FOREIGN: &str = "W0511";
 /// The service template already binds the boundary operation to another plan.
 pub const W_BOUNDARY_TAKEN: &str = "W0505";
 /// A scaling policy's region reaches a node without a selection strategy;

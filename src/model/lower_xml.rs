@@ -15,8 +15,8 @@ use indexmap::IndexMap;
 
 use super::{
     Artifact, Dialect, Implementation, Interface, NodeId, NodeTemplate, Operation, OutputDef,
-    Parameter, RelKind, RelationshipTemplate, ServiceTemplateInfo, Topology, TypeDef, TypeId,
-    TypeKind, TypeName, TypeTable, Value,
+    Parameter, Policy, PolicyTarget, RelKind, RelationshipTemplate, ServiceTemplateInfo, Topology,
+    TypeDef, TypeId, TypeKind, TypeName, TypeTable, Value,
 };
 use crate::csar::{Csar, path};
 use crate::diagnostics::{Diagnostic, Diagnostics, Location, codes};
@@ -800,6 +800,7 @@ impl<'a> Lowerer<'a> {
         // Templates that failed to lower: relationships to them are skipped
         // without a second, cascading error.
         let mut failed: BTreeSet<String> = BTreeSet::new();
+        let mut policies: Vec<Policy> = Vec::new();
         for n in &st.node_templates {
             if let Some(prev) = seen_ids.insert(n.id.clone(), n.span) {
                 self.duplicate_id(doc, &n.id, n.span, prev);
@@ -832,6 +833,7 @@ impl<'a> Lowerer<'a> {
             }
             let id = NodeId(nodes.len() as u32);
             ids.insert(n.id.clone(), id);
+            policies.extend(node_policies(n, id, doc));
             for rc in n.requirements.iter().chain(&n.capabilities) {
                 if let Some(prev) = seen_ids.insert(rc.id.clone(), rc.span) {
                     self.duplicate_id(doc, &rc.id, rc.span, prev);
@@ -913,6 +915,7 @@ impl<'a> Lowerer<'a> {
         let types = std::mem::take(&mut self.types);
         let mut topology = Topology::new(Dialect::Xml, info, types, nodes, relationships);
         topology.outputs = self.outputs(st, doc, &topology);
+        topology.policies = policies;
         let tags: Vec<(String, String, Location)> = st
             .tags
             .iter()
@@ -1165,6 +1168,26 @@ fn last_xpath_step(xpath: &str) -> String {
         return rest.split(['\'', '"']).next().unwrap_or("").to_string();
     }
     step.rsplit(':').next().unwrap_or("").to_string()
+}
+
+/// The policies of a node template, as the model keeps them: typed by
+/// their QName (`{ns}local`; TOSCA 1.0 policy types are not resolved, the
+/// plans that read policies match their local names).
+fn node_policies(n: &ast::NodeTemplate, id: NodeId, doc: &Definitions) -> Vec<Policy> {
+    n.policies
+        .iter()
+        .filter_map(|p| {
+            let t = p.policy_type.as_ref()?;
+            Some(Policy {
+                name: p.name.clone().unwrap_or_default(),
+                types: vec![format!("{{{}}}{}", t.ns, t.local)],
+                targets: vec![PolicyTarget::Node(id)],
+                properties: IndexMap::new(),
+                metadata: Vec::new(),
+                origin: Some(doc.source.location(t.span)),
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 
 pub mod lower_xml;
 pub mod lower_yaml;
+pub mod merge;
 mod names;
 mod policies;
 mod regions;

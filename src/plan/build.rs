@@ -240,6 +240,10 @@ pub(super) fn cycle_error(
             Reason::Selection => "selection before provisioning".to_string(),
             Reason::Step => "the workflow runs them in this order".to_string(),
             Reason::OnFailure => "the workflow runs the second if the first fails".to_string(),
+            Reason::Reconnect(n) => format!(
+                "the first detaches `{}`, the second attaches it",
+                topology.node(n).id
+            ),
         };
         d = d.note(format!("`{}` before `{}`: {why}", name(e.from), name(e.to)));
     }

@@ -5,25 +5,40 @@
 //! In: a [`Topology`](crate::model::Topology) and [`OrderingRules`]. Out: an
 //! [`AbstractPlan`] per plan kind, or a diagnostic naming the cycle.
 
+mod backup;
 mod build;
+mod defrost;
+pub mod features;
+mod freeze;
 pub mod ids;
+pub mod matching;
 mod order;
+mod restrict;
 mod rules;
 mod scale_out;
 mod termination;
+mod testing;
+mod transformation;
+mod update;
 pub mod workflow;
 
 use std::fmt;
 
+pub use backup::backup_plan;
 pub use build::build_plan;
+pub use defrost::defrost_plan;
+pub use freeze::freeze_plan;
 pub use ids::ncname;
 pub use order::topological_order;
 pub use rules::{OrderingRules, OrderingStyle, UnknownOrdering};
 pub use scale_out::scale_out_plan;
 pub use termination::termination_plan;
+pub use testing::test_plan;
+pub use transformation::transformation_plan;
+pub use update::update_plan;
 pub use workflow::{StepActivity, workflow_plan};
 
-use crate::model::{NodeId, RelId, TemplateRef};
+use crate::model::{Name, NodeId, RelId, TemplateRef};
 
 /// The kinds of plans toscanini generates.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -36,6 +51,22 @@ pub enum PlanKind {
     ScaleOut(String),
     /// A named imperative workflow.
     Workflow(String),
+    /// Saves the state of every freezable node, then terminates everything
+    /// (OpenTOSCA's freeze plan, a TerminationPlan).
+    Freeze,
+    /// Provisions everything and gives the freezable nodes their saved
+    /// state back (OpenTOSCA's defrost plan, a BuildPlan).
+    Defrost,
+    /// Saves the state of every node that can, leaving it running.
+    Backup,
+    /// Runs the test operations of the running nodes.
+    Test,
+    /// Updates the updatable nodes in place, what sits on them stopped
+    /// (and its state saved) before and started (its state restored) after.
+    Update,
+    /// Turns a running instance of the service template into one of the
+    /// named target service template.
+    Transformation(String),
 }
 
 impl PlanKind {
@@ -46,6 +77,12 @@ impl PlanKind {
             PlanKind::Termination => "termination".into(),
             PlanKind::ScaleOut(n) => format!("scale-out:{n}"),
             PlanKind::Workflow(n) => format!("workflow:{n}"),
+            PlanKind::Freeze => "freeze".into(),
+            PlanKind::Defrost => "defrost".into(),
+            PlanKind::Backup => "backup".into(),
+            PlanKind::Test => "test".into(),
+            PlanKind::Update => "update".into(),
+            PlanKind::Transformation(_) => "transformation".into(),
         }
     }
 
@@ -56,7 +93,30 @@ impl PlanKind {
             PlanKind::Termination => "terminationPlan".into(),
             PlanKind::ScaleOut(n) => format!("scalingPlan_{}", ncname(n)),
             PlanKind::Workflow(n) => format!("workflow_{}", ncname(n)),
+            PlanKind::Freeze => "freezePlan".into(),
+            PlanKind::Defrost => "defrostPlan".into(),
+            PlanKind::Backup => "backupManagementPlan".into(),
+            PlanKind::Test => "testManagementPlan".into(),
+            PlanKind::Update => "updatePlan".into(),
+            PlanKind::Transformation(to) => format!("transformTo_{}", ncname(to)),
         }
+    }
+
+    /// Whether the plan creates the service instance it provisions
+    /// (build and defrost), rather than working on an existing one.
+    pub fn creates_service_instance(&self) -> bool {
+        matches!(self, PlanKind::Build | PlanKind::Defrost)
+    }
+
+    /// The management-feature plans, by slug: what `--plan` takes.
+    pub fn features() -> [PlanKind; 5] {
+        [
+            PlanKind::Freeze,
+            PlanKind::Defrost,
+            PlanKind::Backup,
+            PlanKind::Test,
+            PlanKind::Update,
+        ]
     }
 }
 
@@ -82,6 +142,23 @@ pub enum ActivityKind {
     /// and plans of large topologies hold hundreds of thousands of
     /// provisioning activities.)
     Step(Box<StepActivity>),
+    /// Save the node's state through its state interface's `freeze`,
+    /// then terminate it (freeze plans).
+    Freeze,
+    /// Provision the node, then give it its saved state back through its
+    /// state interface's `defrost` (defrost plans).
+    Defrost,
+    /// Save the node's state through `freeze`, leaving it running.
+    Backup,
+    /// Run one test operation of the node (named) and check what it reports.
+    Test(Name),
+    /// Stop a node that sits on one being updated (saving its state first
+    /// if it is freezable); its instances stay.
+    Stop,
+    /// Start it again after the update (restoring its state if it can).
+    Start,
+    /// Update the node in place (`UpdateManagementInterface` `update`).
+    Update,
 }
 
 /// A selection strategy as written (boxed in [`ActivityKind`]).
@@ -102,7 +179,35 @@ impl ActivityKind {
             ActivityKind::StrategicSelection(_) => "select",
             ActivityKind::RecursiveSelection => "follow",
             ActivityKind::Step(_) => "step",
+            ActivityKind::Freeze => "freeze",
+            ActivityKind::Defrost => "defrost",
+            ActivityKind::Backup => "backup",
+            ActivityKind::Test(_) => "test",
+            ActivityKind::Stop => "stop",
+            ActivityKind::Start => "start",
+            ActivityKind::Update => "update",
         }
+    }
+
+    /// Whether the activity brings its template into existence (a
+    /// defrost provisions before it restores the state).
+    pub fn provisions(&self) -> bool {
+        matches!(self, ActivityKind::Provision | ActivityKind::Defrost)
+    }
+
+    /// Management-feature activities (freeze, defrost, backup, test): only
+    /// feature plugins handle them.
+    pub fn is_feature(&self) -> bool {
+        matches!(
+            self,
+            ActivityKind::Freeze
+                | ActivityKind::Defrost
+                | ActivityKind::Backup
+                | ActivityKind::Test(_)
+                | ActivityKind::Stop
+                | ActivityKind::Start
+                | ActivityKind::Update
+        )
     }
 }
 
@@ -131,6 +236,9 @@ pub enum Reason {
     /// An imperative workflow runs `to` if `from` failed (`on_failure`): the
     /// edge is taken only on failure, and its target is skipped otherwise.
     OnFailure,
+    /// A transformation detaches a common node from what goes before it
+    /// attaches it to what comes.
+    Reconnect(NodeId),
 }
 
 /// A precedence edge: `from` completes before `to` starts.

@@ -88,6 +88,8 @@ pub enum Role {
     Operation,
     /// Handles templates that need nothing done.
     Fallback,
+    /// Carries out management features: saving and restoring state, tests.
+    Feature,
 }
 
 impl Role {
@@ -99,6 +101,7 @@ impl Role {
             Role::Selection => "selection",
             Role::Operation => "operation",
             Role::Fallback => "fallback",
+            Role::Feature => "feature",
         }
     }
 }

@@ -56,6 +56,10 @@ pub struct Decision {
 /// A plan with the steps of every activity.
 #[derive(Clone, Debug)]
 pub struct ConcretePlan {
+    /// The topology the plan was completed against, when it is not the
+    /// input's: a test plan's nodes have a property per test output (see
+    /// `testing::with_results`). Render the plan with [`ConcretePlan::topology`].
+    pub own_topology: Option<std::sync::Arc<Topology>>,
     /// The abstract plan.
     pub plan: AbstractPlan,
     /// One body per activity (same indexes).
@@ -66,6 +70,13 @@ pub struct ConcretePlan {
     pub inputs: Vec<String>,
     /// Plan outputs and where their values come from.
     pub outputs: Vec<(String, Binding)>,
+}
+
+impl ConcretePlan {
+    /// The topology to render the plan with: its own, or else `input`.
+    pub fn topology<'a>(&'a self, input: &'a Topology) -> &'a Topology {
+        self.own_topology.as_deref().unwrap_or(input)
+    }
 }
 
 /// Inputs every plan receives from the OpenTOSCA container.
@@ -84,7 +95,16 @@ pub fn complete(
     registry: &Registry,
     options: &CompleteOptions,
 ) -> (Option<ConcretePlan>, Diagnostics) {
+    // A test plan keeps what its tests report in properties of its own.
+    let own_topology = (plan.kind == PlanKind::Test)
+        .then(|| std::sync::Arc::new(super::testing::with_results(topology)));
+    let topology = own_topology.as_deref().unwrap_or(topology);
     let mut diags = Diagnostics::new();
+    if plan.kind == PlanKind::Freeze {
+        for d in state_lost(topology, &plan) {
+            diags.push(d);
+        }
+    }
     let cx = Context {
         topology,
         plan: &plan,
@@ -100,10 +120,10 @@ pub fn complete(
             notes: Vec::new(),
         };
         let record = !options.brief;
-        let mut handled = ask(&cx, registry, activity, &mut decision, record);
+        let mut handled = ask_all(&cx, registry, activity, &mut decision, record);
         if handled.is_none() && !record {
             // Nobody handles it: ask again, keeping every reason for the error.
-            handled = ask(&cx, registry, activity, &mut decision, true);
+            handled = ask_all(&cx, registry, activity, &mut decision, true);
         }
         let body = match handled {
             Some(mut body) => {
@@ -143,6 +163,7 @@ pub fn complete(
     }
     let inputs = collect_inputs(topology, &plan, &bodies);
     let outputs = match plan.kind {
+        PlanKind::Test => super::testing::result_outputs(topology),
         PlanKind::Build => topology
             .outputs
             .iter()
@@ -161,6 +182,7 @@ pub fn complete(
     };
     (
         Some(ConcretePlan {
+            own_topology,
             plan,
             bodies,
             decisions,
@@ -169,6 +191,88 @@ pub fn complete(
         }),
         diags,
     )
+}
+
+/// The body of an activity. A freeze is the node's termination after its
+/// state is saved, a defrost its provisioning before its state is
+/// restored: the feature plugin's steps joined with those of the plugin
+/// that terminates or provisions the node.
+fn ask_all(
+    cx: &Context,
+    registry: &Registry,
+    activity: &Activity,
+    decision: &mut Decision,
+    record: bool,
+) -> Option<Body> {
+    let base = match activity.kind {
+        ActivityKind::Freeze => ActivityKind::Terminate,
+        ActivityKind::Defrost => ActivityKind::Provision,
+        _ => return ask(cx, registry, activity, decision, record),
+    };
+    let mut feature = ask(cx, registry, activity, decision, record)?;
+    let as_base = Activity {
+        kind: base,
+        ..activity.clone()
+    };
+    let mut base_decision = Decision {
+        plugin: None,
+        declined: Vec::new(),
+        notes: Vec::new(),
+    };
+    let Some(mut body) = ask(cx, registry, &as_base, &mut base_decision, record) else {
+        decision.plugin = None;
+        decision.declined.append(&mut base_decision.declined);
+        return None;
+    };
+    if let Some(p) = &base_decision.plugin {
+        feature.notes.push(format!(
+            "{} by plugin `{p}`",
+            if activity.kind == ActivityKind::Freeze {
+                "terminated"
+            } else {
+                "provisioned"
+            }
+        ));
+    }
+    feature.notes.append(&mut body.notes);
+    feature.warnings.append(&mut body.warnings);
+    feature.compensation = body.compensation;
+    if activity.kind == ActivityKind::Freeze {
+        feature.steps.append(&mut body.steps);
+    } else {
+        body.steps.append(&mut feature.steps);
+        feature.steps = body.steps;
+    }
+    Some(feature)
+}
+
+/// Warnings for the nodes a freeze plan terminates that are marked
+/// stateful but cannot save their state (OpenTOSCA leaves them out of the
+/// plan silently, running on hosts it terminates).
+fn state_lost(topology: &Topology, plan: &AbstractPlan) -> Vec<Diagnostic> {
+    use crate::plan::features::{STATEFUL, freezable, has_policy};
+    plan.activities
+        .iter()
+        .filter(|a| a.kind == ActivityKind::Terminate)
+        .filter_map(|a| match a.template {
+            TemplateRef::Node(n) if has_policy(topology, n, STATEFUL) => {
+                let why = freezable(topology, n).err()?;
+                let node = topology.node(n);
+                Some(
+                    Diagnostic::warning(
+                        codes::W_STATE_LOST,
+                        format!(
+                            "the freeze plan terminates `{}`, which is stateful but cannot be frozen: its state is lost",
+                            node.id
+                        ),
+                    )
+                    .at_opt(node.origin.clone())
+                    .note(why),
+                )
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// Offer `activity` to the plugins in registry order; the first that
@@ -184,10 +288,15 @@ fn ask(
         activity.kind,
         ActivityKind::StrategicSelection(_) | ActivityKind::RecursiveSelection
     );
+    let feature = activity.kind.is_feature();
     for (i, plugin) in registry.plugins().iter().enumerate() {
-        // Selection plugins select; operation plugins are asked about the
-        // calls in a body (later); all others provision and terminate.
-        if selecting != (plugin.role() == Role::Selection) || plugin.role() == Role::Operation {
+        // Selection plugins select; feature plugins save state and test;
+        // operation plugins are asked about the calls in a body (later);
+        // all others provision and terminate.
+        if selecting != (plugin.role() == Role::Selection)
+            || feature != (plugin.role() == Role::Feature)
+            || plugin.role() == Role::Operation
+        {
             continue;
         }
         match plugin.handle(cx, activity) {
@@ -231,6 +340,13 @@ fn unhandled(
     };
     let verb = match activity.kind {
         ActivityKind::Terminate => "terminate",
+        ActivityKind::Freeze => "freeze",
+        ActivityKind::Defrost => "defrost",
+        ActivityKind::Backup => "back up",
+        ActivityKind::Test(_) => "test",
+        ActivityKind::Stop => "stop",
+        ActivityKind::Start => "start",
+        ActivityKind::Update => "update",
         _ => "provision",
     };
     let message = format!(
@@ -272,7 +388,7 @@ fn wrap(
     } = body;
     let mut out = Vec::with_capacity(steps.len() + 4);
     match (activity.kind.clone(), activity.template) {
-        (ActivityKind::Provision, TemplateRef::Node(n)) => {
+        (ActivityKind::Provision | ActivityKind::Defrost, TemplateRef::Node(n)) => {
             out.push(Step::CreateNodeInstance(n));
             out.extend(steps);
             // The instance of a relationship that orders its target first is
@@ -305,7 +421,7 @@ fn wrap(
                 per_instance: false,
             }
         }
-        (ActivityKind::Terminate, TemplateRef::Node(n)) => {
+        (ActivityKind::Terminate | ActivityKind::Freeze, TemplateRef::Node(n)) => {
             out.extend(follow_stack(topology, n, &steps));
             out.extend(steps);
             push_final_state(&mut out, activity.template, state::DELETED);
@@ -318,6 +434,24 @@ fn wrap(
         (ActivityKind::Terminate, TemplateRef::Relationship(_)) => {
             out.extend(steps);
             push_final_state(&mut out, activity.template, state::DELETED);
+            ActivityBody {
+                steps: out,
+                compensation,
+                per_instance: true,
+            }
+        }
+        // Backups, tests and the activities of an update run on every
+        // instance, which stays.
+        (
+            ActivityKind::Backup
+            | ActivityKind::Test(_)
+            | ActivityKind::Stop
+            | ActivityKind::Start
+            | ActivityKind::Update,
+            TemplateRef::Node(n),
+        ) => {
+            out.extend(follow_stack(topology, n, &steps));
+            out.extend(steps);
             ActivityBody {
                 steps: out,
                 compensation,
@@ -438,7 +572,7 @@ fn collect_inputs(
     bodies: &[ActivityBody],
 ) -> Vec<String> {
     let mut inputs: Vec<String> = match plan.kind {
-        PlanKind::Build => vec![
+        PlanKind::Build | PlanKind::Defrost => vec![
             CORRELATION_ID.into(),
             INSTANCE_DATA_API_URL.into(),
             CSAR_ENTRYPOINT.into(),
@@ -458,11 +592,7 @@ fn collect_inputs(
     };
     // Property values given as inputs initialise the property variables of
     // new instances; existing instances are read from the instance data.
-    for a in plan
-        .activities
-        .iter()
-        .filter(|a| a.kind == ActivityKind::Provision)
-    {
+    for a in plan.activities.iter().filter(|a| a.kind.provisions()) {
         for v in topology.properties(a.template).values() {
             value_inputs(v, &mut |n| add(n, &mut inputs));
         }
@@ -472,7 +602,7 @@ fn collect_inputs(
         PlanKind::Build => topology.workflow("deploy"),
         PlanKind::Termination => topology.workflow("undeploy"),
         PlanKind::Workflow(name) => topology.workflow(name),
-        PlanKind::ScaleOut(_) => None,
+        _ => None,
     };
     for i in workflow.iter().flat_map(|w| &w.inputs) {
         add(&i.name, &mut inputs);

@@ -25,7 +25,10 @@ mod operations;
 pub mod params;
 pub mod registry;
 mod selection;
+mod state;
 pub mod steps;
+mod testing;
+mod update;
 pub mod workflow;
 
 pub use complete::{ActivityBody, CompleteOptions, ConcretePlan, Decision, complete};

@@ -34,6 +34,9 @@ impl Registry {
             Box::new(super::workflow::Workflow),
             Box::new(super::fallback::Fallback),
             Box::new(super::selection::Recursive),
+            Box::new(super::state::State),
+            Box::new(super::testing::Tests),
+            Box::new(super::update::Update),
         ];
         for s in super::selection::Selector::all() {
             v.push(Box::new(s));

@@ -29,6 +29,12 @@ fn workflow_name(kind: &PlanKind) -> String {
         PlanKind::Termination => "undeploy".into(),
         PlanKind::ScaleOut(n) => format!("scale_out_{n}"),
         PlanKind::Workflow(n) => n.clone(),
+        PlanKind::Freeze
+        | PlanKind::Defrost
+        | PlanKind::Backup
+        | PlanKind::Test
+        | PlanKind::Update => kind.slug(),
+        PlanKind::Transformation(to) => format!("transform_to_{to}"),
     }
 }
 

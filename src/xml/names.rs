@@ -26,3 +26,11 @@ pub const LANG_BPMN: &str = "http://www.omg.org/spec/BPMN/20100524/MODEL";
 
 /// The boundary interface OpenTOSCA looks for build and termination plans in.
 pub const LIFECYCLE_INTERFACE: &str = "OpenTOSCA-Lifecycle-Interface";
+/// The boundary interface of OpenTOSCA's freeze, defrost and update plans.
+pub const STATEFUL_LIFECYCLE_INTERFACE: &str = "OpenTOSCA-Stateful-Lifecycle-Interface";
+/// `planType` of transformation plans (OpenTOSCA's own).
+pub const PLAN_TYPE_TRANSFORMATION: &str = "http://opentosca.org/plantypes/TransformationPlan";
+/// The boundary interface of OpenTOSCA's transformation plans.
+pub const TRANSFORMATION_INTERFACE: &str = "OpenTOSCA-Transformation-Interface";
+/// The boundary interface of OpenTOSCA's backup and test plans.
+pub const MANAGEMENT_FEATURE_INTERFACE: &str = "OpenTOSCA-Management-Feature-Interface";

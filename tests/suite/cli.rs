@@ -13,7 +13,7 @@ fn usage_errors_exit_2() {
     assert_eq!(run.code, 2);
     assert_eq!(
         run.stderr,
-        "error: unknown plan `everything`; plans are `build`, `termination`, `scale-out:NAME` and `workflow:NAME` (a TOSCA YAML imperative workflow)\n"
+        "error: unknown plan `everything`; plans are `build`, `termination`, `scale-out:NAME`, `workflow:NAME` (a TOSCA YAML imperative workflow), `freeze`, `defrost`, `backup`, `test` and `update`\n"
     );
     let run = toscanini(
         &repo(),

@@ -68,6 +68,12 @@ pub fn operation(kind: &PlanKind) -> String {
         PlanKind::Termination => "terminate".into(),
         PlanKind::ScaleOut(_) => "scale-out".into(),
         PlanKind::Workflow(n) => ncname(n),
+        PlanKind::Freeze
+        | PlanKind::Defrost
+        | PlanKind::Backup
+        | PlanKind::Test
+        | PlanKind::Update => kind.slug(),
+        PlanKind::Transformation(_) => "transform".into(),
     }
 }
 
@@ -113,6 +119,9 @@ pub fn render_into(
     templates: &Templates,
     mut output: PlanOutput,
 ) -> Result<RenderedPlan> {
+    // A plan completed against a topology of its own (a test plan's) is
+    // rendered with it.
+    let topology = plan.topology(topology);
     let kind = &plan.plan.kind;
     let name = plan_name(topology, kind);
     let namespace = plan_namespace(topology, kind);
@@ -162,7 +171,7 @@ pub fn render_into(
         name: "CorrelationID".into(),
         expr: "$correlationID".into(),
     }];
-    if *kind == PlanKind::Build {
+    if kind.creates_service_instance() {
         outputs.push(Output {
             name: "instanceId".into(),
             expr: "$serviceInstanceURL".into(),
@@ -179,8 +188,8 @@ pub fn render_into(
         });
     }
     let (start_state, end_state) = match kind {
-        PlanKind::Build => (Some("CREATING"), Some("CREATED")),
-        PlanKind::Termination => (Some("DELETING"), Some("DELETED")),
+        PlanKind::Build | PlanKind::Defrost => (Some("CREATING"), Some("CREATED")),
+        PlanKind::Termination | PlanKind::Freeze => (Some("DELETING"), Some("DELETED")),
         _ => (None, None),
     };
     #[derive(Serialize)]
@@ -211,7 +220,7 @@ pub fn render_into(
         variables: MARKERS[0],
         skips,
         init: MARKERS[1],
-        creates_service_instance: *kind == PlanKind::Build,
+        creates_service_instance: kind.creates_service_instance(),
         start_state,
         end_state,
         links: MARKERS[2],
@@ -376,7 +385,7 @@ fn initial_values(
     let topology = cx.topology;
     let mut fresh = crate::model::TemplateMap::new(topology);
     for a in &plan.plan.activities {
-        if a.kind == crate::plan::ActivityKind::Provision {
+        if a.kind.provisions() {
             fresh.insert(a.template, ());
         }
     }

@@ -20,7 +20,6 @@ use super::PLAN_INSTANCE_URL;
 use super::expr::{push_literal, push_var};
 use super::routing::Routing;
 use super::{Ctx, PlanParameter};
-use crate::plan::PlanKind;
 use crate::plugins::ConcretePlan;
 use crate::plugins::complete::{
     CORRELATION_ID, CSAR_ENTRYPOINT, INSTANCE_DATA_API_URL, SERVICE_INSTANCE_URL,
@@ -91,7 +90,7 @@ impl Init {
             o.push(')');
         });
         set("httpStatus", &|o| o.push('0'));
-        if plan.plan.kind == PlanKind::Build {
+        if plan.plan.kind.creates_service_instance() {
             for v in [
                 "serviceTemplateURL",
                 "serviceInstanceURL",
@@ -193,7 +192,7 @@ impl Init {
         routing: &Routing,
         out: &mut String,
     ) {
-        let fresh = plan.plan.kind == PlanKind::Build;
+        let fresh = plan.plan.kind.creates_service_instance();
         let topology = cx.topology;
         let templates = cx.names.templates();
         let Some(&(mut c)) = self.starts.get(k) else {

@@ -255,6 +255,9 @@ pub fn render_into(
     templates: &Templates,
     mut output: PlanOutput,
 ) -> Result<RenderedPlan> {
+    // A plan completed against a topology of its own (a test plan's) is
+    // rendered with it.
+    let topology = plan.topology(topology);
     let kind = &plan.plan.kind;
     let name = bpmn_plan_name(topology, kind);
     let namespace = plan_namespace(topology, kind);
@@ -336,11 +339,11 @@ pub fn render_into(
     let (id, label) = (cx.plan_id("_planRunning"), cx.text.add("plan RUNNING"));
     main.then(id, label, kind_running);
     let (start_state, end_state) = match kind {
-        PlanKind::Build => (Some("CREATING"), Some("CREATED")),
-        PlanKind::Termination => (Some("DELETING"), Some("DELETED")),
+        PlanKind::Build | PlanKind::Defrost => (Some("CREATING"), Some("CREATED")),
+        PlanKind::Termination | PlanKind::Freeze => (Some("DELETING"), Some("DELETED")),
         _ => (None, None),
     };
-    if *kind == PlanKind::Build {
+    if kind.creates_service_instance() {
         let api = cx.input(INSTANCE_DATA_API_URL);
         let correlation = cx.input(CORRELATION_ID);
         let prefix = cx.plan;
@@ -479,7 +482,7 @@ pub fn render_into(
         Written::Packed(packed) => (Vec::new(), Some(packed)),
     };
     let mut outputs = vec![CORRELATION_ID.to_string()];
-    if *kind == PlanKind::Build {
+    if kind.creates_service_instance() {
         outputs.push("instanceId".into());
     }
     let mut out_unique = Unique::new();
@@ -633,7 +636,7 @@ fn outputs_script(cx: &mut Ctx, plan: &ConcretePlan) -> Kind {
     set_variable(&mut s, "CorrelationID", &|o| push_var(o, &correlation));
     let mut out_unique = Unique::new();
     out_unique.name("CorrelationID".into());
-    if plan.plan.kind == PlanKind::Build {
+    if plan.plan.kind.creates_service_instance() {
         out_unique.name("instanceId".into());
         set_variable(&mut s, "instanceId", &|o| push_var(o, "serviceInstanceURL"));
     }

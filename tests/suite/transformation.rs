@@ -1,0 +1,251 @@
+//! Transformation plans (issue 19, item 2): from a running instance of A to
+//! one of B. The corpus pair `MyTinyToDo-DockerEngine-Test_w1-wip1` →
+//! `MultiMyTinyToDo-DockerEngine-Test_w1-wip1` (two more containers on the
+//! kept engine) and the YAML pair `tests/features/transform-yaml-a` → `-b`
+//! (a database replaced, the application reconnected): what is kept,
+//! terminated and provisioned, the order, the CLI, snapshots.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use toscanini::diagnostics::SourceMap;
+use toscanini::plan::ActivityKind;
+use toscanini::plugins::{ConcretePlan, Registry};
+use toscanini::render::templates::Templates;
+
+use crate::support::{repo, shared, toscanini as run};
+
+fn corpus(name: &str) -> PathBuf {
+    shared().join("corpus/xml").join(format!("{name}.csar"))
+}
+
+fn mytinytodo() -> (PathBuf, PathBuf) {
+    (
+        corpus("opentosca-test__MyTinyToDo-DockerEngine-Test_w1-wip1"),
+        corpus("opentosca-test__MultiMyTinyToDo-DockerEngine-Test_w1-wip1"),
+    )
+}
+
+fn yaml_pair() -> (PathBuf, PathBuf) {
+    (
+        repo().join("tests/features/transform-yaml-a"),
+        repo().join("tests/features/transform-yaml-b"),
+    )
+}
+
+/// The transformation from `a` to `b`, completed, with its report.
+fn transform(a: &Path, b: &Path) -> (toscanini::Loaded, toscanini::Transformation, ConcretePlan) {
+    let mut sources = SourceMap::new();
+    let options = toscanini::Options::default();
+    let la = toscanini::load(a, &options, &mut sources).unwrap();
+    let lb = toscanini::load(b, &options, &mut sources).unwrap();
+    let (registry, _) = Registry::standard(&[], &mut sources).unwrap();
+    let t = toscanini::transformation(&la.topology, &lb.topology, &options).unwrap();
+    let own = std::sync::Arc::new(t.topology.clone());
+    let (plan, d) =
+        toscanini::plugins::complete(&own, t.plan.clone(), &registry, &options.complete);
+    let mut plan = plan.unwrap_or_else(|| panic!("{d:?}"));
+    plan.own_topology = Some(own);
+    (la, t, plan)
+}
+
+fn edges(p: &toscanini::plan::AbstractPlan) -> BTreeSet<(String, String)> {
+    p.edges
+        .iter()
+        .map(|e| {
+            (
+                p.activities[e.from].id.clone(),
+                p.activities[e.to].id.clone(),
+            )
+        })
+        .collect()
+}
+
+fn set(pairs: &[(&str, &str)]) -> BTreeSet<(String, String)> {
+    pairs
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+/// The report lines that start with `what`, by template id.
+fn reported(t: &toscanini::Transformation, what: &str) -> Vec<String> {
+    t.report
+        .iter()
+        .filter(|l| l.starts_with(what))
+        .map(|l| l.split('`').nth(1).unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn mytinytodo_to_multi_adds_two_containers_on_the_kept_engine() {
+    let (a, b) = mytinytodo();
+    let (_, t, plan) = transform(&a, &b);
+    assert_eq!(
+        reported(&t, "kept"),
+        [
+            "DockerEngine_w1_0",
+            "MyTinyToDoDockerContainer_w1_0",
+            "con_HostedOn_0"
+        ]
+    );
+    assert!(reported(&t, "terminated").is_empty());
+    assert_eq!(
+        reported(&t, "provisioned"),
+        [
+            "MyTinyToDoDockerContainer_w1_1",
+            "MyTinyToDoDockerContainer_w1_2",
+            "con_HostedOn_1",
+            "con_HostedOn_2"
+        ]
+    );
+    // The engine's instance is selected, the new containers go on it;
+    // nothing acts on the kept container.
+    assert_eq!(
+        edges(&plan.plan),
+        set(&[
+            ("DockerEngine_w1_0_select", "con_HostedOn_1_provision"),
+            ("DockerEngine_w1_0_select", "con_HostedOn_2_provision"),
+            (
+                "con_HostedOn_1_provision",
+                "MyTinyToDoDockerContainer_w1_1_provision"
+            ),
+            (
+                "con_HostedOn_2_provision",
+                "MyTinyToDoDockerContainer_w1_2_provision"
+            ),
+        ])
+    );
+    assert!(
+        plan.plan
+            .activities
+            .iter()
+            .all(|a| !a.id.starts_with("MyTinyToDoDockerContainer_w1_0"))
+    );
+    assert_eq!(
+        toscanini::render::plan_name(plan.topology(&t.topology), &plan.plan.kind),
+        "MyTinyToDo-DockerEngine-Test_w1-wip1_transformTo_MultiMyTinyToDo-DockerEngine-Test_w1-wip1"
+    );
+    let codes: Vec<&str> = t.warnings.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["W0511"]);
+}
+
+#[test]
+fn a_replaced_database_is_terminated_before_the_application_is_reconnected() {
+    let (a, b) = yaml_pair();
+    let (_, t, plan) = transform(&a, &b);
+    assert_eq!(reported(&t, "kept"), ["server", "app", "app_host"]);
+    assert_eq!(
+        reported(&t, "terminated"),
+        ["db", "db_host", "app_database"]
+    );
+    assert_eq!(
+        reported(&t, "provisioned"),
+        ["newdb", "newdb_host", "app_database"]
+    );
+    let e = edges(&plan.plan);
+    // Termination order among what goes; build order among what comes.
+    assert!(e.contains(&("app_database_terminate".into(), "db_terminate".into())));
+    assert!(e.contains(&("db_host_terminate".into(), "db_terminate".into())));
+    assert!(e.contains(&("newdb_host_provision".into(), "newdb_provision".into())));
+    assert!(e.contains(&(
+        "newdb_provision".into(),
+        "app_database_new_provision".into()
+    )));
+    // The kept application is detached before it is attached again, the
+    // server likewise; nothing else joins the two parts.
+    assert!(e.contains(&(
+        "app_database_terminate".into(),
+        "app_database_new_provision".into()
+    )));
+    assert!(e.contains(&("db_host_terminate".into(), "newdb_host_provision".into())));
+    assert!(!e.contains(&("db_terminate".into(), "newdb_provision".into())));
+    // Kept nodes are only selected.
+    for a in &plan.plan.activities {
+        let template = plan
+            .topology(&t.topology)
+            .template_id(a.template)
+            .to_string();
+        if ["server", "app"].contains(&template.as_str()) {
+            assert!(
+                matches!(a.kind, ActivityKind::StrategicSelection(_)),
+                "{}",
+                a.id
+            );
+        }
+    }
+}
+
+#[test]
+fn the_cli_previews_explains_and_writes_the_transformation() {
+    let (a, b) = yaml_pair();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let r = run(&repo(), &["graph", a, "--plan", "transformation"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--transform-to"));
+    let r = run(
+        &repo(),
+        &["graph", a, "--plan", "transformation", "--transform-to", b],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("reconnect app"));
+    let dir = crate::support::temp_dir("transformation-cli");
+    let out = dir.join("out.csar");
+    let r = run(
+        &repo(),
+        &[
+            "plan",
+            a,
+            "--plans",
+            "build",
+            "--transform-to",
+            b,
+            "--explain",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("kept        node `server`"));
+    assert!(r.stdout.contains("terminated  node `db`"));
+    assert!(r.stdout.contains("provisioned node `newdb`"));
+    assert!(r.stderr.contains("warning[W0511]"));
+    assert!(
+        r.stderr
+            .contains("transformation shop-a_transformTo_shop-b")
+    );
+}
+
+/// Snapshots: the BPEL process, the BPMN process and the DOT graph of both
+/// transformations, and the corpus service template with the plan in it.
+#[test]
+fn transformation_snapshots() {
+    let templates = Templates::embedded().unwrap();
+    for (label, (a, b)) in [("mytinytodo", mytinytodo()), ("yaml", yaml_pair())] {
+        let (loaded, t, plan) = transform(&a, &b);
+        let topology = plan.topology(&t.topology);
+        let bpel = toscanini::render::bpel::render(&plan, topology, &templates).unwrap();
+        let process = bpel
+            .files
+            .iter()
+            .find(|f| f.name.ends_with(".bpel"))
+            .unwrap();
+        insta::assert_snapshot!(
+            format!("{label}__process.bpel"),
+            String::from_utf8(process.data.clone()).unwrap()
+        );
+        insta::assert_snapshot!(
+            format!("{label}__bpmn"),
+            crate::bpmn::bpmn(&loaded, &plan).text
+        );
+        insta::assert_snapshot!(
+            format!("{label}__graph.dot"),
+            toscanini::dot::plan_dot(&plan, topology)
+        );
+        if label == "mytinytodo" {
+            let (changes, _) = toscanini::writeback::changes(&loaded, &[bpel]).unwrap();
+            let definitions = String::from_utf8(changes.put[&loaded.entry].clone()).unwrap();
+            insta::assert_snapshot!(format!("{label}__definitions"), definitions);
+        }
+    }
+}
