@@ -117,6 +117,17 @@ pub const LIBRARY_IDS: &[&str] = &[
     "toscanini_invoke_fail",
     "toscanini_invoke_failed",
     "toscanini_callFailed",
+    "toscanini_state",
+    "toscanini_state_start",
+    "toscanini_state_put",
+    "toscanini_state_end",
+    "toscanini_state_putFailed",
+    "toscanini_state_failed",
+    "toscanini_state_f1",
+    "toscanini_state_f2",
+    "toscanini_state_f3",
+    "toscanini_state_diagram",
+    "toscanini_state_plane",
     "toscanini_invoke_diagram",
     "toscanini_invoke_plane",
 ];
@@ -429,18 +440,15 @@ pub fn render_into(
     let title = format!("{} plan of {}", kind.slug(), topology.service_template.id);
     let st = &topology.service_template;
     let mut used = Used::default();
-    // The reusable processes, where the plan calls them, with the scripts
-    // they use.
-    let library = calls_library(plan);
-    if library {
-        for s in [
-            Shared::Check,
-            Shared::Invocation,
-            Shared::Location,
-            Shared::Pending,
-        ] {
-            used.mark(s, &properties);
-        }
+    // The scripts of the reusable processes, which every plan carries (it
+    // sets its plan instance's state through one).
+    for s in [
+        Shared::Check,
+        Shared::Invocation,
+        Shared::Location,
+        Shared::Pending,
+    ] {
+        used.mark(s, &properties);
     }
     output.start(&format!("{name}.bpmn"))?;
     xml::write(
@@ -461,7 +469,6 @@ pub fn render_into(
             text: &text,
             plane: &process,
             diagrams: &diagrams,
-            library,
         },
         &mut Activities {
             cx: &mut cx,
@@ -576,29 +583,19 @@ fn failure_subprocess(cx: &mut Ctx) -> Sub {
     }
 }
 
-/// Whether the plan invokes an operation, so that its document needs the
-/// reusable processes.
-fn calls_library(plan: &ConcretePlan) -> bool {
-    plan.bodies.iter().any(|b| {
-        b.steps
-            .iter()
-            .chain(&b.compensation)
-            .any(|s| matches!(s, crate::plugins::steps::Step::Invoke(_)))
-    })
-}
-
 /// A task that sets the state of the plan's instance; `check`: a status
-/// other than 2xx fails the plan (not on the failure path, which must not
-/// end in a new error).
+/// other than 2xx fails the plan (a call of `toscanini_state`; not on the
+/// failure path, which must not end in a new error: a task that records
+/// the status).
 fn plan_state(text: &mut Text, state: &str, check: bool) -> Kind {
-    let status = if check {
-        steps::status_check(text)
-    } else {
-        (
-            text.add("httpStatus"),
-            Value::Text(text.add("${statusCode}")),
-        )
-    };
+    if check {
+        let url = text.add(PLAN_INSTANCE_URL);
+        return steps::state_call(text, url, state);
+    }
+    let status = (
+        text.add("httpStatus"),
+        Value::Text(text.add("${statusCode}")),
+    );
     Kind::Http(Box::new(graph::Http {
         method: "PUT",
         url: Value::Text(text.fmt(format_args!("${{{PLAN_INSTANCE_URL}}}/state"))),
@@ -611,14 +608,8 @@ fn plan_state(text: &mut Text, state: &str, check: bool) -> Kind {
 
 /// A task that sets the state of the service instance.
 fn service_state(text: &mut Text, state: &str) -> Kind {
-    Kind::Http(Box::new(graph::Http {
-        method: "PUT",
-        url: Value::Text(text.add("${serviceInstanceURL}/state")),
-        content_type: Some("text/plain"),
-        accept: "application/json",
-        payload: Some(steps::literal_value(text, state)),
-        outputs: vec![steps::status_check(text)],
-    }))
+    let url = text.add("serviceInstanceURL");
+    steps::state_call(text, url, state)
 }
 
 /// A script task with an inline script.

@@ -25,6 +25,9 @@ use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
 /// The reusable process that invokes an operation (`templates/bpmn/library.bpmn`).
 pub const INVOKE: &str = "toscanini_invoke";
 
+/// The reusable process that sets the state of an instance.
+pub const STATE: &str = "toscanini_state";
+
 /// The variable of the management bus URL in the reusable processes.
 pub const BUS: &str = "ManagementBusURL";
 
@@ -189,20 +192,23 @@ fn state_url(cx: &mut Ctx, t: TemplateRef) -> Value {
 
 /// A task that sets the state of a template's current instance.
 pub fn set_state(cx: &mut Ctx, t: TemplateRef, state: &str) -> Kind {
-    let url = concat(
-        &mut cx.text,
-        &[Part::Var(cx.names.url(t)), Part::Lit("/state")],
-    );
-    let payload = literal_value(&mut cx.text, state);
-    let check = status_check(&mut cx.text);
-    http(
-        "PUT",
-        url,
-        Some("text/plain"),
-        "application/json",
-        Some(payload),
-        vec![check],
-    )
+    let url = cx.text.add(cx.names.url(t));
+    state_call(&mut cx.text, url, state)
+}
+
+/// A call of [`STATE`]: set the state of the instance whose URL is the
+/// variable `url`; a status other than 2xx fails it.
+pub fn state_call(text: &mut Text, url: Str, state: &str) -> Kind {
+    let state = text.add(state);
+    Kind::Call(Box::new(Call {
+        process: STATE,
+        locals: Vec::new(),
+        ins: vec![
+            (text.add("url"), In::Var(url)),
+            (text.add("state"), In::Expr(state)),
+        ],
+        outs: Vec::new(),
+    }))
 }
 
 /// A task that marks the failing instance ERROR (error paths).

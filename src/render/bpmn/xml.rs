@@ -53,9 +53,6 @@ pub struct Document<'a> {
     pub plane: &'a Plane,
     /// Its diagrams.
     pub diagrams: &'a [Diagram<'a>],
-    /// Whether the reusable processes (`templates/bpmn/library.bpmn`) go
-    /// into the document: the plan calls them.
-    pub library: bool,
 }
 
 /// Where the body and the diagrams go in the rendered skeleton.
@@ -89,7 +86,6 @@ pub fn write(
         inputs: Vec<&'a str>,
         body: &'a str,
         diagrams: &'a str,
-        library: bool,
     }
     let skeleton = templates.render(
         "bpmn/process.bpmn",
@@ -106,7 +102,6 @@ pub fn write(
             inputs: doc.inputs.iter().map(|p| p.name.as_str()).collect(),
             body: BODY,
             diagrams: DIAGRAMS,
-            library: doc.library,
         },
     )?;
     let (head, rest) = skeleton.split_once(BODY).ok_or_else(|| missing("body"))?;
