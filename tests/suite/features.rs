@@ -17,7 +17,9 @@ use toscanini::plugins::steps::{Binding, Otherwise, Step};
 use toscanini::plugins::{ConcretePlan, Registry};
 use toscanini::render::templates::Templates;
 
-use crate::support::{corpus_xml, repo, shared, toscanini as run};
+use crate::support::{
+    corpus_xml, id_pairs as set, plan_edges as edges, repo, shared, toscanini as run,
+};
 
 const W2: &str = "opentosca-public__MyTinyToDo-MySql_OpenStack-w2";
 
@@ -53,25 +55,6 @@ fn plan(path: &Path, kind: PlanKind) -> (toscanini::Loaded, ConcretePlan) {
     let (loaded, plans) = derive(path, &[kind]);
     let (mut plans, _) = plans.unwrap();
     (loaded, plans.remove(0))
-}
-
-fn edges(p: &toscanini::plan::AbstractPlan) -> BTreeSet<(String, String)> {
-    p.edges
-        .iter()
-        .map(|e| {
-            (
-                p.activities[e.from].id.clone(),
-                p.activities[e.to].id.clone(),
-            )
-        })
-        .collect()
-}
-
-fn set(pairs: &[(&str, &str)]) -> BTreeSet<(String, String)> {
-    pairs
-        .iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect()
 }
 
 /// The edges of `p` with activity ids renamed by `rename`.

@@ -11,16 +11,7 @@ use toscanini::plugins::ConcretePlan;
 
 /// Edges as pairs of activity ids.
 pub fn edge_ids(plan: &ConcretePlan) -> BTreeSet<(String, String)> {
-    let p = &plan.plan;
-    p.edges
-        .iter()
-        .map(|e| {
-            (
-                p.activities[e.from].id.clone(),
-                p.activities[e.to].id.clone(),
-            )
-        })
-        .collect()
+    crate::support::plan_edges(&plan.plan)
 }
 
 /// `reach[a][b]`: a path from activity `a` to activity `b` (a search from

@@ -2,33 +2,12 @@
 //! selection down its hosting and dependency paths, then the region in
 //! build order; the selection steps the plugins emit.
 
-use std::collections::BTreeSet;
-
 use toscanini::diagnostics::SourceMap;
 use toscanini::plan::PlanKind;
 use toscanini::plugins::Registry;
 use toscanini::plugins::steps::{Step, Strategy};
 
-use crate::support::{corpus_xml, repo};
-
-fn edges(p: &toscanini::plan::AbstractPlan) -> BTreeSet<(String, String)> {
-    p.edges
-        .iter()
-        .map(|e| {
-            (
-                p.activities[e.from].id.clone(),
-                p.activities[e.to].id.clone(),
-            )
-        })
-        .collect()
-}
-
-fn set(pairs: &[(&str, &str)]) -> BTreeSet<(String, String)> {
-    pairs
-        .iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect()
-}
+use crate::support::{corpus_xml, id_pairs as set, plan_edges as edges, repo};
 
 fn plan(
     path: &std::path::Path,

@@ -109,3 +109,26 @@ pub fn all_plans(path: &Path) -> (toscanini::Loaded, Vec<toscanini::plugins::Con
         .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
     (loaded, plans)
 }
+
+/// The edges of an abstract plan as pairs of activity ids.
+pub fn plan_edges(
+    p: &toscanini::plan::AbstractPlan,
+) -> std::collections::BTreeSet<(String, String)> {
+    p.edges
+        .iter()
+        .map(|e| {
+            (
+                p.activities[e.from].id.clone(),
+                p.activities[e.to].id.clone(),
+            )
+        })
+        .collect()
+}
+
+/// Pairs of ids, as [`plan_edges`] gives them.
+pub fn id_pairs(pairs: &[(&str, &str)]) -> std::collections::BTreeSet<(String, String)> {
+    pairs
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}

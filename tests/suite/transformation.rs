@@ -5,7 +5,6 @@
 //! (a database replaced, the application reconnected): what is kept,
 //! terminated and provisioned, the order, the CLI, snapshots.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use toscanini::diagnostics::SourceMap;
@@ -13,7 +12,7 @@ use toscanini::plan::ActivityKind;
 use toscanini::plugins::{ConcretePlan, Registry};
 use toscanini::render::templates::Templates;
 
-use crate::support::{repo, shared, toscanini as run};
+use crate::support::{id_pairs as set, plan_edges as edges, repo, shared, toscanini as run};
 
 fn corpus(name: &str) -> PathBuf {
     shared().join("corpus/xml").join(format!("{name}.csar"))
@@ -47,25 +46,6 @@ fn transform(a: &Path, b: &Path) -> (toscanini::Loaded, toscanini::Transformatio
     let mut plan = plan.unwrap_or_else(|| panic!("{d:?}"));
     plan.own_topology = Some(own);
     (la, t, plan)
-}
-
-fn edges(p: &toscanini::plan::AbstractPlan) -> BTreeSet<(String, String)> {
-    p.edges
-        .iter()
-        .map(|e| {
-            (
-                p.activities[e.from].id.clone(),
-                p.activities[e.to].id.clone(),
-            )
-        })
-        .collect()
-}
-
-fn set(pairs: &[(&str, &str)]) -> BTreeSet<(String, String)> {
-    pairs
-        .iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect()
 }
 
 /// The report lines that start with `what`, by template id.
