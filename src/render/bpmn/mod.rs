@@ -89,48 +89,21 @@ pub const ERROR_ACTIVITY: &str = "ToscaniniActivityFailed";
 /// Error the plan ends with when it failed.
 pub const ERROR_PLAN: &str = "ToscaniniPlanFailed";
 
-/// The ids of the reusable processes and their elements
-/// (`templates/bpmn/library.bpmn`): no element of the plan may have one.
-pub const LIBRARY_IDS: &[&str] = &[
-    "toscanini_invoke",
-    "toscanini_invoke_start",
-    "toscanini_invoke_payload",
-    "toscanini_invoke_f0",
-    "toscanini_invoke_post",
-    "toscanini_invoke_next",
-    "toscanini_invoke_wait",
-    "toscanini_invoke_poll",
-    "toscanini_invoke_done",
-    "toscanini_invoke_end",
-    "toscanini_invoke_f1",
-    "toscanini_invoke_f2",
-    "toscanini_invoke_f3",
-    "toscanini_invoke_f4",
-    "toscanini_invoke_f5",
-    "toscanini_invoke_f6",
-    "toscanini_invoke_f7",
-    "toscanini_invoke_f8",
-    "toscanini_invoke_f9",
-    "toscanini_invoke_f10",
-    "toscanini_invoke_postFailed",
-    "toscanini_invoke_pollFailed",
-    "toscanini_invoke_fail",
-    "toscanini_invoke_failed",
-    "toscanini_callFailed",
-    "toscanini_state",
-    "toscanini_state_start",
-    "toscanini_state_put",
-    "toscanini_state_end",
-    "toscanini_state_putFailed",
-    "toscanini_state_failed",
-    "toscanini_state_f1",
-    "toscanini_state_f2",
-    "toscanini_state_f3",
-    "toscanini_state_diagram",
-    "toscanini_state_plane",
-    "toscanini_invoke_diagram",
-    "toscanini_invoke_plane",
-];
+/// The ids of the reusable processes, their elements and diagrams
+/// (`templates/bpmn/library.bpmn`, `library-diagrams.bpmn`), read from the
+/// templates so that they cannot drift apart: no element of the plan may
+/// have one.
+pub fn library_ids() -> &'static [String] {
+    static IDS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    IDS.get_or_init(|| {
+        ["bpmn/library.bpmn", "bpmn/library-diagrams.bpmn"]
+            .iter()
+            .flat_map(|t| Templates::raw(t).split(" id=\"").skip(1))
+            .filter_map(|rest| rest.split('"').next())
+            .map(String::from)
+            .collect()
+    })
+}
 
 /// Error element ids.
 const ERR_FAILURE: &str = "toscanini_failure";
@@ -231,7 +204,7 @@ fn plan_bases(plan: &ConcretePlan, name: &str) -> Bases {
         ERR_PLAN.to_string(),
     ]
     .into_iter()
-    .chain(LIBRARY_IDS.iter().map(|s| s.to_string()))
+    .chain(library_ids().iter().cloned())
     .collect::<Vec<_>>();
     let fixed: Vec<&str> = fixed.iter().map(String::as_str).collect();
     Bases::new(plan.plan.activities.iter().map(|a| a.id.as_str()), &fixed)
@@ -346,7 +319,7 @@ pub fn render_into(
         };
         main.then(id, label, script);
     }
-    let kind_running = plan_state(&mut cx.text, "RUNNING", true);
+    let kind_running = plan_state(&mut cx.text, "RUNNING");
     let (id, label) = (cx.plan_id("_planRunning"), cx.text.add("plan RUNNING"));
     main.then(id, label, kind_running);
     let (start_state, end_state) = match kind {
@@ -405,7 +378,7 @@ pub fn render_into(
     let outputs = outputs_script(&mut cx, plan);
     let (id, label) = (cx.plan_id("_outputs"), cx.text.add("set outputs"));
     main.then(id, label, outputs);
-    let finished = plan_state(&mut cx.text, "FINISHED", true);
+    let finished = plan_state(&mut cx.text, "FINISHED");
     let (id, label) = (cx.plan_id("_planFinished"), cx.text.add("plan FINISHED"));
     main.then(id, label, finished);
     let (id, label) = (cx.plan_id("_end"), cx.text.add("plan done"));
@@ -481,7 +454,7 @@ pub fn render_into(
     output.end()?;
     drop(diagrams);
     cx.properties = properties;
-    for (file, text) in used.files(&cx.properties, steps::BUS) {
+    for (file, text) in used.files(&cx.properties) {
         output.file(&file, text.as_bytes())?;
     }
     let (files, packed) = match output.finish()? {
@@ -539,17 +512,8 @@ fn failure_subprocess(cx: &mut Ctx) -> Sub {
         text.add("service instance?"),
     );
     let split = fail.then(id, label, Kind::Xor(None));
-    let record = graph::Http {
-        method: "PUT",
-        url: Value::Text(text.add("${serviceInstanceURL}/state")),
-        content_type: Some("text/plain"),
-        accept: "application/json",
-        payload: Some(steps::literal_value(text, "ERROR")),
-        outputs: vec![(
-            text.add("httpStatus"),
-            Value::Text(text.add("${statusCode}")),
-        )],
-    };
+    let url = Value::Text(text.add("${serviceInstanceURL}/state"));
+    let record = steps::record_state(text, url, "ERROR");
     let (id, label) = (
         text.fmt(format_args!("{prefix}_recordFailure")),
         text.add("service instance ERROR"),
@@ -557,7 +521,7 @@ fn failure_subprocess(cx: &mut Ctx) -> Sub {
     // Recording is the default: the failure of a build plan that has no
     // service instance yet is the one case without.
     fail.default_next();
-    fail.then(id, label, Kind::Http(Box::new(record)));
+    fail.then(id, label, record);
     let id = text.fmt(format_args!("{prefix}_instanceMerge"));
     let merge = fail.then(id, Str::default(), Kind::Xor(None));
     let unknown = text.add("${empty serviceInstanceURL}");
@@ -566,7 +530,8 @@ fn failure_subprocess(cx: &mut Ctx) -> Sub {
         text.fmt(format_args!("{prefix}_planFailed")),
         text.add("plan FAILED"),
     );
-    let failed = plan_state(text, "FAILED", false);
+    let url = Value::Text(text.fmt(format_args!("${{{PLAN_INSTANCE_URL}}}/state")));
+    let failed = steps::record_state(text, url, "FAILED");
     fail.then(id, label, failed);
     let (id, label) = (
         text.fmt(format_args!("{prefix}_failed")),
@@ -583,27 +548,11 @@ fn failure_subprocess(cx: &mut Ctx) -> Sub {
     }
 }
 
-/// A task that sets the state of the plan's instance; `check`: a status
-/// other than 2xx fails the plan (a call of `toscanini_state`; not on the
-/// failure path, which must not end in a new error: a task that records
-/// the status).
-fn plan_state(text: &mut Text, state: &str, check: bool) -> Kind {
-    if check {
-        let url = text.add(PLAN_INSTANCE_URL);
-        return steps::state_call(text, url, state);
-    }
-    let status = (
-        text.add("httpStatus"),
-        Value::Text(text.add("${statusCode}")),
-    );
-    Kind::Http(Box::new(graph::Http {
-        method: "PUT",
-        url: Value::Text(text.fmt(format_args!("${{{PLAN_INSTANCE_URL}}}/state"))),
-        content_type: Some("text/plain"),
-        accept: "application/json",
-        payload: Some(steps::literal_value(text, state)),
-        outputs: vec![status],
-    }))
+/// A task that sets the state of the plan's instance (a call of
+/// `toscanini_state`; the failure path records it instead).
+fn plan_state(text: &mut Text, state: &str) -> Kind {
+    let url = text.add(PLAN_INSTANCE_URL);
+    steps::state_call(text, url, state)
 }
 
 /// A task that sets the state of the service instance.
@@ -1339,4 +1288,22 @@ fn each_instance(
     chain.default_next();
     let id = text.fmt(format_args!("{a}_end"));
     chain.then(id, Str::default(), Kind::End(None));
+}
+
+#[cfg(test)]
+mod library_tests {
+    #[test]
+    fn library_ids_are_read_from_the_templates() {
+        let ids = super::library_ids();
+        for id in [
+            "toscanini_invoke",
+            "toscanini_invoke_f10",
+            "toscanini_callFailed",
+            "toscanini_state_put",
+            "toscanini_state_plane",
+        ] {
+            assert!(ids.iter().any(|i| i == id), "{id}");
+        }
+        assert_eq!(ids.len(), 38);
+    }
 }

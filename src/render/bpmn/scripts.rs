@@ -90,7 +90,7 @@ impl Shared {
     }
 
     /// What the file says about itself, and its script.
-    fn text(self, bus: &str) -> (&'static str, String) {
+    fn text(self) -> (&'static str, String) {
         match self {
             Shared::Check => (
                 "Output mapping `httpStatus` of every REST call: the status, or the BPMN\n// error ToscaniniFailure when it is not 2xx.",
@@ -108,7 +108,8 @@ impl Shared {
                 "Where to poll a running operation: the Location the management bus\n// answered, resolved against the bus URL.",
                 format!(
                     "new URI(v({})).resolve((binding.variables.get('headers')?.find {{ k, _ -> k?.equalsIgnoreCase('Location') }}?.value ?: '').toString()).toString()",
-                    super::expr::literal(bus)
+                    // It runs in toscanini_invoke, whose bus variable is fixed.
+                    super::expr::literal(super::steps::BUS)
                 ),
             ),
             Shared::Invocation => (
@@ -384,13 +385,13 @@ impl Used {
     }
 
     /// The files of the shared scripts used, sorted by name.
-    pub fn files(&self, properties: &PropertyFiles, bus: &str) -> Vec<(String, String)> {
+    pub fn files(&self, properties: &PropertyFiles) -> Vec<(String, String)> {
         let lib = library();
         let used = |s: Shared| self.slots.get(s.slot()).copied().unwrap_or(false);
         let mut out: Vec<(String, String)> = Vec::new();
         for s in FIXED {
             if used(s) {
-                let (about, body) = s.text(bus);
+                let (about, body) = s.text();
                 out.push((s.file().to_string(), lib.file(about, &body)));
             }
         }

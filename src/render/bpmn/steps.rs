@@ -214,10 +214,16 @@ pub fn state_call(text: &mut Text, url: Str, state: &str) -> Kind {
 /// A task that marks the failing instance ERROR (error paths).
 pub fn mark_error(cx: &mut Ctx, t: TemplateRef) -> Kind {
     let url = state_url(cx, t);
-    let payload = literal_value(&mut cx.text, "ERROR");
+    record_state(&mut cx.text, url, "ERROR")
+}
+
+/// A task of a failure path that PUTs `state` to `url` and records the
+/// status without checking it: the path must not end in a new error.
+pub fn record_state(text: &mut Text, url: Value, state: &str) -> Kind {
+    let payload = literal_value(text, state);
     let status = (
-        cx.text.add("httpStatus"),
-        Value::Text(cx.text.add("${statusCode}")),
+        text.add("httpStatus"),
+        Value::Text(text.add("${statusCode}")),
     );
     http(
         "PUT",
