@@ -97,8 +97,13 @@ class Check:
     def sent_from(self, bpmn_id):
         return [e for e in self.requests if bpmn_id in chain(e)]
 
+    def expected_end(self):
+        """How the run should end: as --expect says, else in error where an
+        operation is made to fail (a routed failure says --expect normal)."""
+        return self.args.expect or ("error" if self.args.fail else "normal")
+
     def ending(self):
-        want = self.args.expect or ("error" if self.args.fail else "normal")
+        want = self.expected_end()
         if self.result.get("ended") != want:
             self.fail(f"the plan ended {self.result.get('ended')}, expected {want}")
         for key in ("incidents", "rejected"):
@@ -229,8 +234,7 @@ class Check:
         if self.requests[0] is not states[0] or states[0].get("state") != "RUNNING":
             r = self.requests[0]
             self.fail(f"the first request was {r['method']} {r['path']} {r.get('state', '')}, not the plan instance set RUNNING")
-        # How the run ends, as ending() expects it (a routed failure ends normally).
-        ended_in_error = (self.args.expect or ("error" if self.args.fail else "normal")) == "error"
+        ended_in_error = self.expected_end() == "error"
         last = "FAILED" if ended_in_error else "FINISHED"
         if states[-1].get("state") != last:
             self.fail(f"the plan instance was last set {states[-1].get('state')}, not {last}")

@@ -59,24 +59,19 @@ final class PlanInstanceCheck {
     /** {@code planInstanceURL} is assigned the container's form of the plan instance URL. */
     private static void checkUrl(List<Element> acts, String plan, String file, List<Problem> errors) {
         for (Element a : acts) {
-            if (!isAssign(a)) {
+            Element from = isAssign(a) ? copiedInto(a, URL_VAR) : null;
+            if (from == null) {
                 continue;
             }
-            for (Element copy : Xml.children(a, Xml.BPEL, "copy")) {
-                Element to = Xml.child(copy, Xml.BPEL, "to");
-                Element from = Xml.child(copy, Xml.BPEL, "from");
-                if (to != null && from != null && URL_VAR.equals(to.getAttribute("variable"))) {
-                    String expr = from.getTextContent();
-                    boolean build = expr.contains("'/buildplans/" + plan + "/instances/'");
-                    boolean managed = expr.contains("'/managementplans/" + plan + "/instances/'");
-                    if ((!build && !managed) || !expr.contains("$correlationID")) {
-                        errors.add(new Problem(file, Xml.line(copy), "plan instance: " + URL_VAR + " is "
-                                + expr.strip() + ", not …/buildplans/" + plan + "/instances/<CorrelationID> or"
-                                + " …/managementplans/" + plan + "/instances/<CorrelationID>"));
-                    }
-                    return;
-                }
+            String expr = from.getTextContent();
+            boolean build = expr.contains("'/buildplans/" + plan + "/instances/'");
+            boolean managed = expr.contains("'/managementplans/" + plan + "/instances/'");
+            if ((!build && !managed) || !expr.contains("$correlationID")) {
+                errors.add(new Problem(file, Xml.line(from), "plan instance: " + URL_VAR + " is "
+                        + expr.strip() + ", not …/buildplans/" + plan + "/instances/<CorrelationID> or"
+                        + " …/managementplans/" + plan + "/instances/<CorrelationID>"));
             }
+            return;
         }
         errors.add(new Problem(file, 0, "plan instance: the main sequence never assigns " + URL_VAR));
     }
@@ -106,12 +101,9 @@ final class PlanInstanceCheck {
             if (!isAssign(a)) {
                 break;
             }
-            for (Element copy : Xml.children(a, Xml.BPEL, "copy")) {
-                Element to = Xml.child(copy, Xml.BPEL, "to");
-                Element from = Xml.child(copy, Xml.BPEL, "from");
-                if (to != null && from != null && request.equals(to.getAttribute("variable"))) {
-                    return from.getTextContent().strip().replaceAll("^'|'$", "");
-                }
+            Element from = copiedInto(a, request);
+            if (from != null) {
+                return from.getTextContent().strip().replaceAll("^'|'$", "");
             }
         }
         return "an unassigned state";
@@ -177,15 +169,20 @@ final class PlanInstanceCheck {
                 || !op.getAttribute("uri").equals("$bpelvar[" + URL_VAR + "]/logs")) {
             return false;
         }
-        String request = op.getAttribute("request");
-        for (Element copy : Xml.children(acts.get(call - 1), Xml.BPEL, "copy")) {
+        Element from = copiedInto(acts.get(call - 1), op.getAttribute("request"));
+        return from != null && from.getTextContent().strip().equals(entry);
+    }
+
+    /** The {@code <from>} of the copy of {@code assign} into {@code variable}, or null. */
+    private static Element copiedInto(Element assign, String variable) {
+        for (Element copy : Xml.children(assign, Xml.BPEL, "copy")) {
             Element to = Xml.child(copy, Xml.BPEL, "to");
             Element from = Xml.child(copy, Xml.BPEL, "from");
-            if (to != null && from != null && request.equals(to.getAttribute("variable"))) {
-                return from.getTextContent().strip().equals(entry);
+            if (to != null && from != null && variable.equals(to.getAttribute("variable"))) {
+                return from;
             }
         }
-        return false;
+        return null;
     }
 
     private static boolean isAssign(Element e) {
