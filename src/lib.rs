@@ -340,16 +340,22 @@ pub fn transformation(a: &Topology, b: &Topology, options: &Options) -> Result<T
     let kept_nodes: HashMap<NodeId, NodeId> = m.nodes.iter().map(|&(na, nb)| (nb, na)).collect();
     let kept_rels: HashMap<RelId, RelId> =
         m.relationships.iter().map(|&(ra, rb)| (rb, ra)).collect();
-    let a_kept: HashSet<TemplateRef> = m
+    // Each kept template of A and its counterpart in B.
+    let a_kept: HashMap<TemplateRef, TemplateRef> = m
         .nodes
         .iter()
-        .map(|&(na, _)| TemplateRef::Node(na))
+        .map(|&(na, nb)| (TemplateRef::Node(na), TemplateRef::Node(nb)))
         .chain(
             m.relationships
                 .iter()
-                .map(|&(ra, _)| TemplateRef::Relationship(ra)),
+                .map(|&(ra, rb)| (TemplateRef::Relationship(ra), TemplateRef::Relationship(rb))),
         )
         .collect();
+    let a_templates = || {
+        a.node_ids()
+            .map(TemplateRef::Node)
+            .chain(a.relationship_ids().map(TemplateRef::Relationship))
+    };
     let b_nodes: Vec<NodeId> = b
         .node_ids()
         .filter(|n| !kept_nodes.contains_key(n))
@@ -359,12 +365,8 @@ pub fn transformation(a: &Topology, b: &Topology, options: &Options) -> Result<T
         .filter(|r| !kept_rels.contains_key(r))
         .collect();
     let merged = model::merge::merge(a, b, &kept_nodes, &b_nodes, &b_rels);
-    let terminate: HashSet<TemplateRef> = a
-        .node_ids()
-        .map(TemplateRef::Node)
-        .chain(a.relationship_ids().map(TemplateRef::Relationship))
-        .filter(|t| !a_kept.contains(t))
-        .collect();
+    let terminate: HashSet<TemplateRef> =
+        a_templates().filter(|t| !a_kept.contains_key(t)).collect();
     let provision: HashSet<TemplateRef> = b_nodes
         .iter()
         .map(|n| TemplateRef::Node(merged.nodes[n]))
@@ -382,22 +384,9 @@ pub fn transformation(a: &Topology, b: &Topology, options: &Options) -> Result<T
         TemplateRef::Node(_) => "node",
         TemplateRef::Relationship(_) => "relationship",
     };
-    for t in a
-        .node_ids()
-        .map(TemplateRef::Node)
-        .chain(a.relationship_ids().map(TemplateRef::Relationship))
-    {
-        let line = if a_kept.contains(&t) {
-            let other = match t {
-                TemplateRef::Node(n) => b
-                    .node(m.nodes.iter().find(|p| p.0 == n).unwrap().1)
-                    .id
-                    .clone(),
-                TemplateRef::Relationship(r) => b
-                    .relationship(m.relationships.iter().find(|p| p.0 == r).unwrap().1)
-                    .id
-                    .clone(),
-            };
+    for t in a_templates() {
+        let line = if let Some(&bt) = a_kept.get(&t) {
+            let other = b.template_id(bt);
             format!(
                 "kept        {} `{}`: it is `{other}` of `{}` (same type{}, on common nodes); nothing runs on it",
                 what(t),
