@@ -6,7 +6,7 @@
 //! has no such property); a numeric comparison is false where either
 //! side is not a number. The helpers `cmp` and `num` are in the prelude.
 
-use super::expr::{push_literal, push_var};
+use super::groovy::{push_literal, push_var};
 use crate::model::{Condition, Value};
 
 /// Append the expression for `conditions` on the current instance of a

@@ -1,101 +1,19 @@
-//! Expressions: Groovy for bindings, and JUEL text where a value is only
-//! variables and literals put together. Scripts read process variables
-//! through the prelude's `v(name)` (a missing variable reads as `''`), so
-//! plan inputs of any name work and no script fails on an unset variable.
-//! JUEL (`${name}`) is used only for variables that every plan sets
-//! before it reads them (plan inputs included: `plan_init` sets the
-//! missing ones to `''`) and whose names are JUEL identifiers; anything
-//! else is Groovy.
+//! Expressions over the BPMN model: a concatenation as a parameter value
+//! (JUEL text where it can be, Groovy otherwise), and the Groovy of a
+//! binding. Scripts read process variables through the prelude's
+//! `v(name)` (a missing variable reads as `''`), so plan inputs of any
+//! name work and no script fails on an unset variable. JUEL (`${name}`) is
+//! used only for variables that every plan sets before it reads them (plan
+//! inputs included: `plan_init` sets the missing ones to `''`) and whose
+//! names are JUEL identifiers; anything else is Groovy ([`super::groovy`]).
+//!
+//! In: parts or a binding, the plan's text. Out: a [`Value`] or Groovy text.
 
 use super::graph::{Text, Value};
+use super::groovy::{Part, juel_ident, juel_text, push_groovy, push_literal, push_var};
 use crate::model::Topology;
 use crate::plugins::steps::Binding;
 use crate::render::vars::Vars;
-
-/// Append a Groovy string literal (single quotes; `\`, `'` and line
-/// breaks escaped).
-pub fn push_literal(out: &mut String, s: &str) {
-    out.reserve(s.len() + 2);
-    out.push('\'');
-    // Single-quoted Groovy strings do not interpolate `$`.
-    crate::render::escape::push_escaped(out, s, |b| match b {
-        b'\\' => Some("\\\\"),
-        b'\'' => Some("\\'"),
-        b'\n' => Some("\\n"),
-        b'\r' => Some("\\r"),
-        b'\t' => Some("\\t"),
-        _ => None,
-    });
-    out.push('\'');
-}
-
-/// A Groovy string literal.
-pub fn literal(s: &str) -> String {
-    let mut out = String::new();
-    push_literal(&mut out, s);
-    out
-}
-
-/// Append the Groovy that reads a variable: `v('name')`.
-pub fn push_var(out: &mut String, name: &str) {
-    out.push_str("v(");
-    push_literal(out, name);
-    out.push(')');
-}
-
-/// Reading a variable.
-pub fn var(name: &str) -> String {
-    let mut out = String::new();
-    push_var(&mut out, name);
-    out
-}
-
-/// A piece of a concatenation.
-pub enum Part<'a> {
-    /// Literal text.
-    Lit(&'a str),
-    /// The value of a variable.
-    Var(&'a str),
-}
-
-/// Whether a variable can be read as `${name}`: a JUEL identifier that
-/// is no keyword and no name Camunda's expressions resolve themselves.
-pub fn juel_ident(name: &str) -> bool {
-    const RESERVED: [&str; 21] = [
-        "and",
-        "or",
-        "not",
-        "eq",
-        "ne",
-        "lt",
-        "gt",
-        "le",
-        "ge",
-        "true",
-        "false",
-        "null",
-        "instanceof",
-        "empty",
-        "div",
-        "mod",
-        "execution",
-        "task",
-        "caseExecution",
-        "authenticatedUserId",
-        "connector",
-    ];
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !RESERVED.contains(&name)
-}
-
-/// Whether literal text means itself inside a JUEL composite expression.
-fn juel_text(s: &str) -> bool {
-    !s.contains(['$', '#', '\\'])
-}
 
 /// A concatenation as a parameter value: JUEL text when it can be (Camunda
 /// trims text content, so a lone literal must not start or end with
@@ -124,22 +42,6 @@ pub fn concat(text: &mut Text, parts: &[Part]) -> Value {
         }))
     } else {
         Value::Groovy(text.build(|out| push_groovy(out, parts)))
-    }
-}
-
-/// Append a concatenation as a Groovy expression.
-pub fn push_groovy(out: &mut String, parts: &[Part]) {
-    if parts.is_empty() {
-        out.push_str("''");
-    }
-    for (i, p) in parts.iter().enumerate() {
-        if i > 0 {
-            out.push_str(" + ");
-        }
-        match p {
-            Part::Lit(s) => push_literal(out, s),
-            Part::Var(v) => push_var(out, v),
-        }
     }
 }
 
@@ -204,11 +106,5 @@ mod tests {
         assert_eq!(show(&[Part::Lit(" x")]), "groovy ' x'");
         assert_eq!(show(&[Part::Var("task")]), "groovy v('task')");
         assert_eq!(show(&[]), "groovy ''");
-    }
-
-    #[test]
-    fn literals_escape() {
-        assert_eq!(super::literal("it's a\\b\n"), "'it\\'s a\\\\b\\n'");
-        assert_eq!(super::var("x"), "v('x')");
     }
 }

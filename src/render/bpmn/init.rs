@@ -17,7 +17,7 @@
 //! written cost 45 MB.
 
 use super::PLAN_INSTANCE_URL;
-use super::expr::{push_literal, push_var};
+use super::groovy::{push_literal, push_var};
 use super::routing::Routing;
 use super::{Ctx, PlanParameter};
 use crate::plugins::ConcretePlan;

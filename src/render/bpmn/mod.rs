@@ -50,8 +50,10 @@ pub mod bases;
 mod condition;
 mod expr;
 pub mod graph;
+mod groovy;
 mod init;
 pub mod layout;
+mod library;
 pub mod routing;
 pub mod scripts;
 mod steps;
@@ -60,9 +62,11 @@ pub mod xml;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use self::expr::{Part, concat, push_literal, push_var};
+use self::expr::concat;
 use self::graph::{Adjacency, Kind, Plane, Repeat, Script, Str, Sub, Text, Value};
+use self::groovy::{Part, push_literal, push_var};
 use self::init::{Init, set_variable};
+pub use self::library::library_ids;
 use self::routing::{Exit, Routing};
 use self::scripts::{PropertyFiles, Shared, Used};
 use self::steps::{Chain, Prefix};
@@ -88,22 +92,6 @@ pub const ERROR_FAILURE: &str = "ToscaniniFailure";
 pub const ERROR_ACTIVITY: &str = "ToscaniniActivityFailed";
 /// Error the plan ends with when it failed.
 pub const ERROR_PLAN: &str = "ToscaniniPlanFailed";
-
-/// The ids of the reusable processes, their elements and diagrams
-/// (`templates/bpmn/library.bpmn`, `library-diagrams.bpmn`), read from the
-/// templates so that they cannot drift apart: no element of the plan may
-/// have one.
-pub fn library_ids() -> &'static [String] {
-    static IDS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    IDS.get_or_init(|| {
-        ["bpmn/library.bpmn", "bpmn/library-diagrams.bpmn"]
-            .iter()
-            .flat_map(|t| Templates::raw(t).split(" id=\"").skip(1))
-            .filter_map(|rest| rest.split('"').next())
-            .map(String::from)
-            .collect()
-    })
-}
 
 /// Error element ids.
 const ERR_FAILURE: &str = "toscanini_failure";
@@ -1288,22 +1276,4 @@ fn each_instance(
     chain.default_next();
     let id = text.fmt(format_args!("{a}_end"));
     chain.then(id, Str::default(), Kind::End(None));
-}
-
-#[cfg(test)]
-mod library_tests {
-    #[test]
-    fn library_ids_are_read_from_the_templates() {
-        let ids = super::library_ids();
-        for id in [
-            "toscanini_invoke",
-            "toscanini_invoke_f10",
-            "toscanini_callFailed",
-            "toscanini_state_put",
-            "toscanini_state_plane",
-        ] {
-            assert!(ids.iter().any(|i| i == id), "{id}");
-        }
-        assert_eq!(ids.len(), 38);
-    }
 }

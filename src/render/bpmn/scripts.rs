@@ -12,6 +12,8 @@
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 
+use super::groovy::literal;
+use super::library::BUS;
 use crate::render::templates::Templates;
 
 /// A shared script of the plan archive.
@@ -109,7 +111,7 @@ impl Shared {
                 format!(
                     "new URI(v({})).resolve((binding.variables.get('headers')?.find {{ k, _ -> k?.equalsIgnoreCase('Location') }}?.value ?: '').toString()).toString()",
                     // It runs in toscanini_invoke, whose bus variable is fixed.
-                    super::expr::literal(super::steps::BUS)
+                    literal(BUS)
                 ),
             ),
             Shared::Invocation => (
@@ -401,7 +403,7 @@ impl Used {
                     format!("property-{name}.groovy"),
                     lib.file(
                         &format!("property `{name}` of a JSON properties answer ('' if absent)."),
-                        &format!("jstr(body(), {}) ?: ''", super::expr::literal(name)),
+                        &format!("jstr(body(), {}) ?: ''", literal(name)),
                     ),
                 ));
             }

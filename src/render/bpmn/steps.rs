@@ -16,20 +16,13 @@ use crate::render::vars::Vars;
 use std::fmt::{self, Write as _};
 
 use super::Ctx;
-use super::expr::{Part, concat, juel_ident, push_literal, push_var};
+use super::expr::concat;
 use super::graph::{Call, Http, In, Kind, Plane, Script, Str, Text, Value};
+use super::groovy::{Part, juel_ident, push_literal, push_var};
+use super::library::{BUS, INVOKE, STATE};
 use super::scripts::Shared;
 use crate::model::{Condition, TemplateRef};
 use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
-
-/// The reusable process that invokes an operation (`templates/bpmn/library.bpmn`).
-pub const INVOKE: &str = "toscanini_invoke";
-
-/// The reusable process that sets the state of an instance.
-pub const STATE: &str = "toscanini_state";
-
-/// The variable of the management bus URL in the reusable processes.
-pub const BUS: &str = "ManagementBusURL";
 
 /// The id prefix of a step's elements: `<base><suffix><n>`, e.g.
 /// `Tomcat_provision_s3` (base `Tomcat_provision`, suffix `_s`, n 3).
@@ -607,7 +600,7 @@ fn select(
     strategy: &Strategy,
     p: Prefix,
 ) {
-    use super::expr::{literal, var};
+    use super::groovy::{literal, var};
     let t = cx.topology;
     let r = TemplateRef::Node(n);
     let node = &t.node(n).id;

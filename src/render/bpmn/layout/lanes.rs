@@ -9,7 +9,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::intmap::IntMap;
+use super::index::IntMap;
 use super::ranking::{MAX_PASS, Ranks};
 
 /// Vertical distance between lanes.

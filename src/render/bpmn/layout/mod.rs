@@ -14,8 +14,17 @@
 //! In: a [`Plane`]. Out: one [`Diagram`] for the plane (expanded
 //! subprocesses included) and one more for every collapsed subprocess.
 //! Integer coordinates only, so the output is the same on every machine.
+//!
+//! A plane is laid out in phases, each a module: [`roles`] (what is in
+//! the grid, what hangs below a host, what goes to the band), [`ranking`]
+//! (back edges, forward edges, layers), [`lanes`] (the long edges),
+//! [`ordering`] (the cells of each column and their order), [`placing`]
+//! (the bounds of the nodes) and [`routing`] (the waypoints of the edges).
+//! The layout knows nothing of XML: [`super::xml`] writes what
+//! [`Diagram::each_shape`] and [`Diagram::each_edge`] give it.
 
-mod intmap;
+mod geometry;
+mod index;
 mod lanes;
 mod ordering;
 mod placing;
@@ -23,48 +32,14 @@ mod ranking;
 mod roles;
 mod routing;
 
+pub use self::geometry::Bounds;
+use self::geometry::{beyond_32_bits, narrow};
 use self::lanes::Lanes;
 use self::placing::PAD;
 use self::ranking::rank;
 use self::roles::Roles;
 use self::routing::Router;
 use super::graph::{Kind, Plane, Text};
-
-/// A shape's bounds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Bounds {
-    /// Left.
-    pub x: i64,
-    /// Top.
-    pub y: i64,
-    /// Width.
-    pub w: i64,
-    /// Height.
-    pub h: i64,
-}
-
-impl Bounds {
-    fn right(&self) -> i64 {
-        self.x + self.w
-    }
-    fn bottom(&self) -> i64 {
-        self.y + self.h
-    }
-    fn cx(&self) -> i64 {
-        self.x + self.w / 2
-    }
-    fn cy(&self) -> i64 {
-        self.y + self.h / 2
-    }
-    /// Whether two shapes overlap (touching edges do not count).
-    pub fn overlaps(&self, o: &Bounds) -> bool {
-        self.x < o.right() && o.x < self.right() && self.y < o.bottom() && o.y < self.bottom()
-    }
-    /// Whether `o` lies inside this one.
-    pub fn contains(&self, o: &Bounds) -> bool {
-        self.x <= o.x && self.y <= o.y && o.right() <= self.right() && o.bottom() <= self.bottom()
-    }
-}
 
 /// One shape of a diagram.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -242,10 +217,6 @@ impl<'a> Placed<'a> {
     }
 }
 
-/// "None" in the index vectors of the layout, which hold an index or
-/// nothing without the size of an `Option`.
-const NONE: usize = usize::MAX;
-
 /// Lay out one plane at the origin: its phases in turn ([`roles`],
 /// [`ranking`], [`ordering`] with [`lanes`], [`placing`], [`routing`]).
 /// Collapsed subprocesses are laid out into diagrams of their own,
@@ -353,19 +324,6 @@ fn place_children<'a>(
         return Err(beyond_32_bits());
     }
     Ok((inner, sizes))
-}
-
-/// A diagram too large for the 32-bit coordinates it is kept in.
-fn beyond_32_bits() -> crate::error::Error {
-    crate::error::Error::Internal("BPMN layout: a diagram coordinate beyond 32 bits".into())
-}
-
-/// `v` in 32 bits; `wide` is set if it does not fit.
-fn narrow(v: i64, wide: &mut bool) -> i32 {
-    i32::try_from(v).unwrap_or_else(|_| {
-        *wide = true;
-        0
-    })
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! grows by its tails. Event subprocesses go to a band below the grid and
 //! the lanes.
 
-use super::Bounds;
+use super::geometry::Bounds;
 use super::lanes::Lanes;
 use super::ordering::{Cell, Columns};
 use super::ranking::Ranks;

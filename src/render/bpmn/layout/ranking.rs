@@ -9,8 +9,7 @@
 
 use std::collections::VecDeque;
 
-use super::NONE;
-use super::intmap::{IntMap, IntSet};
+use super::index::{IntMap, IntSet, NONE};
 use super::roles::Roles;
 use crate::render::bpmn::graph::{Adjacency, Plane};
 

@@ -9,7 +9,7 @@
 //! from its host. Event subprocesses go to the band. Everything else is
 //! in the grid.
 
-use super::NONE;
+use super::index::NONE;
 use crate::render::bpmn::graph::{Kind, Plane, Repeat};
 
 /// Where every node of a plane goes.

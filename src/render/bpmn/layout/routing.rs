@@ -11,12 +11,13 @@
 //! host's column; an association runs from the bottom of its event into
 //! the top of its handler.
 
-use super::intmap::IntMap;
+use super::geometry::{Bounds, narrow};
+use super::index::IntMap;
+use super::index::NONE;
 use super::lanes::Lanes;
 use super::placing::{GAP_X, Placing};
 use super::ranking::Ranks;
 use super::roles::Roles;
-use super::{Bounds, NONE, narrow};
 use crate::render::bpmn::graph::{Flow, Plane};
 
 /// How far below the shapes of its row a loop returns.

@@ -1,9 +1,14 @@
-//! Hash maps and sets for small integer keys (indices, coordinates): the
-//! layout's maps are looked up once per flow or shape, where SipHash
-//! costs more than the rest of the work.
+//! Index helpers of the layout: hash maps and sets for small integer keys
+//! (indices, coordinates), which the layout looks up once per flow or
+//! shape, where SipHash costs more than the rest of the work; and
+//! [`NONE`], for vectors that hold an index or nothing.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasherDefault;
+
+/// "None" in the index vectors of the layout, which hold an index or
+/// nothing without the size of an `Option`.
+pub(crate) const NONE: usize = usize::MAX;
 
 /// A hasher for small integer keys.
 #[derive(Default, Clone, Copy)]

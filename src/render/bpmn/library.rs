@@ -1,0 +1,51 @@
+//! The reusable processes every BPMN plan carries
+//! (`templates/bpmn/library.bpmn`, drawn in `library-diagrams.bpmn`): the
+//! ids a plan calls them by, the variables they take, and every id they
+//! use, which no element of a plan may have.
+//!
+//! In: the templates. Out: ids and variable names.
+
+use crate::render::templates::Templates;
+
+/// The reusable process that invokes an operation (`templates/bpmn/library.bpmn`).
+pub const INVOKE: &str = "toscanini_invoke";
+
+/// The reusable process that sets the state of an instance.
+pub const STATE: &str = "toscanini_state";
+
+/// The variable of the management bus URL in the reusable processes.
+pub const BUS: &str = "ManagementBusURL";
+
+/// The ids of the reusable processes, their elements and diagrams
+/// (`templates/bpmn/library.bpmn`, `library-diagrams.bpmn`), read from the
+/// templates so that they cannot drift apart: no element of the plan may
+/// have one.
+pub fn library_ids() -> &'static [String] {
+    static IDS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    IDS.get_or_init(|| {
+        ["bpmn/library.bpmn", "bpmn/library-diagrams.bpmn"]
+            .iter()
+            .flat_map(|t| Templates::raw(t).split(" id=\"").skip(1))
+            .filter_map(|rest| rest.split('"').next())
+            .map(String::from)
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn library_ids_are_read_from_the_templates() {
+        let ids = super::library_ids();
+        for id in [
+            "toscanini_invoke",
+            "toscanini_invoke_f10",
+            "toscanini_callFailed",
+            "toscanini_state_put",
+            "toscanini_state_plane",
+        ] {
+            assert!(ids.iter().any(|i| i == id), "{id}");
+        }
+        assert_eq!(ids.len(), 38);
+    }
+}
