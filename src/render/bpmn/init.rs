@@ -16,14 +16,14 @@
 //! variables, and holding their text while the plan is laid out and
 //! written cost 45 MB.
 
-use super::PLAN_INSTANCE_URL;
+use super::ctx::{Ctx, PLAN_INSTANCE_URL};
 use super::groovy::{push_literal, push_var};
 use super::routing::Routing;
-use super::{Ctx, PlanParameter};
 use crate::plugins::ConcretePlan;
 use crate::plugins::complete::{
     CORRELATION_ID, CSAR_ENTRYPOINT, INSTANCE_DATA_API_URL, SERVICE_INSTANCE_URL,
 };
+use crate::render::PlanParameter;
 
 /// Statements of one initialisation script at most.
 pub const STATEMENTS: usize = 500;

@@ -1,0 +1,237 @@
+//! A termination activity (one whose body runs per instance): list the
+//! live instances of its template, then run the steps once per instance
+//! (a loop that checks before the first turn), with the instance variables
+//! local to each turn so parallel branches never share them. A failed call
+//! in a turn marks that turn's instance ERROR.
+//!
+//! In: the activity's body and the [`Ctx`]. Out: the loop, appended to a
+//! plane.
+
+use super::chain::{Chain, Prefix};
+use super::ctx::Ctx;
+use super::errors::{ERR_ACTIVITY, ERR_FAILURE};
+use super::expr::concat;
+use super::graph::{self, Kind, Plane, Repeat, Str, Sub, Value};
+use super::groovy::{Part, push_literal, push_var};
+use super::scripts::Shared;
+use super::steps;
+use crate::model::TemplateRef;
+use crate::plugins::ActivityBody;
+
+/// The variables of the loop over the instances.
+struct Loop {
+    /// The ids of the instances, comma separated.
+    ids: String,
+    /// How many there are.
+    count: String,
+    /// The turn.
+    index: String,
+}
+
+/// Run the steps of `body`, activity `a` whose subject is `subject`, once
+/// per live instance, after node `start` of `plane`.
+pub(crate) fn each_instance(
+    cx: &mut Ctx,
+    plane: &mut Plane,
+    start: usize,
+    a: &str,
+    subject: TemplateRef,
+    body: &ActivityBody,
+) {
+    let t = cx.topology;
+    let vars = Loop {
+        ids: cx.poll_var(Prefix::of(a), "ids"),
+        count: cx.poll_var(Prefix::of(a), "count"),
+        index: cx.poll_var(Prefix::of(a), "index"),
+    };
+    let (index, count) = (&vars.index, &vars.count);
+    let mut chain = Chain::new(plane, start);
+    let path = &crate::render::instances_path(t, subject);
+    list(cx, &mut chain, a, subject, path, &vars);
+    let text = &mut cx.text;
+    let id = text.fmt(format_args!("{a}_next"));
+    let next = chain.then(id, Str::default(), Kind::Xor(None));
+    let locals = turn_locals(cx, subject, body, path, &vars);
+    let turn = turn(cx, a, subject, body);
+    let text = &mut cx.text;
+    let outputs = vec![(
+        text.add(index),
+        steps::groovy(text, |o| {
+            o.push('(');
+            push_var(o, index);
+            o.push_str(" as int) + 1");
+        }),
+    )];
+    let (id, label) = (
+        text.fmt(format_args!("{a}_each")),
+        text.fmt(format_args!("each instance of {}", t.template_id(subject))),
+    );
+    chain.then(
+        id,
+        label,
+        Kind::Sub(Box::new(Sub {
+            plane: turn,
+            expanded: false,
+            repeat: Repeat::Once,
+            locals,
+            outputs,
+            logged: false,
+        })),
+    );
+    let (id, label) = (text.fmt(format_args!("{a}_more")), text.add("more?"));
+    let more = chain.then(id, label, Kind::Xor(None));
+    let condition = text.fmt(format_args!("${{{index} < {count}}}"));
+    chain.plane.connect_if(more, next, Some(condition), "next");
+    chain.default_next();
+    let id = text.fmt(format_args!("{a}_end"));
+    chain.then(id, Str::default(), Kind::End(None));
+}
+
+/// List the instances of `subject` (at `path` under the service
+/// template), into the loop's variables, and end where there are none.
+fn list(cx: &mut Ctx, chain: &mut Chain, a: &str, subject: TemplateRef, path: &str, vars: &Loop) {
+    let t = cx.topology;
+    let text = &mut cx.text;
+    let list = graph::Http {
+        method: "GET",
+        url: concat(
+            text,
+            &[
+                Part::Var("serviceTemplateURL"),
+                Part::Lit(path),
+                Part::Lit("?serviceInstanceId="),
+                Part::Var("serviceInstanceID"),
+            ],
+        ),
+        content_type: None,
+        accept: "application/json",
+        payload: None,
+        outputs: vec![
+            steps::status_check(text),
+            (text.add(&vars.ids), Value::Shared(Shared::InstanceIds)),
+            (text.add(&vars.count), Value::Shared(Shared::InstanceCount)),
+            (text.add(&vars.index), Value::Groovy(text.add("0"))),
+        ],
+    };
+    let (id, label) = (
+        text.fmt(format_args!("{a}_list")),
+        text.fmt(format_args!("list instances of {}", t.template_id(subject))),
+    );
+    chain.then(id, label, Kind::Http(Box::new(list)));
+    let split = (text.fmt(format_args!("{a}_any")), text.add("any?"));
+    let end = (text.fmt(format_args!("{a}_none")), text.add("none"));
+    let count = &vars.count;
+    let condition = text.fmt(format_args!("${{{count} == 0}}"));
+    chain.end_if(split, end, condition, "none");
+}
+
+/// The locals of one turn: the instance's id and URL, and, empty, the
+/// variables of the instance and of every instance it follows a
+/// relationship to (set below it in the turn).
+fn turn_locals(
+    cx: &mut Ctx,
+    subject: TemplateRef,
+    body: &ActivityBody,
+    path: &str,
+    vars: &Loop,
+) -> Vec<(Str, Value)> {
+    let t = cx.topology;
+    let Ctx { names, text, .. } = &mut *cx;
+    let current = |o: &mut String| {
+        push_var(o, &vars.ids);
+        o.push_str(".split(',')[");
+        push_var(o, &vars.index);
+        o.push_str(" as int]");
+    };
+    let mut locals = vec![
+        (text.add(names.id(subject)), steps::groovy(text, current)),
+        (
+            text.add(names.url(subject)),
+            steps::groovy(text, |o| {
+                push_var(o, "serviceTemplateURL");
+                o.push_str(" + ");
+                push_literal(o, path);
+                o.push_str(" + '/' + ");
+                current(o);
+            }),
+        ),
+    ];
+    let mut local_templates = vec![subject];
+    for s in &body.steps {
+        if let crate::plugins::steps::Step::FollowRelationship { to, .. } = s {
+            local_templates.push(TemplateRef::Node(*to));
+        }
+    }
+    let empty = text.add("${''}");
+    let mut last: Option<&str> = None;
+    for (k, &lt) in local_templates.iter().enumerate() {
+        let mut vars: Vec<&str> = Vec::new();
+        if k > 0 {
+            vars.push(names.url(lt));
+            vars.push(names.id(lt));
+        }
+        vars.extend(names.props_of(t, lt).map(|(_, v)| v));
+        for v in vars {
+            // Consecutive repeats once (a template followed twice in a row).
+            if last != Some(v) {
+                locals.push((text.add(v), Value::Text(empty)));
+                last = Some(v);
+            }
+        }
+    }
+    locals
+}
+
+/// One turn: load the instance's properties, run the steps, and mark the
+/// instance ERROR if a call fails.
+fn turn(cx: &mut Ctx, a: &str, subject: TemplateRef, body: &ActivityBody) -> Plane {
+    let t = cx.topology;
+    let text = &mut cx.text;
+    let mut turn = Plane::new(text.fmt(format_args!("{a}_each")));
+    let id = text.fmt(format_args!("{a}_turnStart"));
+    let ts = turn.add(id, Str::default(), Kind::Start(None));
+    let mut inner = Chain::new(&mut turn, ts);
+    if let Some(kind) = steps::load_properties(cx, subject) {
+        let (id, label) = (
+            cx.id(a, "_load"),
+            cx.id("load properties of ", t.template_id(subject)),
+        );
+        inner.then(id, label, kind);
+    }
+    for (k, step) in body.steps.iter().enumerate() {
+        steps::step(cx, &mut inner, step, Prefix::step(a, "_s", k + 1));
+    }
+    let id = cx.id(a, "_turnEnd");
+    inner.then(id, Str::default(), Kind::End(None));
+    let turn_prefix = format!("{a}_turn");
+    on_error(cx, &mut turn, &turn_prefix, subject);
+    turn
+}
+
+/// The error event subprocess of a loop turn: mark the turn's instance
+/// ERROR and end the activity with the activity error. (It runs inside the
+/// turn, where the instance's variables are.)
+fn on_error(cx: &mut Ctx, plane: &mut Plane, prefix: &str, t: TemplateRef) {
+    let mut p = Plane::new(cx.id(prefix, "_onError"));
+    let (id, label) = (cx.id(prefix, "_errorStart"), cx.text.add("call failed"));
+    let s = p.add(id, label, Kind::Start(Some(ERR_FAILURE)));
+    let mut chain = Chain::new(&mut p, s);
+    let kind = steps::mark_error(cx, t);
+    let (id, label) = (cx.id(prefix, "_markError"), cx.text.add("instance ERROR"));
+    chain.then(id, label, kind);
+    let id = cx.id(prefix, "_abort");
+    chain.then(id, Str::default(), Kind::End(Some(ERR_ACTIVITY)));
+    let (id, label) = (cx.id(prefix, "_onError"), cx.text.add("on error"));
+    plane.add(
+        id,
+        label,
+        Kind::Sub(Box::new(Sub {
+            plane: p,
+            expanded: true,
+            repeat: Repeat::OnError,
+            locals: Vec::new(),
+            outputs: Vec::new(),
+            logged: false,
+        })),
+    );
+}
