@@ -61,116 +61,11 @@ impl Init {
         inputs: &[PlanParameter],
         routing: &Routing,
     ) -> Init {
-        let mut head = Vec::new();
-        let mut s = String::new();
-        if !inputs.is_empty() {
-            s.push('[');
-            for (i, p) in inputs.iter().enumerate() {
-                if i > 0 {
-                    s.push_str(", ");
-                }
-                push_literal(&mut s, &p.name);
-            }
-            s.push_str(
-                "].each { n -> if (binding.variables.get(n) == null) execution.setVariable(n, '') }\n",
-            );
-        }
-        // Counted as a statement even when there are no inputs.
-        head.push(s);
-        let mut set = |name: &str, f: &dyn Fn(&mut String)| {
-            let mut s = String::new();
-            set_variable(&mut s, name, f);
-            head.push(s);
-        };
-        let entry = cx.input(CSAR_ENTRYPOINT);
-        let correlation = cx.input(CORRELATION_ID);
-        set("csarID", &|o| {
-            o.push_str("last(");
-            push_var(o, &entry);
-            o.push(')');
-        });
-        set("httpStatus", &|o| o.push('0'));
-        if plan.plan.kind.creates_service_instance() {
-            for v in [
-                "serviceTemplateURL",
-                "serviceInstanceURL",
-                "serviceInstanceID",
-            ] {
-                set(v, &empty);
-            }
-            let api = cx.input(INSTANCE_DATA_API_URL);
-            set("serviceTemplateURL", &|o| {
-                push_var(o, &api);
-                o.push_str(".replaceAll('/instances/?$', '')");
-            });
-            set(PLAN_INSTANCE_URL, &|o| {
-                push_var(o, &api);
-                o.push_str(".replaceAll('/instances/?$', '') + ");
-                push_literal(o, &format!("/buildplans/{name}/instances/"));
-                o.push_str(" + ");
-                push_var(o, &correlation);
-            });
-        } else {
-            let si = cx.input(SERVICE_INSTANCE_URL);
-            set("serviceInstanceURL", &|o| {
-                push_var(o, &si);
-                o.push_str(".replaceAll('/+$', '')");
-            });
-            set("serviceInstanceID", &|o| {
-                o.push_str("last(");
-                push_var(o, &si);
-                o.push(')');
-            });
-            set("serviceTemplateURL", &|o| {
-                push_var(o, &si);
-                o.push_str(".replaceAll('/instances/[^/]+/?$', '')");
-            });
-            set(PLAN_INSTANCE_URL, &|o| {
-                push_var(o, &si);
-                o.push_str(".replaceAll('/+$', '') + ");
-                push_literal(o, &format!("/managementplans/{name}/instances/"));
-                o.push_str(" + ");
-                push_var(o, &correlation);
-            });
-        }
-        // Where every STATEMENTS-th statement is.
-        let mut starts = Vec::new();
-        let mut k = 0;
-        let mut at = |cursor: Cursor| {
-            if k % STATEMENTS == 0 {
-                starts.push(cursor);
-            }
-            k += 1;
-        };
-        for i in 0..head.len() {
-            at(Cursor {
-                head: i,
-                ..Cursor::default()
-            });
-        }
-        let head_len = head.len();
-        let templates = cx.names.templates();
-        for (t, &template) in templates.iter().enumerate() {
-            for var in 0..2 + cx.topology.properties(template).len() {
-                at(Cursor {
-                    head: head_len,
-                    template: t,
-                    var,
-                    outcome: 0,
-                });
-            }
-        }
+        let head = head(cx, plan, name, inputs);
         let outcomes: Vec<usize> = (0..routing.outcome.len())
             .filter(|&a| routing.outcome[a].is_some())
             .collect();
-        for outcome in 0..outcomes.len() {
-            at(Cursor {
-                head: head_len,
-                template: templates.len(),
-                var: 0,
-                outcome,
-            });
-        }
+        let starts = starts(cx, head.len(), outcomes.len());
         Init {
             head,
             starts,
@@ -241,6 +136,126 @@ impl Init {
             }
         }
     }
+}
+
+/// The statements before those of the templates' variables: the plan
+/// inputs the caller left out, and the fixed variables (`csarID`, the
+/// service template and instance, the plan instance's URL).
+fn head(cx: &Ctx, plan: &ConcretePlan, name: &str, inputs: &[PlanParameter]) -> Vec<String> {
+    let mut head = Vec::new();
+    let mut s = String::new();
+    if !inputs.is_empty() {
+        s.push('[');
+        for (i, p) in inputs.iter().enumerate() {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            push_literal(&mut s, &p.name);
+        }
+        s.push_str(
+            "].each { n -> if (binding.variables.get(n) == null) execution.setVariable(n, '') }\n",
+        );
+    }
+    // Counted as a statement even when there are no inputs.
+    head.push(s);
+    let mut set = |name: &str, f: &dyn Fn(&mut String)| {
+        let mut s = String::new();
+        set_variable(&mut s, name, f);
+        head.push(s);
+    };
+    let entry = cx.input(CSAR_ENTRYPOINT);
+    let correlation = cx.input(CORRELATION_ID);
+    set("csarID", &|o| {
+        o.push_str("last(");
+        push_var(o, &entry);
+        o.push(')');
+    });
+    set("httpStatus", &|o| o.push('0'));
+    if plan.plan.kind.creates_service_instance() {
+        for v in [
+            "serviceTemplateURL",
+            "serviceInstanceURL",
+            "serviceInstanceID",
+        ] {
+            set(v, &empty);
+        }
+        let api = cx.input(INSTANCE_DATA_API_URL);
+        set("serviceTemplateURL", &|o| {
+            push_var(o, &api);
+            o.push_str(".replaceAll('/instances/?$', '')");
+        });
+        set(PLAN_INSTANCE_URL, &|o| {
+            push_var(o, &api);
+            o.push_str(".replaceAll('/instances/?$', '') + ");
+            push_literal(o, &format!("/buildplans/{name}/instances/"));
+            o.push_str(" + ");
+            push_var(o, &correlation);
+        });
+    } else {
+        let si = cx.input(SERVICE_INSTANCE_URL);
+        set("serviceInstanceURL", &|o| {
+            push_var(o, &si);
+            o.push_str(".replaceAll('/+$', '')");
+        });
+        set("serviceInstanceID", &|o| {
+            o.push_str("last(");
+            push_var(o, &si);
+            o.push(')');
+        });
+        set("serviceTemplateURL", &|o| {
+            push_var(o, &si);
+            o.push_str(".replaceAll('/instances/[^/]+/?$', '')");
+        });
+        set(PLAN_INSTANCE_URL, &|o| {
+            push_var(o, &si);
+            o.push_str(".replaceAll('/+$', '') + ");
+            push_literal(o, &format!("/managementplans/{name}/instances/"));
+            o.push_str(" + ");
+            push_var(o, &correlation);
+        });
+    }
+    head
+}
+
+/// Where each script of the chain starts: every [`STATEMENTS`]-th
+/// statement of the head (`head_len` statements), the templates'
+/// variables and the `outcomes` outcome variables.
+fn starts(cx: &Ctx, head_len: usize, outcomes: usize) -> Vec<Cursor> {
+    // Where every STATEMENTS-th statement is.
+    let mut starts = Vec::new();
+    let mut k = 0;
+    let mut at = |cursor: Cursor| {
+        if k % STATEMENTS == 0 {
+            starts.push(cursor);
+        }
+        k += 1;
+    };
+    for i in 0..head_len {
+        at(Cursor {
+            head: i,
+            ..Cursor::default()
+        });
+    }
+    let templates = cx.names.templates();
+    for (t, &template) in templates.iter().enumerate() {
+        for var in 0..2 + cx.topology.properties(template).len() {
+            at(Cursor {
+                head: head_len,
+                template: t,
+                var,
+                outcome: 0,
+            });
+        }
+    }
+    for outcome in 0..outcomes {
+        at(Cursor {
+            head: head_len,
+            template: templates.len(),
+            var: 0,
+            outcome,
+        });
+    }
+    starts
 }
 
 fn empty(o: &mut String) {
