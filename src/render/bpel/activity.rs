@@ -1,0 +1,182 @@
+//! One activity of a BPEL plan as a `<scope>`: its links (targets with a
+//! join condition, sources testing the failure flag of a routed
+//! activity), its fault handler (the instance is marked ERROR), its
+//! compensation handler, and its steps between two entries in the plan
+//! instance's log; a termination activity runs its steps once per live
+//! instance.
+//!
+//! In: the plan, its links and failure flags, the [`Ctx`]. Out: the scope,
+//! written.
+
+use super::ctx::Ctx;
+use super::links::Adjacency;
+use super::steps::{load_properties, steps};
+use super::writer::W;
+use crate::error::Result;
+use crate::model::TemplateRef;
+use crate::plan::Reason;
+use crate::plugins::steps::Step;
+use crate::plugins::{ActivityBody, ConcretePlan};
+use crate::render::templates::xml_escape;
+use crate::render::url_path;
+
+/// One activity as a `<scope>` with its links.
+pub(crate) fn activity(
+    cx: &Ctx,
+    w: &mut W,
+    ind: usize,
+    plan: &ConcretePlan,
+    i: usize,
+    edges: &Adjacency,
+    failures: &[Option<String>],
+) -> Result<()> {
+    let failure = failures[i].as_deref();
+    let a = &plan.plan.activities[i];
+    let body = &plan.bodies[i];
+    let name = a.id.as_str();
+    w.put("scope", ind, &[("name", name)])?;
+    let targets: Vec<String> = edges
+        .into(i)
+        .iter()
+        .map(|&e| edges.link_name(plan, e))
+        .collect();
+    if !targets.is_empty() {
+        w.put("targets", ind, &[])?;
+        if targets.len() > 1 {
+            let join = targets
+                .iter()
+                .map(|t| format!("${t}"))
+                .collect::<Vec<_>>()
+                .join(" and ");
+            w.put("join", ind, &[("join", &join)])?;
+        }
+        for t in &targets {
+            w.put("target", ind, &[("link", t)])?;
+        }
+        w.put("targets-end", ind, &[])?;
+    }
+    let sources = edges.out_of(i);
+    if !sources.is_empty() {
+        w.put("sources", ind, &[])?;
+        for &k in sources {
+            let link = edges.link_name(plan, k);
+            let e = &plan.plan.edges[k];
+            // The links out of an activity whose failure is routed test
+            // its flag.
+            match failure {
+                Some(f) => {
+                    let condition = if e.reason == Reason::OnFailure {
+                        format!("${f} = 'true'")
+                    } else {
+                        format!("${f} != 'true'")
+                    };
+                    w.put(
+                        "source-when",
+                        ind,
+                        &[("link", &link), ("condition", &condition)],
+                    )?
+                }
+                None => w.put("source", ind, &[("link", &link)])?,
+            }
+        }
+        w.put("sources-end", ind, &[])?;
+    }
+    w.put("variables", ind, &[])?;
+    if body.per_instance {
+        w.put("variable-instance-list", ind, &[])?;
+    }
+    w.put("variables-end", ind, &[])?;
+    w.put("faults", ind, &[("name", name)])?;
+    if !body.per_instance {
+        let url = cx.names.url(a.template);
+        w.put("mark-error", ind, &[("name", name), ("url", url)])?;
+    }
+    w.put("faults-end", ind, &[("name", name)])?;
+    if !body.compensation.is_empty() {
+        w.put("undo", ind, &[("name", name)])?;
+        steps(cx, w, ind + 6, &body.compensation, name, "c", a.template)?;
+        w.put("undo-end", ind, &[])?;
+    }
+    let (open, close, inner) = match failure {
+        Some(_) => ("try", "try-end", ind + 6),
+        None => ("steps", "steps-end", ind + 4),
+    };
+    w.put(
+        open,
+        ind,
+        &[("name", name), ("flag", failure.unwrap_or(""))],
+    )?;
+    // The plan instance's log says when the activity starts and ends.
+    let log = |w: &mut W, event: &str, what: &str| {
+        w.put(
+            "log",
+            inner,
+            &[("name", name), ("event", event), ("what", what)],
+        )
+    };
+    log(w, "Started", "started")?;
+    if body.per_instance {
+        each_instance(cx, w, inner, a.template, name, body)?;
+    } else {
+        steps(cx, w, inner, &body.steps, name, "s", a.template)?;
+    }
+    log(w, "Finished", "finished")?;
+    w.put(close, ind, &[])?;
+    w.put("scope-end", ind, &[])
+}
+
+/// A termination activity: the steps once per live instance, with the
+/// variables of the instance (and of the instances found below it) local to
+/// each iteration, so parallel branches never share them.
+fn each_instance(
+    cx: &Ctx,
+    w: &mut W,
+    ind: usize,
+    subject: TemplateRef,
+    prefix: &str,
+    body: &ActivityBody,
+) -> Result<()> {
+    let t = cx.topology;
+    let (collection, element, path) = match subject {
+        TemplateRef::Node(n) => (
+            "nodetemplates",
+            "NodeTemplateInstance",
+            url_path(&t.node(n).id),
+        ),
+        TemplateRef::Relationship(r) => (
+            "relationshiptemplates",
+            "RelationshipTemplateInstance",
+            url_path(&t.relationship(r).id),
+        ),
+    };
+    let path = xml_escape(&path);
+    let mut locals: Vec<&str> = Vec::new();
+    let followed = body.steps.iter().filter_map(|s| match s {
+        Step::FollowRelationship { to, .. } => Some(TemplateRef::Node(*to)),
+        _ => None,
+    });
+    for r in std::iter::once(subject).chain(followed) {
+        locals.push(cx.names.url(r));
+        locals.push(cx.names.id(r));
+        locals.extend(cx.names.props_of(t, r).map(|(_, v)| v));
+    }
+    locals.dedup();
+    let url = cx.names.url(subject);
+    let id = cx.names.id(subject);
+    let values = [
+        ("name", prefix),
+        ("collection", collection),
+        ("element", element),
+        ("path", path.as_ref()),
+        ("url", url),
+        ("id", id),
+    ];
+    w.put("each-instance", ind, &values)?;
+    for v in locals {
+        w.put("each-instance-local", ind, &[("var", v)])?;
+    }
+    w.put("each-instance-body", ind, &values)?;
+    load_properties(cx, w, ind + 6, subject, &format!("{prefix}_load"))?;
+    steps(cx, w, ind + 6, &body.steps, prefix, "s", subject)?;
+    w.put("each-instance-end", ind, &[])
+}

@@ -1,0 +1,114 @@
+//! The initial values of a BPEL plan's variables: the fixed ones from
+//! the request, the templates' (modelled values or plan inputs for the
+//! instances the plan provisions, empty for those it reads), and the
+//! failure flags of `on_failure` routing.
+//!
+//! In: the plan and its [`Ctx`]. Out: the `<assign>` copies, written.
+
+use super::ctx::Ctx;
+use super::writer::{W, text};
+use super::xpath::literal;
+use crate::error::Result;
+use crate::plugins::ConcretePlan;
+use crate::render::output::PlanOutput;
+
+/// Initial values of the fixed and property variables, and the failure
+/// flags of `on_failure` routing. Properties of new instances start with
+/// their modelled value or plan input; plans that work on existing
+/// instances load them from the instance data instead.
+pub(crate) fn initial_values(
+    cx: &Ctx,
+    plan: &ConcretePlan,
+    failures: &[Option<String>],
+    w: &mut W,
+    output: &mut PlanOutput,
+) -> Result<()> {
+    let input = |n: &str| format!("string($input.payload/tns:{})", cx.input(n));
+    let mut init = |w: &mut W, var: &str, expr: &str| -> Result<()> {
+        w.put("init", 6, &[("var", var), ("expr", expr)])?;
+        w.flush_if_full(output)
+    };
+    init(
+        w,
+        "correlationID",
+        &input(crate::plugins::complete::CORRELATION_ID),
+    )?;
+    init(
+        w,
+        "instanceDataAPIUrl",
+        &input(crate::plugins::complete::INSTANCE_DATA_API_URL),
+    )?;
+    init(
+        w,
+        "csarEntrypoint",
+        &input(crate::plugins::complete::CSAR_ENTRYPOINT),
+    )?;
+    // The container serves the CSAR at `…/csars/<CsarID>`: the bus needs
+    // that id with every call.
+    init(
+        w,
+        "csarID",
+        &format!(
+            "replace(replace({}, '/+$', ''), '^.*/', '')",
+            input(crate::plugins::complete::CSAR_ENTRYPOINT)
+        ),
+    )?;
+    for var in [
+        "serviceTemplateURL",
+        "serviceInstanceURL",
+        "serviceInstanceID",
+    ] {
+        init(w, var, "''")?;
+    }
+    // Templates the plan provisions start from their modelled values; the
+    // others (existing instances) are read from the instance data.
+    let topology = cx.topology;
+    let mut fresh = crate::model::TemplateMap::new(topology);
+    for a in &plan.plan.activities {
+        if a.kind.provisions() {
+            fresh.insert(a.template, ());
+        }
+    }
+    let mut seen = crate::model::TemplateMap::new(topology);
+    let targets = plan
+        .bodies
+        .iter()
+        .flat_map(|b| b.steps.iter())
+        .filter_map(|s| s.invocation())
+        .map(|i| i.target);
+    for t in plan
+        .plan
+        .activities
+        .iter()
+        .map(|a| a.template)
+        .chain(targets)
+    {
+        if seen.insert(t, ()).is_some() {
+            continue;
+        }
+        init(w, cx.names.url(t), "''")?;
+        init(w, cx.names.id(t), "''")?;
+        for ((_, var), value) in cx
+            .names
+            .props_of(topology, t)
+            .zip(topology.properties(t).values())
+        {
+            let e = if fresh.contains(t) {
+                match (value.as_input(), value.literal()) {
+                    (Some(i), _) => input(i),
+                    (None, Some(l)) => text(&literal(&l)),
+                    (None, None) => {
+                        cx.expr(&crate::plugins::params::value_binding(topology, t, value))
+                    }
+                }
+            } else {
+                "''".into()
+            };
+            init(w, var, &e)?;
+        }
+    }
+    for flag in failures.iter().flatten() {
+        init(w, flag, "'false'")?;
+    }
+    Ok(())
+}

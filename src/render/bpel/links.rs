@@ -1,0 +1,129 @@
+//! The links of a BPEL plan's `<flow>`: the edges into and out of every
+//! activity, their link names, and the failure flags (`on_failure`) that
+//! the links out of a routed activity test.
+//!
+//! In: a concrete plan. Out: [`Adjacency`] and the flags.
+
+use std::collections::HashMap;
+
+use crate::plan::Reason;
+use crate::plan::ids::Unique;
+use crate::plugins::ConcretePlan;
+
+/// `on_failure` (imperative workflows): a flag per activity whose failure
+/// is routed, which its links test. Failure flags (`failed_…`) are a
+/// family of their own: unique among themselves, they can meet no fixed or
+/// template variable.
+pub(crate) fn failures(plan: &ConcretePlan) -> Vec<Option<String>> {
+    let mut flags = Unique::new();
+    let mut routed = vec![false; plan.plan.activities.len()];
+    for e in &plan.plan.edges {
+        routed[e.from] |= e.reason == Reason::OnFailure;
+    }
+    plan.plan
+        .activities
+        .iter()
+        .zip(&routed)
+        .map(|(a, &r)| r.then(|| flags.name(failure_var(&a.id))))
+        .collect()
+}
+
+/// The variable that records that an activity failed (`on_failure`).
+fn failure_var(activity: &str) -> String {
+    let word: String = activity
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("failed_{word}")
+}
+
+/// Link names: `<from>_to_<to>` with only `[A-Za-z0-9_]`, so that `$link`
+/// in a join condition cannot be read as `$variable.part` or a subtraction.
+fn link_name(from: &str, to: &str) -> String {
+    let word = |s: &str| -> String {
+        s.chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect()
+    };
+    format!("{}_to_{}", word(from), word(to))
+}
+
+/// The edges into and out of every activity (indexes into the plan's
+/// edges, grouped by activity), built once: scanning every edge per
+/// activity made rendering quadratic.
+pub(crate) struct Adjacency {
+    into: Vec<usize>,
+    into_start: Vec<usize>,
+    out_of: Vec<usize>,
+    out_start: Vec<usize>,
+    /// Edges whose link name another edge had first (`web-1` and `web_1`
+    /// are both `web_1`): their names with a suffix. Names are made again
+    /// where they are written rather than held, as a plan of a large
+    /// topology has a hundred thousand of them.
+    renamed: HashMap<usize, String>,
+}
+
+impl Adjacency {
+    /// The edges of `plan`, by activity.
+    pub fn new(plan: &ConcretePlan) -> Adjacency {
+        let n = plan.plan.activities.len();
+        let group = |key: &dyn Fn(&crate::plan::Edge) -> usize| {
+            let mut order: Vec<usize> = (0..plan.plan.edges.len()).collect();
+            // Stable: edges keep their plan order within an activity.
+            order.sort_by_key(|&e| key(&plan.plan.edges[e]));
+            let mut start = vec![0; n + 1];
+            for &e in &order {
+                start[key(&plan.plan.edges[e]) + 1] += 1;
+            }
+            for i in 0..n {
+                start[i + 1] += start[i];
+            }
+            (order, start)
+        };
+        let (into, into_start) = group(&|e| e.to);
+        let (out_of, out_start) = group(&|e| e.from);
+        let mut unique = Unique::new();
+        let mut renamed = HashMap::new();
+        for (k, e) in plan.plan.edges.iter().enumerate() {
+            let name = link_name(
+                &plan.plan.activities[e.from].id,
+                &plan.plan.activities[e.to].id,
+            );
+            // A name handed out again is longer: it has a suffix.
+            let len = name.len();
+            let given = unique.name(name);
+            if given.len() != len {
+                renamed.insert(k, given);
+            }
+        }
+        Adjacency {
+            into,
+            into_start,
+            out_of,
+            out_start,
+            renamed,
+        }
+    }
+
+    /// The edges into activity `i`.
+    pub fn into(&self, i: usize) -> &[usize] {
+        &self.into[self.into_start[i]..self.into_start[i + 1]]
+    }
+
+    /// The edges out of activity `i`.
+    pub fn out_of(&self, i: usize) -> &[usize] {
+        &self.out_of[self.out_start[i]..self.out_start[i + 1]]
+    }
+
+    /// The name of the link of edge `k`.
+    pub fn link_name(&self, plan: &ConcretePlan, k: usize) -> String {
+        if let Some(name) = self.renamed.get(&k) {
+            return name.clone();
+        }
+        let e = &plan.plan.edges[k];
+        link_name(
+            &plan.plan.activities[e.from].id,
+            &plan.plan.activities[e.to].id,
+        )
+    }
+}

@@ -1,0 +1,379 @@
+//! Each language-neutral step as BPEL: instance data through the
+//! container's REST API (BPEL4RESTLight), operations through the
+//! management bus, conditions as XPath; written from the fragments.
+//!
+//! In: steps and the [`Ctx`]. Out: BPEL text, written.
+
+use super::ctx::Ctx;
+use super::writer::{W, path_text, text};
+use super::xpath::{condition, literal};
+use crate::error::Result;
+use crate::model::{Condition, NodeId, TemplateRef};
+use crate::plan::ncname;
+use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
+use crate::render::templates::xml_escape;
+
+/// Steps in order; names are `<prefix>_<tag><n>`. Nothing to do is an
+/// `<empty>` (a sequence may not be empty).
+pub(crate) fn steps(
+    cx: &Ctx,
+    w: &mut W,
+    ind: usize,
+    steps: &[Step],
+    prefix: &str,
+    tag: &str,
+    subject: TemplateRef,
+) -> Result<()> {
+    let before = w.out.len();
+    for (k, step) in steps.iter().enumerate() {
+        let name = format!("{prefix}_{tag}{}", k + 1);
+        // A filter: the rest runs only on instances that meet it.
+        if let Step::Check {
+            template,
+            condition: c,
+            otherwise: Otherwise::Skip,
+        } = step
+        {
+            check(
+                cx,
+                w,
+                ind,
+                *template,
+                c,
+                &name,
+                Some(&steps[k + 1..]),
+                subject,
+            )?;
+            break;
+        }
+        self::step(cx, w, ind, step, &name, subject)?;
+    }
+    if w.out.len() == before {
+        let name = format!("{prefix}_{tag}0");
+        w.put("empty", ind, &[("name", &name)])?;
+    }
+    Ok(())
+}
+
+fn step(
+    cx: &Ctx,
+    w: &mut W,
+    ind: usize,
+    step: &Step,
+    name: &str,
+    subject: TemplateRef,
+) -> Result<()> {
+    let t = cx.topology;
+    match step {
+        Step::CreateNodeInstance(n) => {
+            let r = TemplateRef::Node(*n);
+            let path = path_text(&t.node(*n).id);
+            w.put(
+                "create-node-instance",
+                ind,
+                &[
+                    ("name", name),
+                    ("path", &path),
+                    ("url", cx.names.url(r)),
+                    ("id", cx.names.id(r)),
+                ],
+            )
+        }
+        Step::CreateRelationshipInstance(rel) => {
+            let r = TemplateRef::Relationship(*rel);
+            let rt = t.relationship(*rel);
+            let path = path_text(&rt.id);
+            w.put(
+                "create-relationship-instance",
+                ind,
+                &[
+                    ("name", name),
+                    ("path", &path),
+                    ("url", cx.names.url(r)),
+                    ("id", cx.names.id(r)),
+                    ("source_id", cx.names.id(TemplateRef::Node(rt.source))),
+                    ("target_id", cx.names.id(TemplateRef::Node(rt.target))),
+                ],
+            )
+        }
+        Step::SetState(r, state) => w.put(
+            "set-state",
+            ind,
+            &[("name", name), ("state", state), ("url", cx.names.url(*r))],
+        ),
+        Step::StoreProperties(n) => store_properties(cx, w, ind, *n, name),
+        Step::FollowRelationship { rel, from, to } => {
+            let path = path_text(&t.relationship(*rel).id);
+            let to_path = path_text(&t.node(*to).id);
+            let to_ref = TemplateRef::Node(*to);
+            w.put(
+                "follow-relationship",
+                ind,
+                &[
+                    ("name", name),
+                    ("path", &path),
+                    ("from_id", cx.names.id(TemplateRef::Node(*from))),
+                    ("to_id", cx.names.id(to_ref)),
+                    ("to_url", cx.names.url(to_ref)),
+                    ("to_path", &to_path),
+                ],
+            )?;
+            load_properties(cx, w, ind, to_ref, &format!("{name}_load"))
+        }
+        Step::Invoke(inv) => invoke(cx, w, ind, inv, name, subject),
+        Step::Check {
+            template,
+            condition: c,
+            otherwise: Otherwise::Fail,
+        } => check(cx, w, ind, *template, c, name, None, subject),
+        // Only reached when the filter is the last step: nothing follows.
+        Step::Check { template, .. } => check(cx, w, ind, *template, &[], name, Some(&[]), subject),
+        Step::SelectInstance(n, strategy) => select(cx, w, ind, *n, strategy, name),
+    }
+}
+
+/// Store the properties of node `n`'s instance: its property variables
+/// as an XML document PUT to the instance data.
+fn store_properties(cx: &Ctx, w: &mut W, ind: usize, n: NodeId, name: &str) -> Result<()> {
+    let t = cx.topology;
+    let r = TemplateRef::Node(n);
+    let props: Vec<(&str, &str)> = cx
+        .names
+        .props_of(t, r)
+        .filter(|(p, _)| is_xml_name(p))
+        .collect();
+    if props.is_empty() {
+        return Ok(());
+    }
+    let (ns, root) = t.node(n).properties_element.clone().unwrap_or_default();
+    let root = if root.is_empty() {
+        "Properties".to_string()
+    } else {
+        root
+    };
+    let (xmlns, prefix, literal) = if ns.is_empty() {
+        let inner: String = props.iter().map(|(p, _)| format!("<{p}/>")).collect();
+        (
+            String::new(),
+            "",
+            format!("<{root} xmlns=\"\">{inner}</{root}>"),
+        )
+    } else {
+        let inner: String = props.iter().map(|(p, _)| format!("<p:{p}/>")).collect();
+        (
+            format!(" xmlns:p=\"{}\"", xml_escape(&ns)),
+            "p:",
+            format!("<p:{root}>{inner}</p:{root}>"),
+        )
+    };
+    w.put(
+        "store-properties",
+        ind,
+        &[("name", name), ("xmlns", &xmlns), ("literal", &literal)],
+    )?;
+    for (p, v) in &props {
+        w.put(
+            "store-property",
+            ind,
+            &[("var", v), ("prefix", prefix), ("property", p)],
+        )?;
+    }
+    w.put("store-properties-end", ind, &[("url", cx.names.url(r))])
+}
+
+/// Pick an instance of node `n` by `strategy` and load its properties.
+fn select(
+    cx: &Ctx,
+    w: &mut W,
+    ind: usize,
+    n: NodeId,
+    strategy: &Strategy,
+    name: &str,
+) -> Result<()> {
+    let t = cx.topology;
+    let r = TemplateRef::Node(n);
+    let path = path_text(&t.node(n).id);
+    w.put("select", ind, &[("name", name)])?;
+    match strategy {
+        Strategy::UserProvided(i) => {
+            let input = cx.input(i);
+            w.put("select-given", ind, &[("name", name), ("input", &input)])?;
+        }
+        Strategy::FirstInstance => {
+            w.put("select-list", ind, &[("path", &path)])?;
+            w.put("select-first", ind, &[("name", name)])?;
+        }
+        Strategy::WorkloadBased(p) => {
+            let property = xml_escape(&p.replace('\'', "")).into_owned();
+            w.put("select-list", ind, &[("path", &path)])?;
+            w.put(
+                "select-lowest",
+                ind,
+                &[("name", name), ("path", &path), ("property", &property)],
+            )?;
+        }
+    }
+    w.put(
+        "select-chosen",
+        ind,
+        &[
+            ("name", name),
+            ("path", &path),
+            ("id", cx.names.id(r)),
+            ("url", cx.names.url(r)),
+        ],
+    )?;
+    load_properties(cx, w, ind + 4, r, &format!("{name}_load"))?;
+    w.put("select-end", ind, &[])
+}
+
+/// A condition on the current instance of `template`: with `rest`, the
+/// rest of the steps run only where it holds; without, the plan fails
+/// where it does not.
+#[allow(clippy::too_many_arguments)]
+fn check(
+    cx: &Ctx,
+    w: &mut W,
+    ind: usize,
+    template: TemplateRef,
+    conditions: &[crate::model::Condition],
+    name: &str,
+    rest: Option<&[Step]>,
+    subject: TemplateRef,
+) -> Result<()> {
+    let expr = text(&condition(conditions, template, cx.topology, &cx.names));
+    let url = cx.names.url(template);
+    w.put("check", ind, &[("name", name)])?;
+    if Condition::reads_state(conditions) {
+        w.put("check-read-state", ind, &[("name", name), ("url", url)])?;
+    }
+    match rest {
+        Some(rest) => {
+            w.put("check-filter", ind, &[("name", name), ("condition", &expr)])?;
+            steps(cx, w, ind + 6, rest, name, "s", subject)?;
+            w.put("check-filter-end", ind, &[])?;
+        }
+        None => w.put(
+            "check-precondition",
+            ind,
+            &[("name", name), ("condition", &expr)],
+        )?,
+    }
+    w.put("check-end", ind, &[])
+}
+
+fn is_xml_name(s: &str) -> bool {
+    !s.is_empty() && ncname(s) == s
+}
+
+pub(crate) fn load_properties(
+    cx: &Ctx,
+    w: &mut W,
+    ind: usize,
+    r: TemplateRef,
+    name: &str,
+) -> Result<()> {
+    let mut props = cx.names.props_of(cx.topology, r).peekable();
+    if props.peek().is_none() {
+        return Ok(());
+    }
+    w.put(
+        "load-properties",
+        ind,
+        &[("url", cx.names.url(r)), ("name", name)],
+    )?;
+    for (p, v) in props {
+        let property = xml_escape(&p.replace('\'', "")).into_owned();
+        w.put("load-property", ind, &[("property", &property), ("var", v)])?;
+    }
+    w.put("load-properties-end", ind, &[])
+}
+
+fn invoke(
+    cx: &Ctx,
+    w: &mut W,
+    ind: usize,
+    inv: &Invocation,
+    name: &str,
+    subject: TemplateRef,
+) -> Result<()> {
+    let t = cx.topology;
+    let (kind, template, node_instance) = match inv.target {
+        TemplateRef::Node(n) => (
+            "NodeTemplateID",
+            t.node(n).id.as_str(),
+            Some(cx.names.url(inv.target)),
+        ),
+        TemplateRef::Relationship(r) => (
+            "RelationshipTemplateID",
+            t.relationship(r).id.as_str(),
+            None,
+        ),
+    };
+    let mut params = String::new();
+    if !inv.inputs.is_empty() {
+        params.push_str("<invs:Params>");
+        for (n, _) in &inv.inputs {
+            params.push_str("<invs:Param><invs:key>");
+            params.push_str(&xml_escape(n));
+            params.push_str("</invs:key><invs:value/></invs:Param>");
+        }
+        params.push_str("</invs:Params>");
+    }
+    let message_id = text(&format!(
+        "concat($correlationID, ':', {}, ':', ${})",
+        literal(name),
+        cx.names.id(subject)
+    ));
+    let st = &t.service_template;
+    w.put(
+        "invoke",
+        ind,
+        &[
+            ("name", name),
+            (
+                "node_instance_element",
+                if node_instance.is_some() {
+                    "<invs:NodeInstanceID/>"
+                } else {
+                    ""
+                },
+            ),
+            ("st_namespace", &xml_escape(&st.namespace)),
+            ("st_id", &xml_escape(&st.id)),
+            ("template_kind", kind),
+            ("template", &xml_escape(template)),
+            ("interface", &xml_escape(&inv.interface)),
+            ("operation", &xml_escape(&inv.operation)),
+            ("params", &params),
+        ],
+    )?;
+    if let Some(url) = node_instance {
+        w.put("invoke-node-instance", ind, &[("url", url)])?;
+    }
+    w.put("invoke-reply", ind, &[("message_id", &message_id)])?;
+    for (k, (_, b)) in inv.inputs.iter().enumerate() {
+        let expr = cx.expr(b);
+        let index = (k + 1).to_string();
+        w.put("invoke-param", ind, &[("expr", &expr), ("index", &index)])?;
+    }
+    w.put("invoke-call", ind, &[("name", name)])?;
+    for (k, (o, p)) in inv.outputs.iter().enumerate() {
+        let param = text(&format!(
+            "$invokeResponse.invokeResponse//*[local-name()='Param'][*[local-name()='key'] = {}]",
+            literal(o)
+        ));
+        let index = (k + 1).to_string();
+        w.put(
+            "invoke-output",
+            ind,
+            &[
+                ("name", name),
+                ("index", &index),
+                ("param", &param),
+                ("var", cx.names.prop(t, p)),
+            ],
+        )?;
+    }
+    w.put("invoke-end", ind, &[])
+}

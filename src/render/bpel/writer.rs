@@ -1,0 +1,113 @@
+//! The writer of a BPEL process body: the process skeleton split at its
+//! markers, the fragments (`templates/bpel/fragments`) the body is written
+//! from, handed on to the output in chunks, and text escaped for them.
+//!
+//! In: fragment sections and their values. Out: BPEL text.
+
+use std::sync::OnceLock;
+
+use crate::error::Result;
+use crate::render::escape::push_xml_text;
+use crate::render::fragment::Fragments;
+use crate::render::output::{CHUNK, PlanOutput};
+use crate::render::templates::xml_escape;
+use crate::render::url_path;
+
+/// Where the lists of the skeleton go: variables, their initial values,
+/// links, activities (in this order in the text).
+pub(crate) const MARKERS: [&str; 4] = [
+    "<!--toscanini:variables-->",
+    "<!--toscanini:init-->",
+    "<!--toscanini:links-->",
+    "<!--toscanini:activities-->",
+];
+
+/// The parts of the rendered skeleton between its [`MARKERS`] (one more
+/// than there are markers).
+pub(crate) fn split_skeleton(skeleton: &str) -> Result<Vec<&str>> {
+    let mut parts = Vec::with_capacity(MARKERS.len() + 1);
+    let mut rest = skeleton;
+    for marker in MARKERS {
+        let Some((before, after)) = rest.split_once(marker) else {
+            return Err(crate::error::Error::Internal(format!(
+                "bpel/process.bpel lacks the place of {marker}"
+            )));
+        };
+        parts.push(before);
+        rest = after;
+    }
+    parts.push(rest);
+    Ok(parts)
+}
+
+/// Escape text for element content (XPath expressions).
+pub(crate) fn text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    push_xml_text(&mut out, s);
+    out
+}
+
+/// An id as a URL path segment, escaped for XML.
+pub(crate) fn path_text(id: &str) -> String {
+    xml_escape(&url_path(id)).into_owned()
+}
+
+/// The BPEL fragments (templates/bpel/fragments), parsed once.
+pub(crate) fn fragments() -> Result<&'static Fragments> {
+    static PARSED: OnceLock<std::result::Result<Fragments, String>> = OnceLock::new();
+    PARSED
+        .get_or_init(|| Fragments::parse(FRAGMENTS).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| crate::error::Error::Internal(e.clone()))
+}
+
+/// The fragment files of this backend, embedded at build time.
+pub const FRAGMENTS: &[(&str, &str)] = &[
+    (
+        "bpel/fragments/check.bpel",
+        include_str!("../../../templates/bpel/fragments/check.bpel"),
+    ),
+    (
+        "bpel/fragments/each-instance.bpel",
+        include_str!("../../../templates/bpel/fragments/each-instance.bpel"),
+    ),
+    (
+        "bpel/fragments/instances.bpel",
+        include_str!("../../../templates/bpel/fragments/instances.bpel"),
+    ),
+    (
+        "bpel/fragments/invoke.bpel",
+        include_str!("../../../templates/bpel/fragments/invoke.bpel"),
+    ),
+    (
+        "bpel/fragments/scope.bpel",
+        include_str!("../../../templates/bpel/fragments/scope.bpel"),
+    ),
+    (
+        "bpel/fragments/select-instance.bpel",
+        include_str!("../../../templates/bpel/fragments/select-instance.bpel"),
+    ),
+];
+
+/// Output of the process body: fragments written at an indentation.
+pub(crate) struct W<'a> {
+    /// Text not yet handed on.
+    pub out: String,
+    /// The fragments.
+    pub fr: &'a Fragments,
+}
+
+impl W<'_> {
+    /// Write fragment section `section` at `indent` with `values`.
+    pub fn put(&mut self, section: &str, indent: usize, values: &[(&str, &str)]) -> Result<()> {
+        self.fr.write(&mut self.out, section, indent, values)
+    }
+
+    /// Hand the text on once a chunk has collected.
+    pub fn flush_if_full(&mut self, output: &mut PlanOutput) -> Result<()> {
+        if self.out.len() >= CHUNK {
+            output.write(&mut self.out)?;
+        }
+        Ok(())
+    }
+}
