@@ -179,6 +179,68 @@ fn graph_json_uses_the_bpel_scope_names() {
     );
 }
 
+/// A relationship template named like a node template (`db`).
+const SAME_NAME: &str = "tosca_definitions_version: tosca_simple_yaml_1_3
+topology_template:
+  node_templates:
+    app:
+      type: tosca.nodes.SoftwareComponent
+      requirements:
+        - dependency:
+            node: db
+            relationship: db
+      interfaces:
+        Standard:
+          create: create.sh
+    db:
+      type: tosca.nodes.SoftwareComponent
+      interfaces:
+        Standard:
+          create: create.sh
+  relationship_templates:
+    db:
+      type: tosca.relationships.DependsOn
+      interfaces:
+        Configure:
+          add_target: add.sh
+";
+
+#[test]
+fn graph_says_whether_a_template_is_a_node_or_a_relationship() {
+    let dir = temp_dir("same-name");
+    std::fs::write(dir.join("service.yaml"), SAME_NAME).unwrap();
+    std::fs::write(dir.join("create.sh"), "").unwrap();
+    std::fs::write(dir.join("add.sh"), "").unwrap();
+    let run = toscanini(&dir, &["graph", "service.yaml", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let db: Vec<(String, String)> = v["activities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["template"] == "db")
+        .map(|a| {
+            let s = |k: &str| a[k].as_str().unwrap().to_string();
+            (s("id"), s("template_kind"))
+        })
+        .collect();
+    assert_eq!(
+        db,
+        [
+            ("db_provision".to_string(), "node".to_string()),
+            ("db_provision_2".to_string(), "relationship".to_string())
+        ]
+    );
+    // DOT: two graph nodes with their own ids, the relationship's grey.
+    let dot = toscanini(&dir, &["graph", "service.yaml"]);
+    for line in [
+        "\"db_provision\" [label=\"db\\nprovision\\ncreate\", fillcolor=white];",
+        "\"db_provision_2\" [label=\"db\\nprovision\\nadd_target\", fillcolor=lightgrey];",
+    ] {
+        assert!(dot.stdout.contains(line), "{line}\n{}", dot.stdout);
+    }
+}
+
 #[test]
 fn explain_names_the_plugin_of_every_activity() {
     let dir = temp_dir("cli-explain");
