@@ -18,13 +18,16 @@ pub struct Session {
     pub sources: SourceMap,
     /// How problems are printed.
     format: MessageFormat,
+    /// Every warning in the text form, none grouped (`--verbose`).
+    verbose: bool,
 }
 
 impl Session {
-    pub fn new(format: MessageFormat) -> Session {
+    pub fn new(format: MessageFormat, verbose: bool) -> Session {
         Session {
             sources: SourceMap::new(),
             format,
+            verbose,
         }
     }
 
@@ -34,7 +37,8 @@ impl Session {
             return;
         }
         let text = match self.format {
-            MessageFormat::Human => render::render_all(diags, &self.sources),
+            MessageFormat::Human if self.verbose => render::render_all(diags, &self.sources),
+            MessageFormat::Human => render::render_grouped(diags, &self.sources),
             MessageFormat::Json => render::json_lines(diags),
         };
         let _ = std::io::stderr().write_all(text.as_bytes());

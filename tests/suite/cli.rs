@@ -242,6 +242,42 @@ fn graph_says_whether_a_template_is_a_node_or_a_relationship() {
 }
 
 #[test]
+fn the_same_warning_on_many_templates_is_printed_once_unless_verbose() {
+    // 40 bare Compute nodes: each is delegated (W0313).
+    let mut yaml = String::from(
+        "tosca_definitions_version: tosca_simple_yaml_1_3\nmetadata:\n  template_name: bare\n  template_version: 1.0.0\ntopology_template:\n  node_templates:\n",
+    );
+    for i in 0..40 {
+        yaml.push_str(&format!("    vm_{i}:\n      type: tosca.nodes.Compute\n"));
+    }
+    let dir = temp_dir("bare-compute");
+    std::fs::write(dir.join("bare.yaml"), yaml).unwrap();
+    let plan = |extra: &[&str]| {
+        let mut args = vec!["plan", "bare.yaml", "-o", "out.csar", "--quiet"];
+        args.extend(extra);
+        let run = toscanini(&dir, &args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stderr
+    };
+    let grouped = plan(&[]);
+    assert_eq!(grouped.matches("warning[W0313]").count(), 1, "{grouped}");
+    assert!(grouped.contains("node template `vm_0` (type `tosca.nodes.Compute`)"));
+    assert!(
+        grouped.contains(
+            "= note: the same for 39 more: `vm_1`, `vm_2`, `vm_3`, `vm_4`, `vm_5`, … (--verbose lists every one)\n"
+        ),
+        "{grouped}"
+    );
+    assert!(grouped.ends_with("\n40 warnings\n"), "{grouped}");
+    let verbose = plan(&["--verbose"]);
+    assert_eq!(verbose.matches("warning[W0313]").count(), 40);
+    assert!(!verbose.contains("the same for"));
+    // JSON is data: one line per diagnostic.
+    let json = plan(&["--message-format", "json"]);
+    assert_eq!(json.lines().filter(|l| l.contains("W0313")).count(), 40);
+}
+
+#[test]
 fn explain_names_the_plugin_of_every_activity() {
     let dir = temp_dir("cli-explain");
     let out = dir.join("o.csar");
