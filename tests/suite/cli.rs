@@ -278,6 +278,41 @@ fn the_same_warning_on_many_templates_is_printed_once_unless_verbose() {
 }
 
 #[test]
+fn interfaces_are_what_their_types_say_not_their_names() {
+    // tests/cases/yaml-normative-names: `tool`'s interface `Standard` is of
+    // a type of its own, so the lifecycle plugin does not run its `create`;
+    // `setup`'s `Setup` derives from Configure, so the configure plugin
+    // reads it.
+    let dir = repo().join("tests/cases/yaml-normative-names/input");
+    let out = temp_dir("normative-names");
+    let out = out.join("out.csar");
+    let run = toscanini(
+        &dir,
+        &[
+            "plan",
+            "service.yaml",
+            "-o",
+            out.to_str().unwrap(),
+            "--explain",
+            "--quiet",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("tool_provision (provision `tool`): handled by no-op"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("setup_provision (provision `setup`): handled by configure\n      note      `add_target` has no implementation: a no-op"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn explain_names_the_plugin_of_every_activity() {
     let dir = temp_dir("cli-explain");
     let out = dir.join("o.csar");
