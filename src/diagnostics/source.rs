@@ -101,7 +101,7 @@ impl SourceFile {
         text.match_indices(word).map(|(i, _)| i).find_map(|i| {
             let before = text[..i].chars().next_back();
             let after = text[i + word.len()..].chars().next();
-            (!before.is_some_and(is_name) && !after.is_some_and(is_name))
+            (!before.is_some_and(is_name) && !after.is_some_and(is_name) && !commented(text, i))
                 .then(|| self.location(Span::new(i, i + word.len())))
         })
     }
@@ -130,6 +130,14 @@ impl SourceFile {
             .unwrap_or(self.text.len());
         Some(self.text[start..end].trim_end_matches('\r'))
     }
+}
+
+/// Whether offset `i` of `text` is in a YAML or shell-style comment: after
+/// a `#` that starts its line or follows a space.
+fn commented(text: &str, i: usize) -> bool {
+    let line = &text[text[..i].rfind('\n').map_or(0, |s| s + 1)..i];
+    line.char_indices()
+        .any(|(j, c)| c == '#' && (j == 0 || line[..j].ends_with(char::is_whitespace)))
 }
 
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {
@@ -190,12 +198,12 @@ mod tests {
     fn names_and_keys_are_found_where_first_written() {
         let f = SourceFile::new(
             "a.yaml",
-            "# imports: no\nnode_types:\n  x:\n    derived_from: tosca.nodes.Compute\n    t: tosca:Compute\nimports: []\n",
+            "# imports: no\nnode_types:\n  x:\n    derived_from: tosca.nodes.Compute\n    # t: Compute\n    t: tosca:Compute # Compute\nimports: []\n",
         );
         let at = |l: Option<Location>| l.map(|l| (l.line, l.column, l.length));
-        assert_eq!(at(f.word_location("Compute")), Some((5, 14, 7)));
+        assert_eq!(at(f.word_location("Compute")), Some((6, 14, 7)));
         assert_eq!(at(f.word_location("Comp")), None);
-        assert_eq!(at(f.key_location("imports")), Some((6, 1, 7)));
+        assert_eq!(at(f.key_location("imports")), Some((7, 1, 7)));
         assert_eq!(at(f.key_location("x")), None);
     }
 }
