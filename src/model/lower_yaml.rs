@@ -47,7 +47,7 @@ use super::{
 };
 use crate::csar::Csar;
 use crate::diagnostics::{Diagnostic, Diagnostics, Location, Span, codes};
-use crate::plan::ids::Unique;
+use crate::names::Unique;
 use crate::yaml::ast::{self, File, TypeKind};
 use crate::yaml::functions::{Classified, classify};
 use crate::yaml::imports::{Loaded, is_simple_profile};

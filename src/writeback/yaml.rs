@@ -20,12 +20,12 @@
 
 use std::path::{Component, Path};
 
-use crate::Loaded;
 use crate::csar::path::percent_encode;
 use crate::csar::write::Changes;
 use crate::csar::{META_PATH, Origin};
 use crate::diagnostics::{Diagnostic, Diagnostics, SourceFile, Span, codes};
 use crate::error::{Error, Result};
+use crate::load::Loaded;
 use crate::plan::PlanKind;
 use crate::render::RenderedPlan;
 use crate::yaml::rewrite::{PlanWorkflow, prepare, rewrite};
