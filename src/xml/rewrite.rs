@@ -283,7 +283,7 @@ pub fn rewrite(
 }
 
 fn esc(s: &str) -> String {
-    crate::render::templates::xml_escape(s).into_owned()
+    crate::names::xml_escape(s).into_owned()
 }
 
 fn plan_element(p: &PlanEntry, prefix: &str) -> String {

@@ -14,10 +14,10 @@ use super::steps::{load_properties, steps};
 use super::writer::W;
 use crate::error::Result;
 use crate::model::TemplateRef;
+use crate::names::xml_escape;
 use crate::plan::Reason;
 use crate::plugins::steps::Step;
 use crate::plugins::{ActivityBody, ConcretePlan};
-use crate::render::templates::xml_escape;
 use crate::render::url_path;
 
 /// One activity as a `<scope>` with its links.

@@ -6,8 +6,8 @@
 
 use std::collections::HashMap;
 
+use crate::names::Unique;
 use crate::plan::Reason;
-use crate::plan::ids::Unique;
 use crate::plugins::ConcretePlan;
 
 /// `on_failure` (imperative workflows): a flag per activity whose failure

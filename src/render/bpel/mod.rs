@@ -28,11 +28,13 @@ pub use self::writer::FRAGMENTS;
 use self::writer::{MARKERS, W, fragments, split_skeleton};
 use super::output::{CHUNK, PlanOutput, Written};
 use super::templates::Templates;
-use super::{Language, RenderedPlan, plan_name, plan_namespace};
+use super::{Language, RenderedPlan};
 use crate::error::Result;
 use crate::model::Topology;
-use crate::plan::ids::Unique;
-use crate::plan::{PlanKind, ncname};
+use crate::names::Unique;
+use crate::names::ncname;
+use crate::plan::PlanKind;
+use crate::plan::naming::{plan_name, plan_namespace};
 use crate::plugins::ConcretePlan;
 
 /// The operation of a plan's port type.

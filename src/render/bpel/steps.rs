@@ -9,9 +9,9 @@ use super::writer::{W, path_text, text};
 use super::xpath::{condition, literal};
 use crate::error::Result;
 use crate::model::{Condition, NodeId, TemplateRef};
-use crate::plan::ncname;
+use crate::names::ncname;
+use crate::names::xml_escape;
 use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
-use crate::render::templates::xml_escape;
 
 /// Steps in order; names are `<prefix>_<tag><n>`. Nothing to do is an
 /// `<empty>` (a sequence may not be empty).

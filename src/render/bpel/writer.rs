@@ -7,10 +7,10 @@
 use std::sync::OnceLock;
 
 use crate::error::Result;
-use crate::render::escape::push_xml_text;
+use crate::names::escape::push_xml_text;
+use crate::names::xml_escape;
 use crate::render::fragment::Fragments;
 use crate::render::output::{CHUNK, PlanOutput};
-use crate::render::templates::xml_escape;
 use crate::render::url_path;
 
 /// Where the lists of the skeleton go: variables, their initial values,

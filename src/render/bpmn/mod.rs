@@ -77,11 +77,13 @@ use self::process::Process;
 use self::scripts::{Shared, Used};
 use super::output::{PlanOutput, Written};
 use super::templates::Templates;
-use super::{Language, PlanParameter, RenderedPlan, plan_name, plan_namespace};
+use super::{Language, PlanParameter, RenderedPlan};
 use crate::error::Result;
 use crate::model::Topology;
-use crate::plan::ids::Unique;
-use crate::plan::{PlanKind, ncname};
+use crate::names::Unique;
+use crate::names::ncname;
+use crate::plan::PlanKind;
+use crate::plan::naming::{plan_name, plan_namespace};
 use crate::plugins::ConcretePlan;
 use crate::plugins::complete::CORRELATION_ID;
 

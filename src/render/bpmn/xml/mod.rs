@@ -28,14 +28,14 @@ use super::graph::{Adjacency, Deferred, Kind, Plane, Repeat, Str, Sub, Text};
 use super::layout::{self, Diagram};
 use super::scripts::{Library, PropertyFiles, Used, library};
 use crate::error::{Error, Result};
+use crate::names::escape::{push_xml_attr, push_xml_text};
 use crate::render::PlanParameter;
-use crate::render::escape::{push_xml_attr, push_xml_text};
 use crate::render::output::{Aside, AsideReader, CHUNK, PlanOutput};
 use crate::render::templates::Templates;
 
 /// Escape text for XML content and attributes.
 pub fn escape(s: &str) -> String {
-    crate::render::templates::xml_escape(s).into_owned()
+    crate::names::xml_escape(s).into_owned()
 }
 
 /// What the document template needs.

@@ -6,9 +6,9 @@
 
 use super::Writer;
 use crate::error::Error;
+use crate::names::escape::{push_xml_attr, push_xml_text};
 use crate::render::bpmn::graph::{Adjacency, Call, Http, In, Plane, Script, Str, Value};
 use crate::render::bpmn::scripts::Shared;
-use crate::render::escape::{push_xml_attr, push_xml_text};
 
 impl Writer<'_> {
     /// A parameter value: text, an inline script, or a shared one.
