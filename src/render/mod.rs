@@ -10,39 +10,15 @@ pub mod bpel;
 pub mod bpmn;
 pub mod fragment;
 pub mod output;
+mod paths;
+mod rendered;
 pub mod templates;
 pub mod vars;
 
-use crate::csar::path::percent_encode;
-use crate::model::{TemplateRef, Topology};
-use crate::plan::PlanKind;
-
-/// A plan language.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Language {
-    /// WS-BPEL 2.0 for Apache ODE.
-    Bpel,
-    /// BPMN 2.0 for Camunda 7 / Operaton.
-    Bpmn,
-}
-
-impl Language {
-    /// A short name for messages.
-    pub fn label(self) -> &'static str {
-        match self {
-            Language::Bpel => "BPEL",
-            Language::Bpmn => "BPMN",
-        }
-    }
-
-    /// The `planLanguage` URI of TOSCA plans.
-    pub fn uri(self) -> &'static str {
-        match self {
-            Language::Bpel => crate::names::languages::LANG_BPEL,
-            Language::Bpmn => crate::names::languages::LANG_BPMN,
-        }
-    }
-}
+pub use self::output::PlanFile;
+pub use self::paths::{instances_path, url_path};
+pub use self::rendered::{Language, PlanParameter, RenderedPlan};
+use crate::model::Topology;
 
 /// Render a concrete plan in a language, keeping its files.
 pub fn render(
@@ -129,81 +105,4 @@ pub fn pack_all(
             })
         })
         .collect()
-}
-
-/// One file of a rendered plan.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlanFile {
-    /// File name inside the plan archive.
-    pub name: String,
-    /// Contents.
-    pub data: Vec<u8>,
-}
-
-/// A plan input as the plan's interface declares it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlanParameter {
-    /// Name (an NCName).
-    pub name: String,
-    /// Whether the caller must supply it.
-    pub required: bool,
-}
-
-/// A plan ready to deploy.
-#[derive(Clone, Debug)]
-pub struct RenderedPlan {
-    /// Plan id and process name (an NCName).
-    pub name: String,
-    /// Which plan.
-    pub kind: PlanKind,
-    /// Its language.
-    pub language: Language,
-    /// Its files, in archive order (empty when rendered straight into
-    /// the archive, see [`pack`]).
-    pub files: Vec<PlanFile>,
-    /// The archive, when rendered straight into it.
-    pub packed: Option<output::Packed>,
-    /// Inputs of the plan's interface.
-    pub inputs: Vec<PlanParameter>,
-    /// Outputs of the plan's interface.
-    pub outputs: Vec<String>,
-}
-
-impl RenderedPlan {
-    /// The plan as one archive (what ODE deploys and the CSAR stores).
-    pub fn archive(&self) -> crate::error::Result<Vec<u8>> {
-        match &self.packed {
-            Some(output::Packed::Bytes(bytes)) => return Ok(bytes.clone()),
-            Some(output::Packed::Spooled(spool)) => return spool.read(),
-            None => {}
-        }
-        crate::csar::write::zip_files(
-            self.files
-                .iter()
-                .map(|f| (f.name.as_str(), f.data.as_slice())),
-        )
-    }
-}
-
-/// Percent-encode each segment of a CSAR path for use in a URL.
-pub fn url_path(path: &str) -> String {
-    path.split('/')
-        .map(percent_encode)
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
-/// The collection path of a template's instances in the instance API
-/// (`/nodetemplates/<id>/instances`).
-pub fn instances_path(topology: &Topology, t: TemplateRef) -> String {
-    match t {
-        TemplateRef::Node(n) => format!(
-            "/nodetemplates/{}/instances",
-            url_path(&topology.node(n).id)
-        ),
-        TemplateRef::Relationship(r) => format!(
-            "/relationshiptemplates/{}/instances",
-            url_path(&topology.relationship(r).id)
-        ),
-    }
 }

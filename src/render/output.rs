@@ -10,7 +10,14 @@ use std::io::{BufWriter, Cursor};
 use crate::csar::write::{Spool, ZipBuilder};
 use crate::error::{Error, Result};
 
-use super::PlanFile;
+/// One file of a rendered plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanFile {
+    /// File name inside the plan archive.
+    pub name: String,
+    /// Contents.
+    pub data: Vec<u8>,
+}
 
 /// A plan's files, as they are written.
 pub enum PlanOutput {

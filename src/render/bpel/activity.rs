@@ -18,7 +18,7 @@ use crate::names::xml_escape;
 use crate::plan::Reason;
 use crate::plugins::steps::Step;
 use crate::plugins::{ActivityBody, ConcretePlan};
-use crate::render::url_path;
+use crate::render::paths::url_path;
 
 /// One activity as a `<scope>` with its links.
 pub(crate) fn activity(

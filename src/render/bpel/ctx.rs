@@ -13,7 +13,7 @@ use crate::model::Topology;
 use crate::names::Unique;
 use crate::names::ncname;
 use crate::plugins::ConcretePlan;
-use crate::render::PlanParameter;
+use crate::render::rendered::PlanParameter;
 use crate::render::vars::Vars;
 
 /// Process variables that every plan has.

@@ -11,7 +11,7 @@ use crate::names::escape::push_xml_text;
 use crate::names::xml_escape;
 use crate::render::fragment::Fragments;
 use crate::render::output::{CHUNK, PlanOutput};
-use crate::render::url_path;
+use crate::render::paths::url_path;
 
 /// Where the lists of the skeleton go: variables, their initial values,
 /// links, activities (in this order in the text).

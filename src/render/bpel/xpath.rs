@@ -2,7 +2,7 @@
 
 use crate::model::{Condition, TemplateRef, Topology, Value};
 use crate::plugins::steps::Binding;
-use crate::render::url_path;
+use crate::render::paths::url_path;
 use crate::render::vars::Vars;
 
 /// An XPath 2.0 string literal (`'` doubled inside).
@@ -167,6 +167,6 @@ mod tests {
     #[test]
     fn literals_double_apostrophes() {
         assert_eq!(super::literal("it's"), "'it''s'");
-        assert_eq!(crate::render::url_path("a b/x%3Ay"), "a%20b/x%253Ay");
+        assert_eq!(crate::render::paths::url_path("a b/x%3Ay"), "a%20b/x%253Ay");
     }
 }

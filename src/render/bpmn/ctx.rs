@@ -17,7 +17,7 @@ use crate::names::Unique;
 use crate::names::ncname;
 use crate::plugins::ConcretePlan;
 use crate::plugins::steps::Binding;
-use crate::render::PlanParameter;
+use crate::render::rendered::PlanParameter;
 use crate::render::vars::{Vars, outside_families, word};
 
 /// Input with the management bus REST endpoint (`…/ManagementBus/v1/invoker`).

@@ -61,7 +61,10 @@ pub fn expr(
         Binding::ArtifactUrl(path) => {
             push_var(out, &input(crate::plugins::complete::CSAR_ENTRYPOINT));
             out.push_str(" + ");
-            push_literal(out, &format!("/Content/{}", crate::render::url_path(path)));
+            push_literal(
+                out,
+                &format!("/Content/{}", crate::render::paths::url_path(path)),
+            );
         }
         Binding::InstanceId(t) => push_var(out, names.id(*t)),
         Binding::Concat(parts) => match parts.len() {

@@ -23,7 +23,7 @@ use crate::plugins::ConcretePlan;
 use crate::plugins::complete::{
     CORRELATION_ID, CSAR_ENTRYPOINT, INSTANCE_DATA_API_URL, SERVICE_INSTANCE_URL,
 };
-use crate::render::PlanParameter;
+use crate::render::rendered::PlanParameter;
 
 /// Statements of one initialisation script at most.
 pub const STATEMENTS: usize = 500;

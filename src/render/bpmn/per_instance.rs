@@ -46,7 +46,7 @@ pub(crate) fn each_instance(
     };
     let (index, count) = (&vars.index, &vars.count);
     let mut chain = Chain::new(plane, start);
-    let path = &crate::render::instances_path(t, subject);
+    let path = &crate::render::paths::instances_path(t, subject);
     list(cx, &mut chain, a, subject, path, &vars);
     let text = &mut cx.text;
     let id = text.fmt(format_args!("{a}_next"));

@@ -24,7 +24,7 @@ use crate::names::ncname;
 use crate::plan::PlanKind;
 use crate::plugins::ConcretePlan;
 use crate::plugins::complete::{CORRELATION_ID, INSTANCE_DATA_API_URL};
-use crate::render::PlanParameter;
+use crate::render::rendered::PlanParameter;
 
 /// The process of a plan, and what building its activities needs.
 pub(crate) struct Process {

@@ -11,7 +11,7 @@
 //! (filter, precondition) is Groovy ([`super::condition`]) in a script
 //! task, or in the output of the GET that reads the instance state.
 
-use crate::render::instances_path;
+use crate::render::paths::instances_path;
 use crate::render::vars::Vars;
 use std::fmt::Write as _;
 
@@ -685,7 +685,7 @@ fn binding_pieces(cx: &Ctx, b: &crate::plugins::steps::Binding, out: &mut Vec<Pi
             ));
             out.push(Piece::Lit(format!(
                 "/Content/{}",
-                crate::render::url_path(path)
+                crate::render::paths::url_path(path)
             )));
         }
         Binding::InstanceId(t) => out.push(Piece::Var(cx.names.id(*t).to_string())),

@@ -29,8 +29,8 @@ use super::layout::{self, Diagram};
 use super::scripts::{Library, PropertyFiles, Used, library};
 use crate::error::{Error, Result};
 use crate::names::escape::{push_xml_attr, push_xml_text};
-use crate::render::PlanParameter;
 use crate::render::output::{Aside, AsideReader, CHUNK, PlanOutput};
+use crate::render::rendered::PlanParameter;
 use crate::render::templates::Templates;
 
 /// Escape text for XML content and attributes.

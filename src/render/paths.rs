@@ -1,0 +1,30 @@
+//! Paths of the container's APIs that plans call: CSAR paths as URL
+//! paths, and the instance collections of templates.
+//!
+//! In: paths and templates. Out: URL paths (percent-encoded).
+
+use crate::csar::path::percent_encode;
+use crate::model::{TemplateRef, Topology};
+
+/// Percent-encode each segment of a CSAR path for use in a URL.
+pub fn url_path(path: &str) -> String {
+    path.split('/')
+        .map(percent_encode)
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The collection path of a template's instances in the instance API
+/// (`/nodetemplates/<id>/instances`).
+pub fn instances_path(topology: &Topology, t: TemplateRef) -> String {
+    match t {
+        TemplateRef::Node(n) => format!(
+            "/nodetemplates/{}/instances",
+            url_path(&topology.node(n).id)
+        ),
+        TemplateRef::Relationship(r) => format!(
+            "/relationshiptemplates/{}/instances",
+            url_path(&topology.relationship(r).id)
+        ),
+    }
+}

@@ -1,0 +1,80 @@
+//! What rendering gives: a plan's language, its interface's inputs, and
+//! the plan ready to deploy (its files, or its archive).
+//!
+//! In: what a backend produced. Out: [`RenderedPlan`], and the plan as one
+//! archive.
+
+use super::output::{self, PlanFile};
+use crate::plan::PlanKind;
+
+/// A plan language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Language {
+    /// WS-BPEL 2.0 for Apache ODE.
+    Bpel,
+    /// BPMN 2.0 for Camunda 7 / Operaton.
+    Bpmn,
+}
+
+impl Language {
+    /// A short name for messages.
+    pub fn label(self) -> &'static str {
+        match self {
+            Language::Bpel => "BPEL",
+            Language::Bpmn => "BPMN",
+        }
+    }
+
+    /// The `planLanguage` URI of TOSCA plans.
+    pub fn uri(self) -> &'static str {
+        match self {
+            Language::Bpel => crate::names::languages::LANG_BPEL,
+            Language::Bpmn => crate::names::languages::LANG_BPMN,
+        }
+    }
+}
+
+/// A plan input as the plan's interface declares it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanParameter {
+    /// Name (an NCName).
+    pub name: String,
+    /// Whether the caller must supply it.
+    pub required: bool,
+}
+
+/// A plan ready to deploy.
+#[derive(Clone, Debug)]
+pub struct RenderedPlan {
+    /// Plan id and process name (an NCName).
+    pub name: String,
+    /// Which plan.
+    pub kind: PlanKind,
+    /// Its language.
+    pub language: Language,
+    /// Its files, in archive order (empty when rendered straight into
+    /// the archive, see [`super::pack`]).
+    pub files: Vec<PlanFile>,
+    /// The archive, when rendered straight into it.
+    pub packed: Option<output::Packed>,
+    /// Inputs of the plan's interface.
+    pub inputs: Vec<PlanParameter>,
+    /// Outputs of the plan's interface.
+    pub outputs: Vec<String>,
+}
+
+impl RenderedPlan {
+    /// The plan as one archive (what ODE deploys and the CSAR stores).
+    pub fn archive(&self) -> crate::error::Result<Vec<u8>> {
+        match &self.packed {
+            Some(output::Packed::Bytes(bytes)) => return Ok(bytes.clone()),
+            Some(output::Packed::Spooled(spool)) => return spool.read(),
+            None => {}
+        }
+        crate::csar::write::zip_files(
+            self.files
+                .iter()
+                .map(|f| (f.name.as_str(), f.data.as_slice())),
+        )
+    }
+}
