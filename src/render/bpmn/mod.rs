@@ -45,6 +45,15 @@
 //! them (in a text of their own, reused) and dropped once written, so that
 //! memory holds the plan graph and one activity, not every step of a
 //! 100k-node plan.
+//!
+//! Where things are. Which elements a plan has: `process` (the process),
+//! `activities` (`plan_activities`), `activity` and `per_instance`
+//! (one activity), `steps` (one step), sharing `ctx` and `chain`;
+//! `init` and `scripts` for the Groovy they run, `expr` and
+//! `groovy` for expressions, `library` for the reusable processes.
+//! Where they are drawn: [`layout`]. How they are written as XML: [`xml`].
+//! This module renames activities where needed ([`bases`]), builds the
+//! process, lays it out and writes it.
 
 mod activities;
 mod activity;

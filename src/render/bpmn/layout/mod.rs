@@ -15,11 +15,11 @@
 //! subprocesses included) and one more for every collapsed subprocess.
 //! Integer coordinates only, so the output is the same on every machine.
 //!
-//! A plane is laid out in phases, each a module: [`roles`] (what is in
-//! the grid, what hangs below a host, what goes to the band), [`ranking`]
-//! (back edges, forward edges, layers), [`lanes`] (the long edges),
-//! [`ordering`] (the cells of each column and their order), [`placing`]
-//! (the bounds of the nodes) and [`routing`] (the waypoints of the edges).
+//! A plane is laid out in phases, each a module: `roles` (what is in
+//! the grid, what hangs below a host, what goes to the band), `ranking`
+//! (back edges, forward edges, layers), `lanes` (the long edges),
+//! `ordering` (the cells of each column and their order), `placing`
+//! (the bounds of the nodes) and `routing` (the waypoints of the edges).
 //! The layout knows nothing of XML: [`super::xml`] writes what
 //! [`Diagram::each_shape`] and [`Diagram::each_edge`] give it.
 
@@ -230,7 +230,7 @@ fn place<'a>(
     diagrams: &mut Vec<Diagram<'a>>,
 ) -> crate::error::Result<Placed<'a>> {
     let (inner, sizes) = place_children(text, plane, diagrams)?;
-    let roles = Roles::of(plane);
+    let mut roles = Roles::of(plane);
     let mut ranks = rank(plane, &roles);
     let lanes = Lanes::of(&ranks);
     let columns = ordering::order(&roles, &ranks);
@@ -241,6 +241,7 @@ fn place<'a>(
     // (the working memory of a large plane is at its peak from here on).
     drop((sizes, columns));
     ranks.forward = Vec::new();
+    roles.keep_for_routing();
     let points = Router {
         plane,
         roles: &roles,

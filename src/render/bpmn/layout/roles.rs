@@ -90,6 +90,18 @@ impl Roles {
         self.routes_from[i] != NONE
     }
 
+    /// Give back what routing does not read (all but `routes_from` and
+    /// `hanging`): the working memory of a large plane is at its peak while
+    /// its edges are routed.
+    pub fn keep_for_routing(&mut self) {
+        self.boundaries = Vec::new();
+        self.band = Vec::new();
+        self.chains = Vec::new();
+        self.chain_start = Vec::new();
+        self.in_grid = Vec::new();
+        self.grid = Vec::new();
+    }
+
     /// The chain that hangs from `boundaries[j]`.
     pub fn chain(&self, j: usize) -> &[usize] {
         &self.chains[self.chain_start[j]..self.chain_start[j + 1]]

@@ -12,8 +12,8 @@
 //! ([`super::scripts::Library::inline`]); shared scripts are referenced
 //! with `deployment://<file>` and noted in [`Used`].
 //!
-//! Tasks and their Camunda extensions are written by [`tasks`], the
-//! diagrams by [`diagram`]; this module writes the document, the planes,
+//! Tasks and their Camunda extensions are written by `tasks`, the
+//! diagrams by `diagram`; this module writes the document, the planes,
 //! events, gateways, subprocesses and flows.
 
 mod diagram;
