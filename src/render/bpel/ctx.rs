@@ -33,18 +33,21 @@ pub const BUS_URL_INPUT: &str = "ManagementBusInvokerURL";
 /// What the writers of a plan's activities share.
 pub(crate) struct Ctx<'a> {
     /// The topology, for names and properties.
-    pub topology: &'a Topology,
+    pub(crate) topology: &'a Topology,
     /// The variables of the templates.
-    pub names: Vars,
+    pub(crate) names: Vars,
     /// The element of the request message of each plan input.
-    pub inputs: HashMap<String, String>,
+    pub(crate) inputs: HashMap<String, String>,
 }
 
 impl<'a> Ctx<'a> {
     /// The context of `plan`, and its parameters: its inputs, then the
     /// optional bus URL. Plan inputs become elements of the request
     /// message: NCNames, unique.
-    pub fn new(topology: &'a Topology, plan: &ConcretePlan) -> (Ctx<'a>, Vec<PlanParameter>) {
+    pub(crate) fn new(
+        topology: &'a Topology,
+        plan: &ConcretePlan,
+    ) -> (Ctx<'a>, Vec<PlanParameter>) {
         let mut unique = Unique::new();
         let mut inputs = HashMap::new();
         let mut parameters = Vec::new();
@@ -70,7 +73,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The element of the request message that carries plan input `name`.
-    pub fn input(&self, name: &str) -> String {
+    pub(crate) fn input(&self, name: &str) -> String {
         self.inputs
             .get(name)
             .cloned()
@@ -78,7 +81,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The XPath expression of a binding, escaped for element content.
-    pub fn expr(&self, b: &crate::plugins::steps::Binding) -> String {
+    pub(crate) fn expr(&self, b: &crate::plugins::steps::Binding) -> String {
         text(&expr(b, self.topology, &self.names, &|n| self.input(n)))
     }
 }

@@ -65,7 +65,7 @@ pub(crate) struct Adjacency {
 
 impl Adjacency {
     /// The edges of `plan`, by activity.
-    pub fn new(plan: &ConcretePlan) -> Adjacency {
+    pub(crate) fn new(plan: &ConcretePlan) -> Adjacency {
         let n = plan.plan.activities.len();
         let group = |key: &dyn Fn(&crate::plan::Edge) -> usize| {
             let mut order: Vec<usize> = (0..plan.plan.edges.len()).collect();
@@ -106,17 +106,17 @@ impl Adjacency {
     }
 
     /// The edges into activity `i`.
-    pub fn into(&self, i: usize) -> &[usize] {
+    pub(crate) fn into(&self, i: usize) -> &[usize] {
         &self.into[self.into_start[i]..self.into_start[i + 1]]
     }
 
     /// The edges out of activity `i`.
-    pub fn out_of(&self, i: usize) -> &[usize] {
+    pub(crate) fn out_of(&self, i: usize) -> &[usize] {
         &self.out_of[self.out_start[i]..self.out_start[i + 1]]
     }
 
     /// The name of the link of edge `k`.
-    pub fn link_name(&self, plan: &ConcretePlan, k: usize) -> String {
+    pub(crate) fn link_name(&self, plan: &ConcretePlan, k: usize) -> String {
         if let Some(name) = self.renamed.get(&k) {
             return name.clone();
         }

@@ -92,19 +92,24 @@ pub const FRAGMENTS: &[(&str, &str)] = &[
 /// Output of the process body: fragments written at an indentation.
 pub(crate) struct W<'a> {
     /// Text not yet handed on.
-    pub out: String,
+    pub(crate) out: String,
     /// The fragments.
-    pub fr: &'a Fragments,
+    pub(crate) fr: &'a Fragments,
 }
 
 impl W<'_> {
     /// Write fragment section `section` at `indent` with `values`.
-    pub fn put(&mut self, section: &str, indent: usize, values: &[(&str, &str)]) -> Result<()> {
+    pub(crate) fn put(
+        &mut self,
+        section: &str,
+        indent: usize,
+        values: &[(&str, &str)],
+    ) -> Result<()> {
         self.fr.write(&mut self.out, section, indent, values)
     }
 
     /// Hand the text on once a chunk has collected.
-    pub fn flush_if_full(&mut self, output: &mut PlanOutput) -> Result<()> {
+    pub(crate) fn flush_if_full(&mut self, output: &mut PlanOutput) -> Result<()> {
         if self.out.len() >= CHUNK {
             output.write(&mut self.out)?;
         }

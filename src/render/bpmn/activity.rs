@@ -37,7 +37,7 @@ pub(crate) enum Later {
 
 impl Later {
     /// The key of this part of activity `i`.
-    pub fn key(self, i: usize) -> usize {
+    pub(crate) fn key(self, i: usize) -> usize {
         2 * i + self as usize
     }
 
@@ -56,13 +56,13 @@ impl Later {
 /// writer reaches them, each in the text it is given.
 pub(crate) struct Activities<'c, 'a> {
     /// The context the plan was built in.
-    pub cx: &'c mut Ctx<'a>,
+    pub(crate) cx: &'c mut Ctx<'a>,
     /// The plan.
-    pub plan: &'c ConcretePlan,
+    pub(crate) plan: &'c ConcretePlan,
     /// Its routing of `on_failure`.
-    pub routing: &'c Routing,
+    pub(crate) routing: &'c Routing,
     /// Its initialisation scripts.
-    pub init: &'c Init,
+    pub(crate) init: &'c Init,
 }
 
 impl graph::Deferred for Activities<'_, '_> {

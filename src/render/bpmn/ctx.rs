@@ -42,21 +42,21 @@ pub const PLAN_INSTANCE_URL: &str = "planInstanceURL";
 /// What the step renderers share.
 pub(crate) struct Ctx<'a> {
     /// The topology, for names and properties.
-    pub topology: &'a Topology,
+    pub(crate) topology: &'a Topology,
     /// The variables of the templates.
-    pub names: Vars,
+    pub(crate) names: Vars,
     /// The variable of each plan input.
-    pub inputs: HashMap<String, String>,
+    pub(crate) inputs: HashMap<String, String>,
     /// The variable of the management bus URL.
-    pub bus: String,
+    pub(crate) bus: String,
     /// The variables of elements (poll loops, routing).
-    pub vars: Unique,
+    pub(crate) vars: Unique,
     /// The property scripts of the plan ([`super::scripts`]).
-    pub properties: PropertyFiles,
+    pub(crate) properties: PropertyFiles,
     /// The text of the model: ids, labels, values.
-    pub text: Text,
+    pub(crate) text: Text,
     /// The prefix of the plan's own element ids ([`super::bases`]).
-    pub plan: &'a str,
+    pub(crate) plan: &'a str,
 }
 
 impl<'a> Ctx<'a> {
@@ -64,7 +64,7 @@ impl<'a> Ctx<'a> {
     /// `plan_prefix`, and the plan's parameters: its inputs, then the bus
     /// URL. Plan inputs become process variables of the same (NCName)
     /// name.
-    pub fn new(
+    pub(crate) fn new(
         topology: &'a Topology,
         plan: &ConcretePlan,
         plan_prefix: &'a str,
@@ -110,7 +110,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The variable of a plan input.
-    pub fn input(&self, name: &str) -> String {
+    pub(crate) fn input(&self, name: &str) -> String {
         self.inputs
             .get(name)
             .cloned()
@@ -118,7 +118,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The Groovy expression of a binding.
-    pub fn expr(&self, b: &Binding) -> String {
+    pub(crate) fn expr(&self, b: &Binding) -> String {
         let mut out = String::new();
         expr::expr(&mut out, b, self.topology, &self.names, &|n| self.input(n));
         out
@@ -126,7 +126,7 @@ impl<'a> Ctx<'a> {
 
     /// A variable of one element (poll loops, instance lists): a JUEL
     /// identifier, unique in the plan.
-    pub fn poll_var(&mut self, element: Prefix, what: &str) -> String {
+    pub(crate) fn poll_var(&mut self, element: Prefix, what: &str) -> String {
         let mut base = String::with_capacity(element.base.len() + 16);
         let _ = write!(base, "{element}");
         let mut base = word(&base);
@@ -136,13 +136,13 @@ impl<'a> Ctx<'a> {
     }
 
     /// The id of one of the plan's own elements.
-    pub fn plan_id(&mut self, suffix: &str) -> Str {
+    pub(crate) fn plan_id(&mut self, suffix: &str) -> Str {
         let plan = self.plan;
         self.text.fmt(format_args!("{plan}{suffix}"))
     }
 
     /// An id or label made of a prefix and a suffix.
-    pub fn id(&mut self, prefix: impl std::fmt::Display, suffix: &str) -> Str {
+    pub(crate) fn id(&mut self, prefix: impl std::fmt::Display, suffix: &str) -> Str {
         self.text.fmt(format_args!("{prefix}{suffix}"))
     }
 }

@@ -29,11 +29,11 @@ use crate::render::rendered::PlanParameter;
 /// The process of a plan, and what building its activities needs.
 pub(crate) struct Process {
     /// The process.
-    pub plane: Plane,
+    pub(crate) plane: Plane,
     /// The routing of `on_failure`.
-    pub routing: Routing,
+    pub(crate) routing: Routing,
     /// The initialisation scripts.
-    pub init: Init,
+    pub(crate) init: Init,
 }
 
 /// The process of `plan` (named `name`, with `parameters`).

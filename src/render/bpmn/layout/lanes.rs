@@ -18,14 +18,14 @@ const LANE_GAP: i64 = 10;
 /// The lanes of the long edges.
 pub(crate) struct Lanes {
     /// The lane of each long forward edge, by edge index.
-    pub of: IntMap<usize, i64>,
+    pub(crate) of: IntMap<usize, i64>,
     /// How many lanes there are.
-    pub count: i64,
+    pub(crate) count: i64,
 }
 
 impl Lanes {
     /// The lanes of the long forward edges of `ranks`.
-    pub fn of(ranks: &Ranks) -> Lanes {
+    pub(crate) fn of(ranks: &Ranks) -> Lanes {
         let mut long: Vec<(usize, usize, usize)> = Vec::new(); // first column, last column, edge
         for (k, &e) in ranks.forward.iter().enumerate() {
             if ranks.skipped(e) > MAX_PASS {
@@ -54,12 +54,12 @@ impl Lanes {
     }
 
     /// The y of `lane`, below a grid whose lowest shape ends at `grid_bottom`.
-    pub fn y(grid_bottom: i64, lane: i64) -> i64 {
+    pub(crate) fn y(grid_bottom: i64, lane: i64) -> i64 {
         grid_bottom + 20 + lane * LANE_GAP
     }
 
     /// The top of the band of event subprocesses, below the lanes.
-    pub fn band_y(&self, grid_bottom: i64) -> i64 {
+    pub(crate) fn band_y(&self, grid_bottom: i64) -> i64 {
         grid_bottom + 40 + self.count * LANE_GAP
     }
 }

@@ -30,17 +30,17 @@ pub(crate) struct Columns {
 
 impl Columns {
     /// How many columns there are.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.start.len() - 1
     }
 
     /// The cells of column `l`, from top to bottom.
-    pub fn column(&self, l: usize) -> &[Cell] {
+    pub(crate) fn column(&self, l: usize) -> &[Cell] {
         &self.cells[self.start[l]..self.start[l + 1]]
     }
 
     /// How many cells the fullest column has (at least one).
-    pub fn max_rows(&self) -> usize {
+    pub(crate) fn max_rows(&self) -> usize {
         (0..self.len())
             .map(|l| self.column(l).len())
             .max()

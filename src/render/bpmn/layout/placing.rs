@@ -38,22 +38,22 @@ const UNPLACED: Bounds = Bounds {
 /// Where everything of a plane's grid is.
 pub(crate) struct Placing {
     /// Bounds of every node.
-    pub at: Vec<Bounds>,
+    pub(crate) at: Vec<Bounds>,
     /// Left of every column.
-    pub col_x: Vec<i64>,
+    pub(crate) col_x: Vec<i64>,
     /// Width of every column.
-    pub col_w: Vec<i64>,
+    pub(crate) col_w: Vec<i64>,
     /// Per forward edge, the cells it passes through (x left, x right,
     /// y): `pass_at[pass_start[k]..pass_start[k + 1]]`, in step order.
     pass_start: Vec<usize>,
     pass_at: Vec<(i64, i64, i64)>,
     /// The bottom of the lowest shape of the grid (tails included).
-    pub grid_bottom: i64,
+    pub(crate) grid_bottom: i64,
 }
 
 impl Placing {
     /// The cells forward edge `k` passes through (x left, x right, y).
-    pub fn passes(&self, k: usize) -> &[(i64, i64, i64)] {
+    pub(crate) fn passes(&self, k: usize) -> &[(i64, i64, i64)] {
         &self.pass_at[self.pass_start[k]..self.pass_start[k + 1]]
     }
 }

@@ -23,31 +23,31 @@ pub(crate) const MAX_PASS: usize = 3;
 /// The layers of a plane's grid.
 pub(crate) struct Ranks {
     /// Back edges, as (from, to): the flows that close a loop.
-    pub back: IntSet<(usize, usize)>,
+    pub(crate) back: IntSet<(usize, usize)>,
     /// Forward edges, as (from, to), one per flow between nodes of the
     /// grid that is no back edge, in flow order.
-    pub forward: Vec<(usize, usize)>,
+    pub(crate) forward: Vec<(usize, usize)>,
     /// Per flow: the first forward edge with its ends ([`NONE`] for a
     /// flow that is none).
-    pub flow_forward: Vec<usize>,
+    pub(crate) flow_forward: Vec<usize>,
     /// The forward edges into and out of every node (needed up to the
     /// ordering).
-    pub fwd: Adjacency,
+    pub(crate) fwd: Adjacency,
     /// Per node: its layer (0 outside the grid).
-    pub layer: Vec<usize>,
+    pub(crate) layer: Vec<usize>,
     /// How many layers the grid has.
-    pub layers: usize,
+    pub(crate) layers: usize,
 }
 
 impl Ranks {
     /// How many layers forward edge `(f, t)` skips.
-    pub fn skipped(&self, (f, t): (usize, usize)) -> usize {
+    pub(crate) fn skipped(&self, (f, t): (usize, usize)) -> usize {
         self.layer[t] - self.layer[f] - 1
     }
 
     /// The cells between layers that forward edge `(f, t)` passes through
     /// (none for a long edge, which takes a lane instead).
-    pub fn passes(&self, e: (usize, usize)) -> usize {
+    pub(crate) fn passes(&self, e: (usize, usize)) -> usize {
         let skipped = self.skipped(e);
         if skipped > MAX_PASS { 0 } else { skipped }
     }

@@ -16,27 +16,27 @@ use crate::render::bpmn::graph::{Kind, Plane, Repeat};
 pub(crate) struct Roles {
     /// Boundary events with their hosts, as (host, event), by host (the
     /// events of one host in plane order).
-    pub boundaries: Vec<(usize, usize)>,
+    pub(crate) boundaries: Vec<(usize, usize)>,
     /// Per node: for a boundary event whose flows go on into the grid,
     /// its host; [`NONE`] otherwise.
-    pub routes_from: Vec<usize>,
+    pub(crate) routes_from: Vec<usize>,
     /// Per node: whether it hangs below a host.
-    pub hanging: Vec<bool>,
+    pub(crate) hanging: Vec<bool>,
     /// The nodes of the band, in plane order.
-    pub band: Vec<usize>,
+    pub(crate) band: Vec<usize>,
     /// The chain of `boundaries[j]` is `chains[chain_start[j]..chain_start[j + 1]]`.
-    pub chains: Vec<usize>,
+    pub(crate) chains: Vec<usize>,
     /// See `chains`.
-    pub chain_start: Vec<usize>,
+    pub(crate) chain_start: Vec<usize>,
     /// Per node: whether it is laid out in the grid.
-    pub in_grid: Vec<bool>,
+    pub(crate) in_grid: Vec<bool>,
     /// The nodes of the grid, in plane order.
-    pub grid: Vec<usize>,
+    pub(crate) grid: Vec<usize>,
 }
 
 impl Roles {
     /// The roles of the nodes of `plane`.
-    pub fn of(plane: &Plane) -> Roles {
+    pub(crate) fn of(plane: &Plane) -> Roles {
         let n = plane.nodes.len();
         let mut boundaries: Vec<(usize, usize)> = Vec::new();
         let mut routes_from: Vec<usize> = vec![NONE; n];
@@ -77,7 +77,7 @@ impl Roles {
 
     /// Where the flows out of node `i` leave, for the grid: the host of a
     /// boundary event that routes a failure on, the node itself otherwise.
-    pub fn source(&self, i: usize) -> usize {
+    pub(crate) fn source(&self, i: usize) -> usize {
         if self.routes_from[i] == NONE {
             i
         } else {
@@ -86,14 +86,14 @@ impl Roles {
     }
 
     /// Whether node `i` is a boundary event that routes a failure on.
-    pub fn routes(&self, i: usize) -> bool {
+    pub(crate) fn routes(&self, i: usize) -> bool {
         self.routes_from[i] != NONE
     }
 
     /// Give back what routing does not read (all but `routes_from` and
     /// `hanging`): the working memory of a large plane is at its peak while
     /// its edges are routed.
-    pub fn keep_for_routing(&mut self) {
+    pub(crate) fn keep_for_routing(&mut self) {
         self.boundaries = Vec::new();
         self.band = Vec::new();
         self.chains = Vec::new();
@@ -103,7 +103,7 @@ impl Roles {
     }
 
     /// The chain that hangs from `boundaries[j]`.
-    pub fn chain(&self, j: usize) -> &[usize] {
+    pub(crate) fn chain(&self, j: usize) -> &[usize] {
         &self.chains[self.chain_start[j]..self.chain_start[j + 1]]
     }
 }

@@ -28,11 +28,11 @@ const LOOP_DROP: i64 = 25;
 #[derive(Default)]
 pub(crate) struct Points {
     /// The waypoints of all edges, one after the other.
-    pub v: Vec<(i32, i32)>,
+    pub(crate) v: Vec<(i32, i32)>,
     /// Where each edge's waypoints end in `v`.
-    pub ends: Vec<u32>,
+    pub(crate) ends: Vec<u32>,
     /// Whether a waypoint did not fit in 32 bits.
-    pub wide: bool,
+    pub(crate) wide: bool,
     counting: bool,
     len: usize,
 }
@@ -65,15 +65,15 @@ impl Points {
 /// What routing reads.
 pub(crate) struct Router<'r> {
     /// The plane.
-    pub plane: &'r Plane,
+    pub(crate) plane: &'r Plane,
     /// Its roles.
-    pub roles: &'r Roles,
+    pub(crate) roles: &'r Roles,
     /// Its ranks.
-    pub ranks: &'r Ranks,
+    pub(crate) ranks: &'r Ranks,
     /// Its lanes.
-    pub lanes: &'r Lanes,
+    pub(crate) lanes: &'r Lanes,
     /// Where its nodes are.
-    pub placing: &'r Placing,
+    pub(crate) placing: &'r Placing,
 }
 
 /// The shapes of each row (by centre line) with the widest of them, by x,
@@ -85,7 +85,7 @@ impl Router<'_> {
     /// then stored in a vector of that size (the waypoints are the largest
     /// vector of a large plane's layout, and one grown by doubling would be
     /// up to twice their size at the peak).
-    pub fn route(&self) -> Points {
+    pub(crate) fn route(&self) -> Points {
         let rows = self.rows();
         let mut count = Points {
             counting: true,
