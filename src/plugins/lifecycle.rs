@@ -63,46 +63,10 @@ impl Plugin for Lifecycle {
             .iter()
             .map(|(i, o)| format!("`{}/{}`", i.name, o.name))
             .collect();
-        let mut body = Body::default();
         if ops.is_empty() && !unimplemented.is_empty() {
-            let why = format!(
-                "{} {} no implementation artifact, so the management bus cannot run {}",
-                unimplemented.join(", "),
-                if unimplemented.len() == 1 {
-                    "has"
-                } else {
-                    "have"
-                },
-                if unimplemented.len() == 1 {
-                    "it"
-                } else {
-                    "them"
-                }
-            );
-            if activity.kind == ActivityKind::Provision {
-                return Outcome::Declined(why);
-            }
-            // Nothing implements the way down: the instance is only marked
-            // deleted (the host's termination removes what runs on it). In
-            // TOSCA YAML an unimplemented operation is a no-op (1.3 §5.8.1).
-            if matches!(cx.topology.dialect, Dialect::Yaml(_)) {
-                body.notes.push(format!(
-                    "{why}; they are no-ops, the instance is only marked deleted"
-                ));
-                return Outcome::Handled(body);
-            }
-            body.warnings.push(
-                Diagnostic::warning(
-                    codes::W_NO_IMPLEMENTATION,
-                    format!("`{}` cannot be stopped or uninstalled: {why}", node.id),
-                )
-                .at_opt(node.origin.clone())
-                .hint("add implementation artifacts for these operations, or remove them from the node type"),
-            );
-            body.notes
-                .push(format!("{why}; the instance is only marked deleted"));
-            return Outcome::Handled(body);
+            return nothing_implemented(cx, n, activity, &unimplemented);
         }
+        let mut body = Body::default();
         if !unimplemented.is_empty() {
             // TOSCA: an operation without implementation is a no-op.
             body.notes.push(format!(
@@ -115,38 +79,12 @@ impl Plugin for Lifecycle {
                 .push("the lifecycle interface has no termination operations".into());
             return Outcome::Handled(body);
         }
-        if activity.kind == ActivityKind::Provision {
+        let provision = activity.kind == ActivityKind::Provision;
+        if provision {
             upload_artifacts(cx.topology, n, &mut body);
         }
-        // Relationship Configure operations around `configure` (YAML).
-        let provision = activity.kind == ActivityKind::Provision;
-        let (mut pre, mut post) = if provision {
-            (
-                Some(woven(cx.topology, n, Phase::Pre, &mut body.notes)),
-                Some(woven(cx.topology, n, Phase::Post, &mut body.notes)),
-            )
-        } else {
-            (None, None)
-        };
-        for (iface, op) in &ops {
-            if matches!(&*op.name, "configure" | "start") {
-                body.steps.extend(pre.take().unwrap_or_default());
-            }
-            if &*op.name == "start" {
-                body.steps.extend(post.take().unwrap_or_default());
-            }
-            let (before, after) = states(&op.name);
-            body.steps.push(Step::SetState(activity.template, before));
-            let step = own_operation(cx.topology, n, &iface.name, op, &mut body.notes);
-            body.steps.push(step);
-            body.steps.push(Step::SetState(activity.template, after));
-            if &*op.name == "configure" {
-                body.steps.extend(post.take().unwrap_or_default());
-            }
-        }
-        body.steps.extend(pre.take().unwrap_or_default());
-        body.steps.extend(post.take().unwrap_or_default());
-        if activity.kind == ActivityKind::Provision {
+        run_operations(cx.topology, n, activity, &ops, &mut body);
+        if provision {
             for (iface, op) in operations(&lifecycle, &TERMINATION_OPERATIONS) {
                 if op.implementation.is_some() {
                     let step = own_operation(cx.topology, n, &iface.name, op, &mut Vec::new());
@@ -156,6 +94,98 @@ impl Plugin for Lifecycle {
         }
         Outcome::Handled(body)
     }
+}
+
+/// The outcome when none of the operations the activity needs is
+/// implemented (`unimplemented` names them): provisioning is declined;
+/// termination only marks the instance deleted, with a warning in TOSCA
+/// 1.0 (in YAML an unimplemented operation is a no-op, 1.3 §5.8.1).
+fn nothing_implemented(
+    cx: &Context,
+    n: NodeId,
+    activity: &Activity,
+    unimplemented: &[String],
+) -> Outcome {
+    let node = cx.topology.node(n);
+    let why = format!(
+        "{} {} no implementation artifact, so the management bus cannot run {}",
+        unimplemented.join(", "),
+        if unimplemented.len() == 1 {
+            "has"
+        } else {
+            "have"
+        },
+        if unimplemented.len() == 1 {
+            "it"
+        } else {
+            "them"
+        }
+    );
+    if activity.kind == ActivityKind::Provision {
+        return Outcome::Declined(why);
+    }
+    // Nothing implements the way down: the instance is only marked
+    // deleted (the host's termination removes what runs on it).
+    let mut body = Body::default();
+    if matches!(cx.topology.dialect, Dialect::Yaml(_)) {
+        body.notes.push(format!(
+            "{why}; they are no-ops, the instance is only marked deleted"
+        ));
+        return Outcome::Handled(body);
+    }
+    body.warnings.push(
+        Diagnostic::warning(
+            codes::W_NO_IMPLEMENTATION,
+            format!("`{}` cannot be stopped or uninstalled: {why}", node.id),
+        )
+        .at_opt(node.origin.clone())
+        .hint(
+            "add implementation artifacts for these operations, or remove them from the node type",
+        ),
+    );
+    body.notes
+        .push(format!("{why}; the instance is only marked deleted"));
+    Outcome::Handled(body)
+}
+
+/// The steps of the implemented lifecycle operations `ops`, each between
+/// the states it moves the node through; when provisioning, the
+/// relationships' Configure operations are woven around `configure` (YAML:
+/// pre_configure before it, post_configure after it, or before `start`
+/// when there is no `configure`).
+fn run_operations(
+    topology: &Topology,
+    n: NodeId,
+    activity: &Activity,
+    ops: &[(&Interface, &Operation)],
+    body: &mut Body,
+) {
+    let (mut pre, mut post) = if activity.kind == ActivityKind::Provision {
+        (
+            Some(woven(topology, n, Phase::Pre, &mut body.notes)),
+            Some(woven(topology, n, Phase::Post, &mut body.notes)),
+        )
+    } else {
+        (None, None)
+    };
+    for (iface, op) in ops {
+        if matches!(&*op.name, "configure" | "start") {
+            body.steps.extend(pre.take().unwrap_or_default());
+        }
+        if &*op.name == "start" {
+            body.steps.extend(post.take().unwrap_or_default());
+        }
+        let (before, after) = states(&op.name);
+        body.steps.push(Step::SetState(activity.template, before));
+        let step = own_operation(topology, n, &iface.name, op, &mut body.notes);
+        body.steps.push(step);
+        body.steps.push(Step::SetState(activity.template, after));
+        if &*op.name == "configure" {
+            body.steps.extend(post.take().unwrap_or_default());
+        }
+    }
+    body.steps.extend(pre.take().unwrap_or_default());
+    body.steps.extend(post.take().unwrap_or_default());
 }
 
 /// The operations named in `names` (in that order), each from the first

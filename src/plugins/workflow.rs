@@ -16,7 +16,7 @@ use super::configure::invoke_relationship;
 use super::invoke::{Call, node_operation};
 use super::params::value_binding;
 use super::steps::{Binding, Otherwise, Step, state};
-use crate::model::{Name, TemplateRef, Value, WorkflowActivity};
+use crate::model::{Name, TemplateRef, Topology, Value, WorkflowActivity};
 use crate::plan::{Activity, ActivityKind};
 
 /// A state name as the instance API keeps it: the normative ones as the
@@ -125,65 +125,18 @@ impl Plugin for Workflow {
                     interface,
                     operation,
                     inputs,
-                } => {
-                    let given: Vec<(Name, Binding)> = inputs
-                        .iter()
-                        .map(|(k, v): &(String, Value)| {
-                            (k.as_str().into(), value_binding(t, activity.template, v))
-                        })
-                        .collect();
-                    let op = match activity.template {
-                        TemplateRef::Node(n) => t.node(n).operation(interface, operation),
-                        TemplateRef::Relationship(r) => t
-                            .relationship(r)
-                            .interfaces
-                            .iter()
-                            .find(|i| *i.name == **interface)
-                            .and_then(|i| i.operation(operation)),
-                    };
-                    let Some(op) = op else {
-                        return Outcome::Declined(format!(
-                            "`{interface}.{operation}` is not an operation of `{}`",
-                            t.template_id(activity.template)
-                        ));
-                    };
-                    if op.implementation.is_none() {
-                        body.notes.push(format!(
-                            "`{interface}.{operation}` has no implementation: a no-op"
-                        ));
-                        continue;
-                    }
-                    let interface: Name = interface.as_str().into();
-                    let step = match activity.template {
-                        TemplateRef::Node(n) => node_operation(
-                            t,
-                            Call {
-                                target: n,
-                                context: n,
-                                interface: &interface,
-                                operation: op,
-                                inputs: &given,
-                                outputs: &[],
-                            },
-                            &mut body.notes,
-                        ),
-                        TemplateRef::Relationship(r) => {
-                            let source = t.relationship(r).source;
-                            let mut step =
-                                invoke_relationship(t, r, source, &interface, op, &mut body.notes);
-                            if let Step::Invoke(inv) = &mut step {
-                                for (k, b) in &given {
-                                    match inv.inputs.iter_mut().find(|(n, _)| n == k) {
-                                        Some(slot) => slot.1 = b.clone(),
-                                        None => inv.inputs.push((k.clone(), b.clone())),
-                                    }
-                                }
-                            }
-                            step
-                        }
-                    };
-                    body.steps.push(step);
-                }
+                } => match call_operation(
+                    t,
+                    activity.template,
+                    interface,
+                    operation,
+                    inputs,
+                    &mut body.notes,
+                ) {
+                    Ok(Some(step)) => body.steps.push(step),
+                    Ok(None) => {}
+                    Err(why) => return Outcome::Declined(why),
+                },
                 WorkflowActivity::Delegate(_) | WorkflowActivity::Inline(_) => {}
             }
         }
@@ -197,4 +150,71 @@ impl Plugin for Workflow {
         }
         Outcome::Handled(body)
     }
+}
+
+/// The step of a `call_operation` activity on `template`: the operation
+/// invoked with the activity's inputs over its own. `Ok(None)` (with a
+/// note) when it has no implementation, a no-op; `Err` when the template
+/// has no such operation.
+fn call_operation(
+    t: &Topology,
+    template: TemplateRef,
+    interface: &str,
+    operation: &str,
+    inputs: &[(String, Value)],
+    notes: &mut Vec<String>,
+) -> Result<Option<Step>, String> {
+    let given: Vec<(Name, Binding)> = inputs
+        .iter()
+        .map(|(k, v)| (k.as_str().into(), value_binding(t, template, v)))
+        .collect();
+    let op = match template {
+        TemplateRef::Node(n) => t.node(n).operation(interface, operation),
+        TemplateRef::Relationship(r) => t
+            .relationship(r)
+            .interfaces
+            .iter()
+            .find(|i| *i.name == *interface)
+            .and_then(|i| i.operation(operation)),
+    };
+    let Some(op) = op else {
+        return Err(format!(
+            "`{interface}.{operation}` is not an operation of `{}`",
+            t.template_id(template)
+        ));
+    };
+    if op.implementation.is_none() {
+        notes.push(format!(
+            "`{interface}.{operation}` has no implementation: a no-op"
+        ));
+        return Ok(None);
+    }
+    let interface: Name = interface.into();
+    Ok(Some(match template {
+        TemplateRef::Node(n) => node_operation(
+            t,
+            Call {
+                target: n,
+                context: n,
+                interface: &interface,
+                operation: op,
+                inputs: &given,
+                outputs: &[],
+            },
+            notes,
+        ),
+        TemplateRef::Relationship(r) => {
+            let source = t.relationship(r).source;
+            let mut step = invoke_relationship(t, r, source, &interface, op, notes);
+            if let Step::Invoke(inv) = &mut step {
+                for (k, b) in &given {
+                    match inv.inputs.iter_mut().find(|(n, _)| n == k) {
+                        Some(slot) => slot.1 = b.clone(),
+                        None => inv.inputs.push((k.clone(), b.clone())),
+                    }
+                }
+            }
+            step
+        }
+    }))
 }
