@@ -267,3 +267,113 @@ fn upload_artifacts(topology: &Topology, n: NodeId, body: &mut Body) {
         body.steps.push(step);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csar::Csar;
+    use crate::plan::{AbstractPlan, PlanKind};
+    use crate::plugins::api::PluginOptions;
+
+    /// `db` implements create and start; `app` (hosted on it, connected to
+    /// it with a pre_configure_source script) implements configure; `old`
+    /// implements nothing of its lifecycle.
+    fn topology() -> Topology {
+        let yaml = "tosca_definitions_version: tosca_simple_yaml_1_3\n\
+            topology_template:\n  node_templates:\n    \
+            db:\n      type: tosca.nodes.Compute\n      \
+            interfaces: {Standard: {create: c.sh, start: s.sh}}\n    \
+            app:\n      type: tosca.nodes.SoftwareComponent\n      \
+            interfaces: {Standard: {configure: conf.sh}}\n      \
+            requirements:\n        - host: db\n        \
+            - dependency:\n            node: db\n            \
+            relationship:\n              type: tosca.relationships.ConnectsTo\n              \
+            interfaces: {Configure: {pre_configure_source: pre.sh}}\n    \
+            old:\n      type: tosca.nodes.SoftwareComponent\n      \
+            interfaces: {Standard: {stop: {description: manual}}}\n      \
+            requirements: [{host: db}]\n";
+        let mut csar = Csar::from_entries("t", [("s.yaml".to_string(), yaml.as_bytes().to_vec())]);
+        let mut sources = crate::diagnostics::SourceMap::default();
+        let (loaded, d) = crate::yaml::imports::load(&mut csar, "s.yaml", 64, &mut sources);
+        assert!(!d.has_errors(), "{d:?}");
+        let (t, d) = crate::model::lower_yaml::lower(&loaded, &mut csar);
+        t.unwrap_or_else(|| panic!("{d:?}"))
+    }
+
+    fn handle(t: &Topology, node: &str, kind: ActivityKind) -> Outcome {
+        let plan = AbstractPlan {
+            kind: PlanKind::Build,
+            activities: Vec::new(),
+            edges: Vec::new(),
+        };
+        let options = PluginOptions::default();
+        let cx = Context {
+            topology: t,
+            plan: &plan,
+            options: &options,
+        };
+        let activity = Activity {
+            id: "a".into(),
+            template: TemplateRef::Node(t.node_by_id(node).unwrap()),
+            kind,
+        };
+        Lifecycle.handle(&cx, &activity)
+    }
+
+    fn operations_of(body: &Body) -> Vec<String> {
+        body.steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Invoke(i) => Some(i.operation.to_string()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn relationship_configure_operations_run_before_configure() {
+        let t = topology();
+        let Outcome::Handled(body) = handle(&t, "app", ActivityKind::Provision) else {
+            panic!("handled")
+        };
+        assert_eq!(operations_of(&body), ["pre_configure_source", "configure"]);
+    }
+
+    #[test]
+    fn states_surround_each_operation_and_compensation_undoes_it() {
+        let t = topology();
+        let Outcome::Handled(body) = handle(&t, "db", ActivityKind::Provision) else {
+            panic!("handled")
+        };
+        assert_eq!(operations_of(&body), ["create", "start"]);
+        assert!(
+            matches!(body.steps[0], Step::SetState(_, "CREATING")),
+            "{:?}",
+            body.steps[0]
+        );
+        assert!(
+            body.compensation.is_empty(),
+            "db implements no termination operation"
+        );
+    }
+
+    #[test]
+    fn an_unimplemented_yaml_termination_is_a_no_op() {
+        let t = topology();
+        let Outcome::Handled(body) = handle(&t, "old", ActivityKind::Terminate) else {
+            panic!("handled")
+        };
+        assert!(body.steps.is_empty());
+        assert!(body.warnings.is_empty());
+        assert!(
+            body.notes[0]
+                .contains("`Standard/stop`, `Standard/delete` have no implementation artifact"),
+            "{:?}",
+            body.notes
+        );
+        assert!(matches!(
+            handle(&t, "old", ActivityKind::Provision),
+            Outcome::Declined(_)
+        ));
+    }
+}

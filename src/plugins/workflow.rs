@@ -218,3 +218,57 @@ fn call_operation(
         }
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csar::Csar;
+
+    fn topology() -> Topology {
+        let yaml = "tosca_definitions_version: tosca_simple_yaml_1_3\n\
+            topology_template:\n  node_templates:\n    \
+            app:\n      type: tosca.nodes.Root\n      \
+            interfaces: {Standard: {start: s.sh, stop: {description: manual}}}\n";
+        let mut csar = Csar::from_entries("t", [("s.yaml".to_string(), yaml.as_bytes().to_vec())]);
+        let mut sources = crate::diagnostics::SourceMap::default();
+        let (loaded, _) = crate::yaml::imports::load(&mut csar, "s.yaml", 64, &mut sources);
+        crate::model::lower_yaml::lower(&loaded, &mut csar)
+            .0
+            .unwrap()
+    }
+
+    #[test]
+    fn a_call_invokes_an_implemented_operation_with_the_given_inputs() {
+        let t = topology();
+        let app = TemplateRef::Node(t.node_by_id("app").unwrap());
+        let mut notes = Vec::new();
+        let inputs = [("speed".to_string(), Value::Scalar("fast".into()))];
+        let Ok(Some(Step::Invoke(inv))) =
+            call_operation(&t, app, "Standard", "start", &inputs, &mut notes)
+        else {
+            panic!("an invocation")
+        };
+        assert_eq!(&*inv.operation, "start");
+        assert!(
+            inv.inputs.iter().any(|(n, _)| &**n == "speed"),
+            "{:?}",
+            inv.inputs
+        );
+    }
+
+    #[test]
+    fn an_unimplemented_call_is_a_no_op_and_an_unknown_one_declined() {
+        let t = topology();
+        let app = TemplateRef::Node(t.node_by_id("app").unwrap());
+        let mut notes = Vec::new();
+        assert!(matches!(
+            call_operation(&t, app, "Standard", "stop", &[], &mut notes),
+            Ok(None)
+        ));
+        assert_eq!(notes, ["`Standard.stop` has no implementation: a no-op"]);
+        let Err(why) = call_operation(&t, app, "Standard", "jump", &[], &mut notes) else {
+            panic!("declined")
+        };
+        assert_eq!(why, "`Standard.jump` is not an operation of `app`");
+    }
+}
