@@ -1,5 +1,5 @@
 //! Criterion benchmarks of each stage of `plan` and of the whole command,
-//! on synthetic topologies ([`toscanini::synth`]) of 1k and 10k nodes;
+//! on synthetic topologies (`benches/synth.rs`) of 1k and 10k nodes;
 //! 100k when `TOSCANINI_BENCH_100K` is set (each sample then takes a
 //! minute or more).
 //!
@@ -11,22 +11,29 @@
 //!
 //! Stages: `parse` reads the archive and lowers it to the topology (XML
 //! and YAML), `derive` orders the plans and runs the plugins, `render`
-//! writes one language's plan archives, `plan` is the whole command
-//! (build and termination plans, BPEL and BPMN, CSAR written to disk).
+//! renders each plan in one language (its files in memory), `plan` is the
+//! library's `compile`, which `toscanini plan` runs (build and termination
+//! plans, BPEL and BPMN, CSAR written to disk).
 
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
 
+// Its unit tests run in tests/suite; without a test harness here their
+// imports are unused.
+#[allow(unused_imports)]
+#[path = "synth.rs"]
+mod synth;
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use toscanini::Options;
+use toscanini::compile::{Output, Request, compile};
 use toscanini::csar::Csar;
-use toscanini::diagnostics::SourceMap;
+use toscanini::diagnostics::{Diagnostics, SourceMap};
 use toscanini::plan::PlanKind;
 use toscanini::plugins::Registry;
 use toscanini::plugins::complete::ConcretePlan;
 use toscanini::render::Language;
-use toscanini::render::templates::Templates;
 
 /// The allocator of the `toscanini` binary, so that `plan/` measures what
 /// the command does.
@@ -45,8 +52,8 @@ fn sizes() -> Vec<usize> {
 /// The zip bytes of a synthetic CSAR of `nodes` nodes in `dialect`.
 fn archive(nodes: usize, dialect: &str) -> Vec<u8> {
     let entries = match dialect {
-        "xml" => toscanini::synth::xml_csar(nodes),
-        _ => toscanini::synth::yaml_csar(nodes),
+        "xml" => synth::xml_csar(nodes),
+        _ => synth::yaml_csar(nodes),
     };
     toscanini::csar::write::zip_files(entries.iter().map(|(n, d)| (n.as_str(), d.as_slice())))
         .expect("synthetic archive")
@@ -117,7 +124,6 @@ fn derive_plans(c: &mut Criterion) {
 fn render(c: &mut Criterion) {
     let options = Options::default();
     let registry = registry();
-    let templates = Templates::embedded().expect("embedded templates");
     let mut g = group(c, "render");
     for nodes in sizes() {
         let loaded = load(&archive(nodes, "xml"), &options);
@@ -128,15 +134,9 @@ fn render(c: &mut Criterion) {
             g.bench_with_input(id, &plans, |b, plans| {
                 b.iter(|| {
                     for p in plans {
-                        let packed = toscanini::render::pack(
-                            language,
-                            p,
-                            &loaded.topology,
-                            &templates,
-                            None,
-                        )
-                        .expect("synthetic plan renders");
-                        black_box(packed);
+                        let rendered = toscanini::compile::render(p, &loaded.topology, language)
+                            .expect("synthetic plan renders");
+                        black_box(rendered);
                     }
                 })
             });
@@ -153,22 +153,16 @@ fn plan(c: &mut Criterion) {
         for dialect in ["xml", "yaml"] {
             let input = dir.join(format!("synth-{dialect}-{nodes}.csar"));
             std::fs::write(&input, archive(nodes, dialect)).expect("write input");
-            let output = dir.join("out.csar");
-            let args = [
-                "toscanini".as_ref(),
-                "plan".as_ref(),
-                input.as_os_str(),
-                "-o".as_ref(),
-                output.as_os_str(),
-                "--lang".as_ref(),
-                "all".as_ref(),
-                "--quiet".as_ref(),
-            ];
+            let mut request = Request::new(&input);
+            request.output = Output::File(dir.join("out.csar"));
+            request.languages = vec![Language::Bpel, Language::Bpmn];
             g.throughput(Throughput::Elements(nodes as u64));
             g.bench_function(BenchmarkId::new(dialect, nodes), |b| {
                 b.iter(|| {
-                    let code = toscanini::cli::run(args);
-                    assert_eq!(code, std::process::ExitCode::SUCCESS);
+                    let mut sources = SourceMap::new();
+                    let mut report = |_: &Diagnostics, _: &SourceMap| {};
+                    let compiled = compile(&request, &mut sources, &mut report);
+                    black_box(compiled.expect("synthetic topology compiles"));
                 })
             });
         }

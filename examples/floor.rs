@@ -9,6 +9,11 @@
 //! cargo run --release --example floor -- 10000
 //! ```
 
+// Only the XML generator is used here.
+#[allow(dead_code)]
+#[path = "../benches/synth.rs"]
+mod synth;
+
 use std::io::Cursor;
 use std::time::Instant;
 
@@ -23,7 +28,7 @@ use toscanini::render::templates::Templates;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let nodes: usize = std::env::args().nth(1).unwrap_or("10000".into()).parse()?;
-    let entries = toscanini::synth::xml_csar(nodes);
+    let entries = synth::xml_csar(nodes);
     let bytes =
         toscanini::csar::write::zip_files(entries.iter().map(|(n, d)| (n.as_str(), d.as_slice())))?;
     let options = toscanini::Options::default();

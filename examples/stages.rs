@@ -5,6 +5,11 @@
 //! cargo run --release --example stages -- 10000 [bpel|bpmn|all]
 //! ```
 
+// Only the XML generator is used here.
+#[allow(dead_code)]
+#[path = "../benches/synth.rs"]
+mod synth;
+
 use std::time::Instant;
 
 use toscanini::csar::Csar;
@@ -17,7 +22,7 @@ use toscanini::render::templates::Templates;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let nodes: usize = std::env::args().nth(1).unwrap_or("10000".into()).parse()?;
     let lang = std::env::args().nth(2).unwrap_or("all".into());
-    let entries = toscanini::synth::xml_csar(nodes);
+    let entries = synth::xml_csar(nodes);
     let bytes =
         toscanini::csar::write::zip_files(entries.iter().map(|(n, d)| (n.as_str(), d.as_slice())))?;
     let options = toscanini::Options::default();

@@ -1,10 +1,13 @@
-//! Write a synthetic CSAR of N nodes (see `toscanini::synth`), for
+//! Write a synthetic CSAR of N nodes (see `benches/synth.rs`), for
 //! measuring the whole `plan` command:
 //!
 //! ```sh
 //! cargo run --release --example synth -- 10000 /tmp/synth-10k.csar [xml|yaml]
 //! /usr/bin/time -v target/release/toscanini plan /tmp/synth-10k.csar -o /tmp/out.csar
 //! ```
+
+#[path = "../benches/synth.rs"]
+mod synth;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -14,8 +17,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         _ => return Err("usage: synth NODES OUTPUT.csar [xml|yaml]".into()),
     };
     let entries = match dialect {
-        "xml" => toscanini::synth::xml_csar(nodes.parse()?),
-        "yaml" => toscanini::synth::yaml_csar(nodes.parse()?),
+        "xml" => synth::xml_csar(nodes.parse()?),
+        "yaml" => synth::yaml_csar(nodes.parse()?),
         other => return Err(format!("unknown dialect `{other}`").into()),
     };
     let bytes =

@@ -12,11 +12,11 @@ mod yaml;
 
 use std::path::{Path, PathBuf};
 
-use crate::Loaded;
 use crate::csar::path::{percent_decode, percent_encode, resolve};
 use crate::csar::write::{Changes, write_csar};
 use crate::diagnostics::{Diagnostic, Diagnostics, Location, codes};
 use crate::error::{Error, Result};
+use crate::load::Loaded;
 use crate::plan::PlanKind;
 use crate::render::RenderedPlan;
 use crate::xml::names::{

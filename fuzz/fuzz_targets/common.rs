@@ -1,22 +1,17 @@
 #![allow(dead_code)] // each target uses part of it
-//! What every target does with an input that loads: derive all plans,
-//! render them, write them back into an archive in memory, and render
-//! the diagnostics of an input that does not. Any panic is a finding, and
+//! What every target does with an input: compile it as `toscanini plan
+//! --lang all` does (the library's `compile`, the CSAR written in memory),
+//! and render the diagnostics of an input that does not compile. Any panic is a finding, and
 //! so is an internal error (a bug toscanini reports instead of a panic).
 
 use std::sync::OnceLock;
 
-use toscanini::Options;
+use toscanini::compile::{Output, Request};
 use toscanini::csar::Csar;
-use toscanini::diagnostics::SourceMap;
+use toscanini::diagnostics::{Diagnostics, SourceMap};
 use toscanini::error::Error;
 use toscanini::plugins::Registry;
-use toscanini::render::templates::Templates;
-
-fn templates() -> &'static Templates {
-    static T: OnceLock<Templates> = OnceLock::new();
-    T.get_or_init(|| Templates::embedded().expect("embedded templates"))
-}
+use toscanini::render::Language;
 
 fn standard() -> &'static Registry {
     static R: OnceLock<Registry> = OnceLock::new();
@@ -44,36 +39,14 @@ pub fn compile(csar: Csar) {
     compile_with(csar, standard());
 }
 
-/// Run the whole pipeline on `csar` with `registry`.
+/// Run the whole pipeline on `csar` with `registry`, as `toscanini plan
+/// --lang all` does, the CSAR written in memory.
 pub fn compile_with(csar: Csar, registry: &Registry) {
     let mut sources = SourceMap::new();
-    let options = Options::default();
-    let Some(loaded) = check(
-        toscanini::load_csar(csar, &options, &mut sources),
-        &sources,
-    ) else {
-        return;
-    };
-    let kinds = toscanini::all_plans(&loaded.topology);
-    let Some((plans, _)) = check(
-        toscanini::derive(&loaded.topology, &kinds, registry, &options),
-        &sources,
-    ) else {
-        return;
-    };
-    let mut rendered = Vec::new();
-    for p in &plans {
-        let r = toscanini::render::bpel::render(p, &loaded.topology, templates());
-        rendered.extend(check(r, &sources));
-        // BPMN too; a plan it refuses (a usage error) is not a finding.
-        let r = toscanini::render::bpmn::render(p, &loaded.topology, templates());
-        rendered.extend(check(r, &sources));
-    }
-    if let Some((changes, _)) = check(toscanini::writeback::changes(&loaded, &rendered), &sources)
-    {
-        check(
-            toscanini::csar::write::archive_bytes(&loaded.csar, &changes),
-            &sources,
-        );
-    }
+    let mut request = Request::new("fuzz.csar");
+    request.languages = vec![Language::Bpel, Language::Bpmn];
+    request.output = Output::Memory;
+    let mut report = |_: &Diagnostics, _: &SourceMap| {};
+    let r = toscanini::compile::compile_opened(csar, registry, &request, &mut sources, &mut report);
+    check(r, &sources);
 }

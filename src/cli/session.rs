@@ -4,40 +4,50 @@
 use std::io::Write;
 
 use super::args::{CompileArgs, MessageFormat, NonInterruptiveArg, SameHost, UnknownRelationships};
+use crate::Options;
 use crate::csar::Limits;
 use crate::diagnostics::{Diagnostics, SourceMap, render};
-use crate::error::{Error, Result};
-use crate::plan::{PlanKind, UnknownOrdering};
+use crate::error::Error;
+use crate::plan::UnknownOrdering;
+use crate::plugins::CompleteOptions;
 use crate::plugins::api::NonInterruptive;
-use crate::plugins::{CompleteOptions, Registry};
-use crate::{Loaded, Options};
 
 /// State of one command run.
 pub struct Session {
     /// Every source file read, for snippets.
     pub sources: SourceMap,
     /// How problems are printed.
+    format: Printing,
+}
+
+/// How diagnostics are printed: the format, and for text whether every
+/// warning is printed (`--verbose`) or the same one on many templates once.
+#[derive(Clone, Copy)]
+struct Printing {
     format: MessageFormat,
+    verbose: bool,
 }
 
 impl Session {
-    pub fn new(format: MessageFormat) -> Session {
+    pub fn new(format: MessageFormat, verbose: bool) -> Session {
         Session {
             sources: SourceMap::new(),
-            format,
+            format: Printing { format, verbose },
         }
     }
 
     /// Print diagnostics (warnings, or errors of a failed run) to stderr.
     pub fn print(&self, diags: &Diagnostics) {
-        if diags.is_empty() {
-            return;
-        }
-        let text = match self.format {
-            MessageFormat::Human => render::render_all(diags, &self.sources),
-            MessageFormat::Json => render::json_lines(diags),
-        };
-        let _ = std::io::stderr().write_all(text.as_bytes());
+        print(self.format, diags, &self.sources);
+    }
+
+    /// A [`Report`](crate::compile::Report) sink that prints, and the
+    /// sources it reads (the library fills them as it reads the input).
+    pub fn reporting(&mut self) -> (&mut SourceMap, impl FnMut(&Diagnostics, &SourceMap) + use<>) {
+        let format = self.format;
+        (&mut self.sources, move |d: &Diagnostics, s: &SourceMap| {
+            print(format, d, s)
+        })
     }
 
     /// Print a failure and return its exit code.
@@ -56,7 +66,7 @@ impl Session {
 
     /// Print a failure that is not a diagnostic.
     fn fail(&self, message: &str) {
-        let text = match self.format {
+        let text = match self.format.format {
             MessageFormat::Human => format!("error: {message}\n"),
             MessageFormat::Json => render::json_failure(message),
         };
@@ -92,60 +102,17 @@ impl Session {
             },
         }
     }
-
-    /// Load the input and the plugins; warnings are printed.
-    pub fn load(&mut self, a: &CompileArgs) -> Result<(Loaded, Registry, Options)> {
-        let options = self.options(a);
-        let loaded = crate::load(&a.input, &options, &mut self.sources)?;
-        self.print(&loaded.warnings);
-        let (registry, warnings) = Registry::standard(&a.plugin_dirs, &mut self.sources)?;
-        self.print(&warnings);
-        Ok((loaded, registry, options))
-    }
 }
 
-/// Parse a plan name given on the command line: `build`, `termination`,
-/// `scale-out:NAME`, `workflow:NAME`, and the management-feature plans
-/// `freeze`, `defrost`, `backup`, `test`, `update`.
-pub fn plan_kind(name: &str) -> Result<PlanKind> {
-    if let Some(feature) = PlanKind::features().into_iter().find(|k| k.slug() == name) {
-        return Ok(feature);
+/// Print `diags` to stderr in `format`.
+fn print(printing: Printing, diags: &Diagnostics, sources: &SourceMap) {
+    if diags.is_empty() {
+        return;
     }
-    match name {
-        "build" => Ok(PlanKind::Build),
-        "termination" => Ok(PlanKind::Termination),
-        other => {
-            if let Some(region) = other.strip_prefix("scale-out:").filter(|r| !r.is_empty()) {
-                return Ok(PlanKind::ScaleOut(region.to_string()));
-            }
-            match other.strip_prefix("workflow:") {
-                Some(w) if !w.is_empty() => Ok(PlanKind::Workflow(w.to_string())),
-                _ => Err(Error::Usage(format!(
-                    "unknown plan `{other}`; plans are `build`, `termination`, `scale-out:NAME`, `workflow:NAME` (a TOSCA YAML imperative workflow), `freeze`, `defrost`, `backup`, `test` and `update`"
-                ))),
-            }
-        }
-    }
-}
-
-/// The plans a `--plans` list asks for: names as [`plan_kind`] takes them,
-/// `scale-out` for every scaling plan, `all` for everything.
-pub fn plan_kinds(names: &[String], topology: &crate::model::Topology) -> Result<Vec<PlanKind>> {
-    let scale_outs = || {
-        topology
-            .regions
-            .iter()
-            .map(|r| PlanKind::ScaleOut(r.name.clone()))
+    let text = match printing.format {
+        MessageFormat::Human if printing.verbose => render::render_all(diags, sources),
+        MessageFormat::Human => render::render_grouped(diags, sources),
+        MessageFormat::Json => render::json_lines(diags),
     };
-    let mut kinds = Vec::new();
-    for n in names {
-        match n.as_str() {
-            "all" => kinds.extend(crate::all_plans(topology)),
-            "scale-out" => kinds.extend(scale_outs()),
-            other => kinds.push(plan_kind(other)?),
-        }
-    }
-    let mut seen = std::collections::HashSet::new();
-    kinds.retain(|k| seen.insert(k.clone()));
-    Ok(kinds)
+    let _ = std::io::stderr().write_all(text.as_bytes());
 }

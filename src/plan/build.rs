@@ -3,12 +3,12 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::ids::{Unique, ncname};
 use super::order::topological_order;
 use super::rules::{OrderingRules, OrderingStyle, UnknownOrdering};
 use super::{AbstractPlan, Activity, ActivityKind, Edge, PlanKind, Reason};
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::{NodeId, RelId, RelKind, TemplateRef, Topology};
+use crate::names::{Unique, ncname};
 
 /// Derive the build plan of `topology`.
 pub fn build_plan(topology: &Topology, rules: &OrderingRules) -> Result<AbstractPlan, Diagnostic> {

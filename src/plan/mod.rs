@@ -10,14 +10,16 @@ mod build;
 mod defrost;
 pub mod features;
 mod freeze;
-pub mod ids;
+mod kinds;
 pub mod matching;
+pub mod naming;
 mod order;
 mod restrict;
 mod rules;
 mod scale_out;
 mod termination;
 mod testing;
+pub mod transform;
 mod transformation;
 mod update;
 pub mod workflow;
@@ -28,7 +30,7 @@ pub use backup::backup_plan;
 pub use build::build_plan;
 pub use defrost::defrost_plan;
 pub use freeze::freeze_plan;
-pub use ids::ncname;
+pub use kinds::{abstract_plans, all_plans};
 pub use order::topological_order;
 pub use rules::{OrderingRules, OrderingStyle, UnknownOrdering};
 pub use scale_out::scale_out_plan;
@@ -39,6 +41,7 @@ pub use update::update_plan;
 pub use workflow::{StepActivity, workflow_plan};
 
 use crate::model::{Name, NodeId, RelId, TemplateRef};
+use crate::names::ncname;
 
 /// The kinds of plans toscanini generates.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

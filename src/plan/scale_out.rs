@@ -9,10 +9,10 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::build::finish;
-use super::ids::{Unique, ncname};
 use super::{AbstractPlan, Activity, ActivityKind, Edge, PlanKind, Reason, Strategy};
 use crate::diagnostics::{Diagnostic, Diagnostics, codes};
 use crate::model::{NodeId, RelId, RelKind, ScalingRegion, TemplateRef, Topology};
+use crate::names::{Unique, ncname};
 
 /// Derive the scale-out plan of `region`.
 pub fn scale_out_plan(

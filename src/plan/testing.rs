@@ -10,11 +10,11 @@
 
 use super::build::finish;
 use super::features::tests;
-use super::ids::ncname;
 use super::restrict::restrict;
 use super::{AbstractPlan, Activity, ActivityKind, Edge, PlanKind};
 use crate::diagnostics::Diagnostic;
 use crate::model::{TemplateRef, Topology};
+use crate::names::ncname;
 
 /// Derive the test plan from the build plan.
 pub fn test_plan(build: &AbstractPlan, topology: &Topology) -> Result<AbstractPlan, Diagnostic> {

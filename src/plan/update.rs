@@ -16,11 +16,11 @@ use std::collections::HashMap;
 
 use super::build::finish;
 use super::features::{above, updated};
-use super::ids::ncname;
 use super::restrict::restrict;
 use super::{AbstractPlan, Activity, ActivityKind, Edge, PlanKind, Reason};
 use crate::diagnostics::Diagnostic;
 use crate::model::{NodeId, TemplateRef, Topology};
+use crate::names::ncname;
 
 /// Derive the update plan.
 pub fn update_plan(

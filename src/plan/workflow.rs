@@ -26,10 +26,10 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::Dfs;
 
 use super::build::finish;
-use super::ids::{Unique, ncname};
 use super::{AbstractPlan, Activity, ActivityKind, Edge, PlanKind, Reason};
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::{NodeId, RelKind, StepTarget, TemplateRef, Topology, WorkflowActivity};
+use crate::names::{Unique, ncname};
 
 /// What an activity of a workflow plan does: some activities of a step, or
 /// a precondition check.

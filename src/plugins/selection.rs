@@ -5,7 +5,8 @@
 use super::api::{Body, Context, Outcome, Plugin, Role};
 use super::steps::{Step, Strategy};
 use crate::model::TemplateRef;
-use crate::plan::{Activity, ActivityKind, ncname};
+use crate::names::ncname;
+use crate::plan::{Activity, ActivityKind};
 
 /// A selection strategy plugin.
 pub struct Selector {

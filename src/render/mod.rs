@@ -8,7 +8,6 @@
 
 pub mod bpel;
 pub mod bpmn;
-pub mod escape;
 pub mod fragment;
 pub mod output;
 pub mod templates;
@@ -16,7 +15,7 @@ pub mod vars;
 
 use crate::csar::path::percent_encode;
 use crate::model::{TemplateRef, Topology};
-use crate::plan::{PlanKind, ncname};
+use crate::plan::PlanKind;
 
 /// A plan language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -39,8 +38,8 @@ impl Language {
     /// The `planLanguage` URI of TOSCA plans.
     pub fn uri(self) -> &'static str {
         match self {
-            Language::Bpel => crate::xml::names::LANG_BPEL,
-            Language::Bpmn => crate::xml::names::LANG_BPMN,
+            Language::Bpel => crate::names::languages::LANG_BPEL,
+            Language::Bpmn => crate::names::languages::LANG_BPMN,
         }
     }
 }
@@ -183,30 +182,6 @@ impl RenderedPlan {
                 .iter()
                 .map(|f| (f.name.as_str(), f.data.as_slice())),
         )
-    }
-}
-
-/// The name of a plan: `<service template>_<kind suffix>` (OpenTOSCA's convention).
-pub fn plan_name(topology: &Topology, kind: &PlanKind) -> String {
-    format!(
-        "{}_{}",
-        ncname(&topology.service_template.id),
-        kind.suffix()
-    )
-}
-
-/// The namespace of a plan: the service template's namespace with the
-/// plan suffix (OpenTOSCA's convention).
-pub fn plan_namespace(topology: &Topology, kind: &PlanKind) -> String {
-    let ns = &topology.service_template.namespace;
-    if ns.is_empty() {
-        format!(
-            "urn:toscanini:plans:{}:{}",
-            percent_encode(&topology.service_template.id),
-            kind.suffix()
-        )
-    } else {
-        format!("{ns}_{}", kind.suffix())
     }
 }
 

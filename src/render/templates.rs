@@ -95,17 +95,6 @@ pub fn indent(text: &str, n: usize) -> String {
     out
 }
 
-/// Escape text for XML content and attributes.
-pub fn xml_escape(s: &str) -> std::borrow::Cow<'_, str> {
-    // Most names and values need no escaping: no copy then.
-    if !s.contains(['&', '<', '>', '"', '\'']) {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    super::escape::push_xml_attr(&mut out, s);
-    std::borrow::Cow::Owned(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

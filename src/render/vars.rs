@@ -16,7 +16,7 @@
 //! entry) each cost most of its rendering's memory.
 
 use crate::model::{TemplateMap, TemplateRef, Topology};
-use crate::plan::ids::Unique;
+use crate::names::Unique;
 use crate::plugins::ConcretePlan;
 use crate::plugins::steps::{Binding, PropertyRef, Step};
 

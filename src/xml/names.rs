@@ -19,10 +19,6 @@ pub const PLAN_TYPE_TERMINATION: &str =
 /// `planType` of management plans (scale-out and other workflows), as OpenTOSCA uses it.
 pub const PLAN_TYPE_MANAGEMENT: &str =
     "http://docs.oasis-open.org/tosca/ns/2011/12/PlanTypes/ManagementPlan";
-/// `planLanguage` of WS-BPEL 2.0 executable processes.
-pub const LANG_BPEL: &str = "http://docs.oasis-open.org/wsbpel/2.0/process/executable";
-/// `planLanguage` of BPMN 2.0.
-pub const LANG_BPMN: &str = "http://www.omg.org/spec/BPMN/20100524/MODEL";
 
 /// The boundary interface OpenTOSCA looks for build and termination plans in.
 pub const LIFECYCLE_INTERFACE: &str = "OpenTOSCA-Lifecycle-Interface";

@@ -345,7 +345,7 @@ fn by_interface(plans: &[PlanEntry]) -> Vec<(String, Vec<(String, String)>)> {
 }
 
 fn esc(s: &str) -> String {
-    crate::render::templates::xml_escape(s).into_owned()
+    crate::names::xml_escape(s).into_owned()
 }
 
 fn plan_element(p: &PlanEntry, prefix: &str) -> String {

@@ -603,8 +603,8 @@ fn instance_selection_renders_for_every_strategy() {
 #[test]
 fn deep_plans_are_drawn_with_few_waypoints_per_edge() {
     for (dialect, entries) in [
-        ("xml", toscanini::synth::xml_csar(200)),
-        ("yaml", toscanini::synth::yaml_csar(200)),
+        ("xml", crate::synth::xml_csar(200)),
+        ("yaml", crate::synth::yaml_csar(200)),
     ] {
         let mut sources = SourceMap::new();
         let options = toscanini::Options::default();
@@ -643,7 +643,7 @@ fn large_plans_initialise_their_variables_in_bounded_scripts() {
     // "Method too large" (.ci/run compiles such a chain with Groovy).
     let mut sources = SourceMap::new();
     let options = toscanini::Options::default();
-    let csar = toscanini::csar::Csar::from_entries("synth", toscanini::synth::xml_csar(200));
+    let csar = toscanini::csar::Csar::from_entries("synth", crate::synth::xml_csar(200));
     let loaded = toscanini::load_csar(csar, &options, &mut sources).unwrap();
     let (registry, _) = Registry::standard(&[], &mut sources).unwrap();
     let (plans, _) =

@@ -16,4 +16,6 @@ mod samples;
 mod scale_out;
 mod spec_key_examples;
 mod support;
+#[path = "../../benches/synth.rs"]
+mod synth;
 mod transformation;

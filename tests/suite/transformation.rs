@@ -103,7 +103,7 @@ fn mytinytodo_to_multi_adds_two_containers_on_the_kept_engine() {
             .all(|a| !a.id.starts_with("MyTinyToDoDockerContainer_w1_0"))
     );
     assert_eq!(
-        toscanini::render::plan_name(plan.topology(&t.topology), &plan.plan.kind),
+        toscanini::plan::naming::plan_name(plan.topology(&t.topology), &plan.plan.kind),
         "MyTinyToDo-DockerEngine-Test_w1-wip1_transformTo_MultiMyTinyToDo-DockerEngine-Test_w1-wip1"
     );
     let codes: Vec<&str> = t.warnings.iter().map(|d| d.code).collect();

@@ -181,6 +181,7 @@ fn merge_interfaces(into: &mut Vec<Interface>, more: &[ast::Interface]) {
             None => into.push(Interface {
                 name: i.name.as_str().into(),
                 interface_type: None,
+                lineage: Vec::new(),
                 operations: ops,
             }),
         }

@@ -15,7 +15,9 @@ use crate::xml::ast::{self, Definitions, QRef};
 use crate::xml::names::{BASE_TYPES, NORMATIVE_TYPES};
 
 impl<'a> Lowerer<'a> {
-    fn warn_fallback(&mut self, doc: &Definitions, what: String) {
+    /// A type was found only in `doc`, which no document imports; the
+    /// warning points at the reference `at` that needed it.
+    fn warn_fallback(&mut self, doc: &Definitions, what: String, at: Location) {
         if self.warned_fallback.insert(doc.source.name().to_string()) {
             self.diags.push(
                 Diagnostic::warning(
@@ -25,7 +27,7 @@ impl<'a> Lowerer<'a> {
                         doc.source.name()
                     ),
                 )
-                .at(Location::file(doc.source.name()))
+                .at(at)
                 .hint("add an <Import> for it; it was used anyway"),
             );
         }
@@ -44,7 +46,11 @@ impl<'a> Lowerer<'a> {
         if let Some(f) = found
             && f.fallback
         {
-            self.warn_fallback(f.doc, format!("node type `{}`", q.local));
+            self.warn_fallback(
+                f.doc,
+                format!("node type `{}`", q.local),
+                doc.source.location(q.span),
+            );
         }
         found
     }
@@ -66,7 +72,11 @@ impl<'a> Lowerer<'a> {
         if let Some(f) = found
             && f.fallback
         {
-            self.warn_fallback(f.doc, format!("relationship type `{}`", q.local));
+            self.warn_fallback(
+                f.doc,
+                format!("relationship type `{}`", q.local),
+                doc.source.location(q.span),
+            );
         }
         found
     }

@@ -8,9 +8,10 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use super::Lowerer;
+use super::{Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, Location, codes};
 use crate::model::{InputDef, NodeId, Parameter, Topology, Value};
+use crate::yaml::ast;
 
 impl<'a> Lowerer<'a> {
     /// `get_operation_output` (1.3 §4.6) reads what an operation returned:
@@ -151,7 +152,12 @@ impl<'a> Lowerer<'a> {
 
     /// Function calls that read a property or attribute a (provisioned)
     /// node does not have: plans can only pass an empty value.
-    pub(super) fn warn_unknown_attributes(&mut self, t: &Topology) {
+    pub(super) fn warn_unknown_attributes(
+        &mut self,
+        t: &Topology,
+        topo: &ast::Topology,
+        unit: Unit<'a>,
+    ) {
         let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
         let mut found: Vec<(String, String, Option<Location>)> = Vec::new();
         let mut check = |v: &Value, origin: &Option<Location>| {
@@ -190,7 +196,8 @@ impl<'a> Lowerer<'a> {
             }
         }
         for o in &t.outputs {
-            check(&o.value, &None);
+            let at = topo.outputs.iter().find(|(n, _)| n.text == o.name);
+            check(&o.value, &at.map(|(n, _)| Self::at(unit, n.span)));
         }
         for (node, prop, origin) in found {
             self.diags.push(

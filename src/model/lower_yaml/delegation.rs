@@ -11,7 +11,7 @@ use super::Lowerer;
 use super::requirements::Synthetic;
 use super::topology::Nodes;
 use crate::diagnostics::{Diagnostic, codes};
-use crate::model::{NodeId, NodeTemplate, Topology};
+use crate::model::{NodeId, NodeTemplate, RELATIONSHIP_CONFIGURE, Topology};
 use crate::yaml::ast::TypeKind;
 
 impl<'a> Lowerer<'a> {
@@ -81,6 +81,7 @@ impl<'a> Lowerer<'a> {
                     let implemented = r
                         .interfaces
                         .iter()
+                        .filter(|i| i.is_a(RELATIONSHIP_CONFIGURE))
                         .filter_map(|i| i.operation(op))
                         .any(|o| o.implementation.is_some());
                     if implemented {

@@ -131,10 +131,16 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    pub(super) fn finish_interfaces(list: Vec<IfaceB>) -> Vec<Interface> {
+    pub(super) fn finish_interfaces(&mut self, list: Vec<IfaceB>) -> Vec<Interface> {
         list.into_iter()
             .map(|i| Interface {
                 name: i.name.into(),
+                // What the interface is, whatever its name (`Standard`).
+                lineage: i
+                    .type_key
+                    .as_ref()
+                    .and_then(|k| self.chain(TypeKind::Interface, k))
+                    .unwrap_or_default(),
                 interface_type: i.type_key,
                 operations: i
                     .ops

@@ -194,7 +194,7 @@ impl<'a> Lowerer<'a> {
         for i in &n.interfaces {
             self.merge_interface(&mut list, i, unit, this, artifacts, owner);
         }
-        let interfaces = Self::finish_interfaces(list);
+        let interfaces = self.finish_interfaces(list);
         let used: HashSet<&str> = interfaces
             .iter()
             .flat_map(|i| &i.operations)
@@ -234,7 +234,7 @@ impl<'a> Lowerer<'a> {
             type_id,
             properties,
             properties_element: None,
-            interfaces: Arc::new(Self::finish_interfaces(list)),
+            interfaces: Arc::new(self.finish_interfaces(list)),
             artifacts: Vec::new(),
             running: false,
             is_abstract: true,

@@ -214,7 +214,7 @@ impl<'a> Lowerer<'a> {
         for (i, u) in &p.interfaces {
             self.merge_interface(&mut list, i, *u, this, &IndexMap::new(), &owner);
         }
-        let made = Arc::new(Self::finish_interfaces(list));
+        let made = Arc::new(self.finish_interfaces(list));
         if of_type {
             self.type_interfaces.insert(
                 (TypeKind::Relationship, key.to_string()),

@@ -15,7 +15,7 @@ use super::types::nearest;
 use super::{Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, Location, codes};
 use crate::model::NodeId;
-use crate::plan::ids::Unique;
+use crate::names::Unique;
 use crate::yaml::ast::{self, TypeKind};
 use crate::yaml::node::Node;
 

@@ -62,7 +62,7 @@ impl<'a> Lowerer<'a> {
         self.outputs(&mut topology, topo, unit, &by_requirement);
         self.operation_outputs(&mut topology);
         self.delegated_attributes(&mut topology);
-        self.warn_unknown_attributes(&topology);
+        self.warn_unknown_attributes(&topology, topo, unit);
         self.warn_delegated(&topology, base);
         self.groups(&mut topology, topo, unit);
         self.policies(&mut topology, topo, unit);

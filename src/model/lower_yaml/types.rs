@@ -80,7 +80,7 @@ impl<'a> Lowerer<'a> {
             let key = qualify(&unit.scope[..i], name);
             if self.index.contains_key(&(kind, key.clone())) {
                 if self.index[&(kind, key.clone())].unit.builtin {
-                    self.note_builtin(unit);
+                    self.note_builtin(unit, name);
                 }
                 return Some(key);
             }
@@ -101,7 +101,7 @@ impl<'a> Lowerer<'a> {
                         "`{name}` is read as `{p}:{rest}`: a namespace prefix is followed by `:`"
                     ),
                 )
-                .at(Location::file(unit.file.source.name())),
+                .at(Self::written(unit, name)),
             );
             return Some(k);
         }
@@ -112,11 +112,21 @@ impl<'a> Lowerer<'a> {
         let found = std::iter::once(name.to_string())
             .chain(normative::expansions(kind, name))
             .find(|k| self.index.contains_key(&(kind, k.clone())))?;
-        self.note_builtin(unit);
+        self.note_builtin(unit, name);
         Some(found)
     }
 
-    fn note_builtin(&mut self, unit: Unit<'a>) {
+    /// Where `name` is first written in `unit` (its file, if nowhere).
+    fn written(unit: Unit, name: &str) -> Location {
+        let source = &unit.file.source;
+        source
+            .word_location(name)
+            .unwrap_or_else(|| Location::file(source.name()))
+    }
+
+    /// A Simple Profile type `name` is used in `unit`: a 2.0 file that
+    /// does not import the profile gets a warning, at the first such name.
+    fn note_builtin(&mut self, unit: Unit<'a>, name: &str) {
         if unit.builtin || !unit.file.version.is_v2() {
             return;
         }
@@ -138,7 +148,7 @@ impl<'a> Lowerer<'a> {
                         unit.file.source.name()
                     ),
                 )
-                .at(Location::file(unit.file.source.name()))
+                .at(Self::written(unit, name))
                 .hint("add `imports: [{profile: org.oasis-open.simple:2.0}]`"),
             );
         }

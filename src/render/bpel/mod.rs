@@ -20,12 +20,15 @@ use serde::Serialize;
 use self::xpath::{condition, expr, literal};
 use super::fragment::Fragments;
 use super::output::{CHUNK, PlanOutput, Written};
-use super::templates::{Templates, xml_escape};
-use super::{Language, PlanParameter, RenderedPlan, plan_name, plan_namespace};
+use super::templates::Templates;
+use super::{Language, PlanParameter, RenderedPlan};
 use crate::error::Result;
 use crate::model::{Condition, TemplateRef, Topology};
-use crate::plan::ids::Unique;
-use crate::plan::{PlanKind, Reason, ncname};
+use crate::names::Unique;
+use crate::names::ncname;
+use crate::names::xml_escape;
+use crate::plan::naming::{plan_name, plan_namespace};
+use crate::plan::{PlanKind, Reason};
 use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
 use crate::plugins::{ActivityBody, ConcretePlan};
 use crate::render::url_path;
@@ -57,7 +60,7 @@ pub const BUS_URL_INPUT: &str = "ManagementBusInvokerURL";
 /// Escape text for element content (XPath expressions).
 fn text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    super::escape::push_xml_text(&mut out, s);
+    crate::names::escape::push_xml_text(&mut out, s);
     out
 }
 

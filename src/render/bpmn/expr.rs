@@ -18,7 +18,7 @@ pub fn push_literal(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('\'');
     // Single-quoted Groovy strings do not interpolate `$`.
-    crate::render::escape::push_escaped(out, s, |b| match b {
+    crate::names::escape::push_escaped(out, s, |b| match b {
         b'\\' => Some("\\\\"),
         b'\'' => Some("\\'"),
         b'\n' => Some("\\n"),

@@ -512,7 +512,7 @@ fn check(
 }
 
 fn is_xml_name(s: &str) -> bool {
-    !s.is_empty() && crate::plan::ncname(s) == s
+    !s.is_empty() && crate::names::ncname(s) == s
 }
 
 /// Whether `step` is drawn as nothing at all (storing the properties of a

@@ -23,14 +23,14 @@ use super::graph::{
 use super::layout::{self, Diagram, EdgeOf};
 use super::scripts::{Library, PropertyFiles, Shared, Used, library};
 use crate::error::{Error, Result};
+use crate::names::escape::{push_xml_attr, push_xml_text};
 use crate::render::PlanParameter;
-use crate::render::escape::{push_xml_attr, push_xml_text};
 use crate::render::output::{Aside, AsideReader, CHUNK, PlanOutput};
 use crate::render::templates::Templates;
 
 /// Escape text for XML content and attributes.
 pub fn escape(s: &str) -> String {
-    crate::render::templates::xml_escape(s).into_owned()
+    crate::names::xml_escape(s).into_owned()
 }
 
 /// What the document template needs.

@@ -1,4 +1,6 @@
-//! Synthetic topologies for benchmarks: a deterministic application of any
+//! Synthetic topologies for benchmarks (a dev-only module: the benches,
+//! `examples/synth.rs` and the tests include it by path; it is not part of
+//! the library): a deterministic application of any
 //! size with the shape of the corpus. Cloud providers (one per 500 nodes)
 //! host VMs; a VM hosts either a web server with an application or a
 //! database; each application connects to a database on another VM, and
@@ -508,15 +510,15 @@ mod tests {
 
     #[test]
     fn both_dialects_compile_to_the_same_number_of_templates() {
-        let options = crate::Options::default();
+        let options = toscanini::Options::default();
         for (entries, dialect) in [(xml_csar(300), "XML"), (yaml_csar(300), "YAML")] {
-            let csar = crate::csar::Csar::from_entries("synth", entries);
-            let mut sources = crate::diagnostics::SourceMap::new();
-            let loaded = match crate::load_csar(csar, &options, &mut sources) {
+            let csar = toscanini::csar::Csar::from_entries("synth", entries);
+            let mut sources = toscanini::diagnostics::SourceMap::new();
+            let loaded = match toscanini::load_csar(csar, &options, &mut sources) {
                 Ok(l) => l,
-                Err(crate::error::Error::Input(d)) => panic!(
+                Err(toscanini::error::Error::Input(d)) => panic!(
                     "{dialect}: {}",
-                    crate::diagnostics::render::render_all(&d, &sources)
+                    toscanini::diagnostics::render::render_all(&d, &sources)
                 ),
                 Err(e) => panic!("{dialect}: {e}"),
             };

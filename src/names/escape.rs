@@ -54,6 +54,17 @@ pub fn push_escaped(out: &mut String, s: &str, escape: impl Fn(u8) -> Option<&'s
     out.push_str(&s[last..]);
 }
 
+/// Escape text for XML content and attributes.
+pub fn xml_escape(s: &str) -> std::borrow::Cow<'_, str> {
+    // Most names and values need no escaping: no copy then.
+    if !s.contains(['&', '<', '>', '"', '\'']) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    push_xml_attr(&mut out, s);
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

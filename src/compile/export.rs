@@ -1,0 +1,71 @@
+//! One plan as an unpacked deployment unit (`toscanini export`): for BPEL
+//! the directory Apache ODE's hot-deploy folder takes, for BPMN the `.bpmn`
+//! file a Camunda 7 / Operaton deployment takes.
+//!
+//! In: the input, the plan and the language, a new or empty directory.
+//! Out: the plan's files in the directory, and its name and file count.
+
+use std::path::PathBuf;
+
+use super::{Report, load, plan_kind};
+use crate::Options;
+use crate::diagnostics::SourceMap;
+use crate::error::{Error, Result};
+use crate::render::Language;
+use crate::render::templates::Templates;
+
+/// What to export.
+#[derive(Clone, Debug)]
+pub struct ExportRequest {
+    /// The input, as [`super::Request::input`].
+    pub input: PathBuf,
+    /// How the input is read, ordered and completed.
+    pub options: Options,
+    /// Directories of declarative plugins.
+    pub plugin_dirs: Vec<PathBuf>,
+    /// The plan, as `--plan` names it.
+    pub plan: String,
+    /// Its language.
+    pub language: Language,
+    /// A new or empty directory.
+    pub out: PathBuf,
+}
+
+/// Export one plan; returns its name and how many files were written.
+pub fn export(
+    request: &ExportRequest,
+    sources: &mut SourceMap,
+    report: Report,
+) -> Result<(String, usize)> {
+    let (loaded, registry) = load(
+        &request.input,
+        &request.options,
+        &request.plugin_dirs,
+        sources,
+        report,
+    )?;
+    let kind = plan_kind(&request.plan)?;
+    let (plans, warnings) = crate::derive(&loaded.topology, &[kind], &registry, &request.options)?;
+    report(&warnings, sources);
+    let templates = Templates::embedded()?;
+    let rendered =
+        crate::render::render(request.language, &plans[0], &loaded.topology, &templates)?;
+    let out = &request.out;
+    if out.exists() {
+        let empty = std::fs::read_dir(out)
+            .map_err(|e| Error::io("cannot read", out, e))?
+            .next()
+            .is_none();
+        if !empty {
+            return Err(Error::Usage(format!(
+                "`{}` exists and is not empty; export writes into a new or empty directory",
+                out.display()
+            )));
+        }
+    }
+    std::fs::create_dir_all(out).map_err(|e| Error::io("cannot create", out, e))?;
+    for f in &rendered.files {
+        crate::csar::write::write_atomically(&out.join(&f.name), &f.data)?;
+    }
+    Ok((rendered.name, rendered.files.len()))
+}

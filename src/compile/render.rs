@@ -1,0 +1,33 @@
+//! One completed plan rendered in one language, its files kept in memory:
+//! what [`super::compile`] does per plan and language, for callers that
+//! hold the plan themselves (tests, benchmarks, tools that inspect a plan).
+//!
+//! In: the plan (from [`crate::derive`]), its topology, the language.
+//! Out: the rendered plan, its files in archive order.
+
+use std::sync::OnceLock;
+
+use crate::error::Result;
+use crate::model::Topology;
+use crate::plugins::ConcretePlan;
+use crate::render::templates::Templates;
+use crate::render::{Language, RenderedPlan};
+
+/// Render `plan` in `language`.
+pub fn render(
+    plan: &ConcretePlan,
+    topology: &Topology,
+    language: Language,
+) -> Result<RenderedPlan> {
+    crate::render::render(language, plan, topology, templates()?)
+}
+
+/// The embedded templates, parsed once per process.
+fn templates() -> Result<&'static Templates> {
+    static TEMPLATES: OnceLock<Templates> = OnceLock::new();
+    if let Some(t) = TEMPLATES.get() {
+        return Ok(t);
+    }
+    let parsed = Templates::embedded()?;
+    Ok(TEMPLATES.get_or_init(|| parsed))
+}

@@ -1,0 +1,144 @@
+//! The front end: an archive (a `.csar`/`.zip` file, an unpacked CSAR
+//! directory, or a single YAML file) in; its topology out, with the
+//! warnings found on the way. Both dialects end here in one
+//! [`Topology`].
+
+use std::path::Path;
+
+use crate::csar::{Csar, Limits};
+use crate::diagnostics::{Diagnostics, SourceMap, codes};
+use crate::error::{Error, Result};
+use crate::model::{self, Topology};
+use crate::{xml, yaml};
+
+/// What the front end needs to know.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// Limits against hostile input.
+    pub limits: Limits,
+    /// The service template to compile (TOSCA 1.0 documents may hold several).
+    pub service_template: Option<String>,
+}
+
+/// The front end's result: the archive and its topology.
+pub struct Loaded {
+    /// The opened archive.
+    pub csar: Csar,
+    /// Path of the entry definitions inside it.
+    pub entry: String,
+    /// The topology.
+    pub topology: Topology,
+    /// The text of the entry Definitions document (TOSCA 1.0), for writing
+    /// plans back.
+    pub xml_entry: Option<std::sync::Arc<crate::diagnostics::SourceFile>>,
+    /// Warnings found on the way.
+    pub warnings: Diagnostics,
+}
+
+impl Loaded {
+    /// Drop the templates and types of the topology, keeping what writing
+    /// plans back reads of it (its dialect and service template): a large
+    /// topology need not be held beside the parse of the document the plans
+    /// are written into, the peak of memory at the end of a run.
+    pub fn release_topology(&mut self) {
+        let t = &self.topology;
+        self.topology = Topology::new(
+            t.dialect.clone(),
+            t.service_template.clone(),
+            crate::model::TypeTable::default(),
+            Vec::new(),
+            Vec::new(),
+        );
+    }
+}
+
+/// Open `path` and lower it into a topology.
+pub fn load(path: &Path, options: &LoadOptions, sources: &mut SourceMap) -> Result<Loaded> {
+    let csar = Csar::open(path, &options.limits)?;
+    load_csar(csar, options, sources)
+}
+
+/// Lower an opened CSAR into a topology.
+pub fn load_csar(csar: Csar, options: &LoadOptions, sources: &mut SourceMap) -> Result<Loaded> {
+    let entry = csar.entry_definitions(sources)?;
+    let is_yaml = entry.ends_with(".yaml") || entry.ends_with(".yml");
+    if is_yaml {
+        return load_yaml(csar, entry, options, sources);
+    }
+    let (mut docs, mut diags) =
+        xml::imports::load(&csar, &entry, options.limits.max_depth, sources);
+    if diags.has_errors() || docs.is_empty() {
+        return Err(Error::Input(diags));
+    }
+    let loaded: std::collections::BTreeSet<String> =
+        docs.iter().map(|d| d.source.name().to_string()).collect();
+    let max_depth = options.limits.max_depth;
+    let mut fallback_sources = SourceMap::new();
+    let xml_options = model::lower_xml::XmlOptions {
+        service_template: options.service_template.clone(),
+    };
+    let (topology, d) = {
+        let mut fallback =
+            || xml::imports::load_rest(&csar, &loaded, max_depth, &mut fallback_sources);
+        model::lower_xml::lower(&docs, &mut fallback, &csar, &xml_options)
+    };
+    sources.extend(fallback_sources);
+    diags.extend(d);
+    match topology {
+        Some(topology) if !diags.has_errors() => {
+            // Write-back needs the entry document's text only; its syntax
+            // tree (a copy of the whole topology) is dropped here.
+            let entry_doc = docs.swap_remove(0).source;
+            Ok(Loaded {
+                csar,
+                entry,
+                topology,
+                xml_entry: Some(entry_doc),
+                warnings: diags,
+            })
+        }
+        _ => Err(Error::Input(diags)),
+    }
+}
+
+/// The YAML front end: the entry and its imports, then the lowering. Files
+/// that cannot be read stop the run before lowering (their types would
+/// only cascade into "unknown type" errors); everything else is reported
+/// together.
+fn load_yaml(
+    mut csar: Csar,
+    entry: String,
+    options: &LoadOptions,
+    sources: &mut SourceMap,
+) -> Result<Loaded> {
+    let (files, mut diags) =
+        yaml::imports::load(&mut csar, &entry, options.limits.max_depth, sources);
+    diags.extend(yaml::imports::check_meta(&csar, &files, sources));
+    let unreadable = diags.iter().any(|d| {
+        matches!(
+            d.code,
+            codes::YAML_SYNTAX
+                | codes::YAML_LIMIT
+                | codes::YAML_DUPLICATE
+                | codes::YAML_VERSION
+                | codes::YAML_DIALECT
+                | codes::YAML_IMPORT
+                | codes::CSAR_NOT_UTF8
+        ) && d.severity == crate::diagnostics::Severity::Error
+    });
+    if unreadable || files.files.is_empty() {
+        return Err(Error::Input(diags));
+    }
+    let (topology, d) = model::lower_yaml::lower(&files, &mut csar);
+    diags.extend(d);
+    match topology {
+        Some(topology) if !diags.has_errors() => Ok(Loaded {
+            csar,
+            entry,
+            topology,
+            xml_entry: None,
+            warnings: diags,
+        }),
+        _ => Err(Error::Input(diags)),
+    }
+}
