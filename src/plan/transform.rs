@@ -46,11 +46,6 @@ pub fn transformation(a: &Topology, b: &Topology, rules: &OrderingRules) -> Resu
                 .map(|&(ra, rb)| (TemplateRef::Relationship(ra), TemplateRef::Relationship(rb))),
         )
         .collect();
-    let a_templates = || {
-        a.node_ids()
-            .map(TemplateRef::Node)
-            .chain(a.relationship_ids().map(TemplateRef::Relationship))
-    };
     let b_nodes: Vec<NodeId> = b
         .node_ids()
         .filter(|n| !kept_nodes.contains_key(n))
@@ -61,7 +56,7 @@ pub fn transformation(a: &Topology, b: &Topology, rules: &OrderingRules) -> Resu
         .collect();
     let merged = model::merge::merge(a, b, &kept_nodes, &b_nodes, &b_rels);
     let terminate: HashSet<TemplateRef> =
-        a_templates().filter(|t| !a_kept.contains_key(t)).collect();
+        templates(a).filter(|t| !a_kept.contains_key(t)).collect();
     let provision: HashSet<TemplateRef> = b_nodes
         .iter()
         .map(|n| TemplateRef::Node(merged.nodes[n]))
@@ -73,12 +68,39 @@ pub fn transformation(a: &Topology, b: &Topology, rules: &OrderingRules) -> Resu
         .collect();
     let kind = PlanKind::Transformation(b.service_template.id.clone());
     let plan = transformation_plan(&merged.topology, &terminate, &provision, kind, rules)?;
+    let report = report(a, b, &a_kept, &b_nodes, &b_rels, &merged);
+    let warnings = foreign_warning(a, b, &b_nodes, &b_rels);
+    Ok(Transformation {
+        plan,
+        topology: merged.topology,
+        report,
+        warnings,
+    })
+}
+
+/// The node, then the relationship templates of `t`.
+fn templates(t: &Topology) -> impl Iterator<Item = TemplateRef> + '_ {
+    t.node_ids()
+        .map(TemplateRef::Node)
+        .chain(t.relationship_ids().map(TemplateRef::Relationship))
+}
+
+/// One line per template: each of A kept (`a_kept`: its counterpart in B)
+/// or terminated, then each of B provisioned (as its copy in `merged`).
+fn report(
+    a: &Topology,
+    b: &Topology,
+    a_kept: &HashMap<TemplateRef, TemplateRef>,
+    b_nodes: &[NodeId],
+    b_rels: &[RelId],
+    merged: &model::merge::Merged,
+) -> Vec<String> {
     let mut report = Vec::new();
     let what = |t: TemplateRef| match t {
         TemplateRef::Node(_) => "node",
         TemplateRef::Relationship(_) => "relationship",
     };
-    for t in a_templates() {
+    for t in templates(a) {
         let line = if let Some(&bt) = a_kept.get(&t) {
             let other = b.template_id(bt);
             format!(
@@ -108,7 +130,7 @@ pub fn transformation(a: &Topology, b: &Topology, rules: &OrderingRules) -> Resu
         };
         report.push(line);
     }
-    for &n in &b_nodes {
+    for &n in b_nodes {
         report.push(format!(
             "provisioned node `{}` (as `{}`): `{}` has no node left with its type, deployment artifacts and property names on the nodes it stands on",
             b.node(n).id,
@@ -116,7 +138,7 @@ pub fn transformation(a: &Topology, b: &Topology, rules: &OrderingRules) -> Resu
             a.service_template.id
         ));
     }
-    for &r in &b_rels {
+    for &r in b_rels {
         report.push(format!(
             "provisioned relationship `{}` (as `{}`): `{}` has none of its type between the counterparts of its ends",
             b.relationship(r).id,
@@ -124,48 +146,108 @@ pub fn transformation(a: &Topology, b: &Topology, rules: &OrderingRules) -> Resu
             a.service_template.id
         ));
     }
+    report
+}
+
+/// The warning that the plan registers templates only B defines (none
+/// when B adds nothing).
+fn foreign_warning(
+    a: &Topology,
+    b: &Topology,
+    b_nodes: &[NodeId],
+    b_rels: &[RelId],
+) -> Diagnostics {
     let mut warnings = Diagnostics::new();
-    if !b_nodes.is_empty() || !b_rels.is_empty() {
-        let added: Vec<String> = b_nodes
-            .iter()
-            .map(|&n| format!("`{}`", b.node(n).id))
-            .chain(
-                b_rels
-                    .iter()
-                    .map(|&r| format!("`{}`", b.relationship(r).id)),
-            )
-            .collect();
-        warnings.push(
-            Diagnostic::warning(
-                codes::W_TRANSFORM_FOREIGN,
-                format!(
-                    "the transformation plan registers the instances of templates only `{}` defines ({}) in the service instance of `{}`, and invokes their operations through `{}`'s service template",
-                    b.service_template.id,
-                    added.join(", "),
-                    a.service_template.id,
-                    a.service_template.id
-                ),
-            )
-            // At the first of them in the target's file.
-            .at_opt(
-                b_nodes
-                    .iter()
-                    .map(|&n| b.node(n).origin.clone())
-                    .chain(b_rels.iter().map(|&r| b.relationship(r).origin.clone()))
-                    .flatten()
-                    .next(),
-            )
-            .note("the plan runs against a container that accepts them (the engine harness's mock does); the OpenTOSCA container's instance API and management bus know only the templates and artifacts of the CSAR the plan belongs to")
-            .hint(format!(
-                "deploy the plan with a CSAR whose service template `{}` also defines them, or provision `{}` anew",
-                a.service_template.id, b.service_template.id
-            )),
-        );
+    if b_nodes.is_empty() && b_rels.is_empty() {
+        return warnings;
     }
-    Ok(Transformation {
-        plan,
-        topology: merged.topology,
-        report,
-        warnings,
-    })
+    let added: Vec<String> = b_nodes
+        .iter()
+        .map(|&n| format!("`{}`", b.node(n).id))
+        .chain(
+            b_rels
+                .iter()
+                .map(|&r| format!("`{}`", b.relationship(r).id)),
+        )
+        .collect();
+    warnings.push(
+        Diagnostic::warning(
+            codes::W_TRANSFORM_FOREIGN,
+            format!(
+                "the transformation plan registers the instances of templates only `{}` defines ({}) in the service instance of `{}`, and invokes their operations through `{}`'s service template",
+                b.service_template.id,
+                added.join(", "),
+                a.service_template.id,
+                a.service_template.id
+            ),
+        )
+        // At the first of them in the target's file.
+        .at_opt(
+            b_nodes
+                .iter()
+                .map(|&n| b.node(n).origin.clone())
+                .chain(b_rels.iter().map(|&r| b.relationship(r).origin.clone()))
+                .flatten()
+                .next(),
+        )
+        .note("the plan runs against a container that accepts them (the engine harness's mock does); the OpenTOSCA container's instance API and management bus know only the templates and artifacts of the CSAR the plan belongs to")
+        .hint(format!(
+            "deploy the plan with a CSAR whose service template `{}` also defines them, or provision `{}` anew",
+            a.service_template.id, b.service_template.id
+        )),
+    );
+    warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csar::Csar;
+
+    fn topology(name: &str, nodes: &str) -> Topology {
+        let yaml = format!(
+            "tosca_definitions_version: tosca_simple_yaml_1_3\nmetadata: {{template_name: {name}}}\n\
+             topology_template:\n  node_templates:\n{nodes}"
+        );
+        let mut csar = Csar::from_entries("t", [("s.yaml".to_string(), yaml.into_bytes())]);
+        let mut sources = crate::diagnostics::SourceMap::default();
+        let (loaded, _) = crate::yaml::imports::load(&mut csar, "s.yaml", 64, &mut sources);
+        crate::model::lower_yaml::lower(&loaded, &mut csar)
+            .0
+            .unwrap()
+    }
+
+    #[test]
+    fn reports_kept_terminated_and_provisioned_templates() {
+        let a = topology(
+            "A",
+            "    vm: {type: tosca.nodes.Compute}\n    old: {type: tosca.nodes.Root}\n",
+        );
+        let b = topology(
+            "B",
+            "    vm: {type: tosca.nodes.Compute}\n    new: {type: tosca.nodes.SoftwareComponent, requirements: [{host: vm}]}\n",
+        );
+        let t = transformation(&a, &b, &OrderingRules::simple_profile()).unwrap();
+        let starts: Vec<&str> = t
+            .report
+            .iter()
+            .map(|l| l.split(':').next().unwrap())
+            .collect();
+        assert_eq!(
+            starts,
+            [
+                "kept        node `vm`",
+                "terminated  node `old`",
+                "provisioned node `new` (as `new`)",
+                "provisioned relationship `new_host` (as `new_host`)",
+            ]
+        );
+        let w: Vec<&str> = t.warnings.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(w.len(), 1);
+        assert!(
+            w[0].contains("only `B` defines (`new`, `new_host`)"),
+            "{w:?}"
+        );
+        assert!(foreign_warning(&a, &b, &[], &[]).is_empty());
+    }
 }
