@@ -123,6 +123,9 @@ enum This<'c> {
     Relationship,
 }
 
+/// The state of one lowering: the type index of every file, and what the
+/// parts (in the files of this directory) share while the topology is
+/// lowered.
 struct Lowerer<'a> {
     units: Vec<Unit<'a>>,
     index: HashMap<(TypeKind, String), Def<'a>>,
@@ -194,8 +197,8 @@ impl<'a> Lowerer<'a> {
         l
     }
 
-    // ---- diagnostics
-
+    /// Report `d` unless the same code was reported at the same place
+    /// (definitions shared by many templates are read once per template).
     fn push_once(&mut self, d: Diagnostic) {
         let key = match &d.location {
             Some(l) => (l.file.clone(), l.line as usize, l.column as usize, d.code),
@@ -206,6 +209,7 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Where `span` of `unit`'s file is.
     fn at(unit: Unit, span: Span) -> Location {
         unit.file.source.location(span)
     }
@@ -219,7 +223,7 @@ fn lower_text(yaml: &str) -> (Option<Topology>, Diagnostics) {
         [("service.yaml".to_string(), yaml.as_bytes().to_vec())],
     );
     let mut sources = crate::diagnostics::SourceMap::default();
-    let (loaded, diags) = crate::yaml::imports::load(&mut csar, "service.yaml", 8, &mut sources);
+    let (loaded, diags) = crate::yaml::imports::load(&mut csar, "service.yaml", 64, &mut sources);
     assert!(!diags.has_errors(), "{diags:?}");
     lower(&loaded, &mut csar)
 }
