@@ -6,6 +6,7 @@ mod bpmn;
 mod cli;
 mod corpus;
 mod corpus_yaml;
+mod dom;
 mod features;
 mod names;
 mod ordering;
