@@ -4,6 +4,7 @@
 
 mod bpmn;
 mod cli;
+mod compile;
 mod corpus;
 mod corpus_yaml;
 mod dom;
