@@ -100,7 +100,9 @@ pub fn plan_dot(plan: &ConcretePlan, topology: &Topology) -> String {
 }
 
 /// A plan as JSON: `{"plan", "activities": [{"id", "bpmn", "template",
-/// "kind", "operations", "compensation"}], "edges": [[from, to], ...]}`;
+/// "template_kind", "kind", "operations", "compensation"}], "edges":
+/// [[from, to], ...]}`; `template_kind` is `node` or `relationship` (a
+/// relationship template may have a node template's name);
 /// `compensation` lists the operations that undo the activity when the plan
 /// fails after it ended. `bpmn` is the id
 /// of the activity's subprocess in the BPMN plan: its id, unless that
@@ -118,6 +120,10 @@ pub fn plan_json(plan: &ConcretePlan, topology: &Topology) -> serde_json::Value 
                 "id": a.id,
                 "bpmn": bpmn,
                 "template": topology.template_id(a.template),
+                "template_kind": match a.template {
+                    TemplateRef::Node(_) => "node",
+                    TemplateRef::Relationship(_) => "relationship",
+                },
                 "kind": a.kind.name(),
                 "operations": operations(plan, i),
                 "compensation": compensation(plan, i),

@@ -24,6 +24,11 @@ pub struct Cli {
         value_name = "FORMAT"
     )]
     pub message_format: MessageFormat,
+    /// Print every warning: by default the same warning on four or more
+    /// templates is printed once, with the count and the first names
+    /// (`--message-format json` always prints every one).
+    #[arg(long, global = true)]
+    pub verbose: bool,
 }
 
 /// `--message-format`.

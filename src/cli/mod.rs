@@ -29,7 +29,7 @@ where
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    let mut session = session::Session::new(cli.message_format);
+    let mut session = session::Session::new(cli.message_format, cli.verbose);
     let result = match cli.command {
         args::Command::Plan(a) => plan::run(&mut session, a),
         args::Command::Graph(a) => graph::run(&mut session, a),

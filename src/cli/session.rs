@@ -17,14 +17,22 @@ pub struct Session {
     /// Every source file read, for snippets.
     pub sources: SourceMap,
     /// How problems are printed.
+    format: Printing,
+}
+
+/// How diagnostics are printed: the format, and for text whether every
+/// warning is printed (`--verbose`) or the same one on many templates once.
+#[derive(Clone, Copy)]
+struct Printing {
     format: MessageFormat,
+    verbose: bool,
 }
 
 impl Session {
-    pub fn new(format: MessageFormat) -> Session {
+    pub fn new(format: MessageFormat, verbose: bool) -> Session {
         Session {
             sources: SourceMap::new(),
-            format,
+            format: Printing { format, verbose },
         }
     }
 
@@ -58,7 +66,7 @@ impl Session {
 
     /// Print a failure that is not a diagnostic.
     fn fail(&self, message: &str) {
-        let text = match self.format {
+        let text = match self.format.format {
             MessageFormat::Human => format!("error: {message}\n"),
             MessageFormat::Json => render::json_failure(message),
         };
@@ -97,12 +105,13 @@ impl Session {
 }
 
 /// Print `diags` to stderr in `format`.
-fn print(format: MessageFormat, diags: &Diagnostics, sources: &SourceMap) {
+fn print(printing: Printing, diags: &Diagnostics, sources: &SourceMap) {
     if diags.is_empty() {
         return;
     }
-    let text = match format {
-        MessageFormat::Human => render::render_all(diags, sources),
+    let text = match printing.format {
+        MessageFormat::Human if printing.verbose => render::render_all(diags, sources),
+        MessageFormat::Human => render::render_grouped(diags, sources),
         MessageFormat::Json => render::json_lines(diags),
     };
     let _ = std::io::stderr().write_all(text.as_bytes());

@@ -151,3 +151,7 @@ pub const W_ARTIFACT_NOT_UPLOADED: &str = "W0604";
 pub const OUTPUT_IS_INPUT: &str = "E0701";
 /// The plans cannot be written into a YAML service template's text.
 pub const OUTPUT_YAML_LAYOUT: &str = "E0702";
+/// The service template's TOSCA version cannot reference the plans (a
+/// workflow `implementation` came with TOSCA 1.3): the archives are in
+/// the CSAR, unnamed.
+pub const W_PLANS_UNREFERENCED: &str = "W0703";

@@ -4,9 +4,11 @@
 //! [`Diagnostics`] collection instead of stopping at the first problem. A
 //! [`Diagnostic`] carries a stable code (see [`codes`]), a message that quotes
 //! the names at fault, the file inside the CSAR with line and column, and an
-//! optional hint. [`render`] turns them into text.
+//! optional hint. [`render`] turns them into text; [`group`] finds the
+//! same warning on several templates, which the text reports once.
 
 pub mod codes;
+pub mod group;
 pub mod render;
 mod source;
 

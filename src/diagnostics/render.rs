@@ -10,11 +10,13 @@
 //! ```
 //!
 //! Plain text only: output is the same on a terminal and in a test. For
-//! editors and CI, [`json_line`] gives each diagnostic as one JSON object.
+//! people, [`render_grouped`] reports the same warning on many templates
+//! once (`--verbose` uses [`render_all`]); for editors and CI,
+//! [`json_line`] gives each diagnostic as one JSON object.
 
 use std::fmt::Write;
 
-use super::{Diagnostic, Diagnostics, Severity, SourceMap};
+use super::{Diagnostic, Diagnostics, Severity, SourceMap, group};
 
 /// Render one diagnostic, with a source snippet when the file is known.
 pub fn render(diagnostic: &Diagnostic, sources: &SourceMap) -> String {
@@ -72,6 +74,63 @@ pub fn render_all(diagnostics: &Diagnostics, sources: &SourceMap) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The fewest members of a group of the same warning ([`group`]) that
+/// are reported once: up to three are still read one by one.
+pub const GROUPED_FROM: usize = 4;
+
+/// How many of the other names a grouped warning lists.
+const NAMES_SHOWN: usize = 5;
+
+/// Like [`render_all`], but the same warning on [`GROUPED_FROM`] or more
+/// templates is rendered once, where it first occurs, with a note giving
+/// the count and the first names of the others. The summary line still
+/// counts every diagnostic.
+pub fn render_grouped(diagnostics: &Diagnostics, sources: &SourceMap) -> String {
+    let all: Vec<&Diagnostic> = diagnostics.iter().collect();
+    // For each diagnostic: the group it heads, or whether it is left out.
+    let mut heads: Vec<Option<group::Group>> = vec![None; all.len()];
+    let mut hidden = vec![false; all.len()];
+    for g in group::groups(&all) {
+        if g.members.len() >= GROUPED_FROM {
+            g.members[1..].iter().for_each(|&i| hidden[i] = true);
+            let first = g.members[0];
+            heads[first] = Some(g);
+        }
+    }
+    let mut out = String::new();
+    for (i, d) in all.iter().enumerate() {
+        match &heads[i] {
+            _ if hidden[i] => continue,
+            Some(g) => out.push_str(&render(&with_others(d, g), sources)),
+            None => out.push_str(&render(d, sources)),
+        }
+        out.push('\n');
+    }
+    if !diagnostics.is_empty() {
+        out.push_str(&summary(diagnostics));
+        out.push('\n');
+    }
+    out
+}
+
+/// The first diagnostic of a group, with a note on the others.
+fn with_others(first: &Diagnostic, g: &group::Group) -> Diagnostic {
+    let others = &g.names[1..];
+    let mut names: Vec<String> = others
+        .iter()
+        .take(NAMES_SHOWN)
+        .map(|n| format!("`{n}`"))
+        .collect();
+    if others.len() > NAMES_SHOWN {
+        names.push("…".into());
+    }
+    first.clone().note(format!(
+        "the same for {} more: {} (--verbose lists every one)",
+        others.len(),
+        names.join(", ")
+    ))
 }
 
 /// `N errors, M warnings` with correct plurals; empty parts left out.
@@ -223,6 +282,25 @@ mod tests {
             render(&d, &sources),
             "error[E0000]: bad `b`\n --> a.tosca:2:2\n  |\n2 |     <b ref=\"x\"/>\n  |     ^^\n  = hint: fix it\n"
         );
+    }
+
+    #[test]
+    fn the_same_warning_on_many_templates_is_rendered_once() {
+        let sources = SourceMap::new();
+        let mut diags = Diagnostics::new();
+        let same = |n: usize| Diagnostic::warning("W0313", format!("node `vm_{n}` is delegated"));
+        diags.push(Diagnostic::warning("W0312", "artifact `a.sh` is missing"));
+        for n in 0..8 {
+            diags.push(same(n));
+        }
+        assert_eq!(
+            render_grouped(&diags, &sources),
+            "warning[W0312]: artifact `a.sh` is missing\n\nwarning[W0313]: node `vm_0` is delegated\n  = note: the same for 7 more: `vm_1`, `vm_2`, `vm_3`, `vm_4`, `vm_5`, … (--verbose lists every one)\n\n9 warnings\n"
+        );
+        // Three are still shown one by one.
+        let mut few = Diagnostics::new();
+        (0..3).for_each(|n| few.push(same(n)));
+        assert_eq!(render_grouped(&few, &sources), render_all(&few, &sources));
     }
 
     #[test]

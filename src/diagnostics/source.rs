@@ -91,6 +91,34 @@ impl SourceFile {
         }
     }
 
+    /// Where `word` is first written as a whole name (not inside a longer
+    /// one such as `tosca.nodes.Compute` for `Compute`; a namespace prefix
+    /// as in `tosca:Compute` may come before it), for a diagnostic about a
+    /// name whose span the caller does not have.
+    pub fn word_location(&self, word: &str) -> Option<Location> {
+        let is_name = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.');
+        let text = &*self.text;
+        text.match_indices(word).map(|(i, _)| i).find_map(|i| {
+            let before = text[..i].chars().next_back();
+            let after = text[i + word.len()..].chars().next();
+            (!before.is_some_and(is_name) && !after.is_some_and(is_name) && !commented(text, i))
+                .then(|| self.location(Span::new(i, i + word.len())))
+        })
+    }
+
+    /// Where the top-level key `key` is (`key:` at the start of a line),
+    /// for a diagnostic about a whole document.
+    pub fn key_location(&self, key: &str) -> Option<Location> {
+        self.line_starts
+            .iter()
+            .find(|&&s| {
+                self.text[s..]
+                    .strip_prefix(key)
+                    .is_some_and(|rest| rest.starts_with(':'))
+            })
+            .map(|&s| self.location(Span::new(s, s + key.len())))
+    }
+
     /// Text of a 1-based line, without its line break.
     pub fn line(&self, line: u32) -> Option<&str> {
         let i = (line as usize).checked_sub(1)?;
@@ -102,6 +130,14 @@ impl SourceFile {
             .unwrap_or(self.text.len());
         Some(self.text[start..end].trim_end_matches('\r'))
     }
+}
+
+/// Whether offset `i` of `text` is in a YAML or shell-style comment: after
+/// a `#` that starts its line or follows a space.
+fn commented(text: &str, i: usize) -> bool {
+    let line = &text[text[..i].rfind('\n').map_or(0, |s| s + 1)..i];
+    line.char_indices()
+        .any(|(j, c)| c == '#' && (j == 0 || line[..j].ends_with(char::is_whitespace)))
 }
 
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {
@@ -156,5 +192,18 @@ mod tests {
         assert_eq!(f.line(2), Some("cdé f"));
         let loc = f.location(Span::new(off, off + 1));
         assert_eq!((loc.line, loc.column, loc.length), (2, 5, 1));
+    }
+
+    #[test]
+    fn names_and_keys_are_found_where_first_written() {
+        let f = SourceFile::new(
+            "a.yaml",
+            "# imports: no\nnode_types:\n  x:\n    derived_from: tosca.nodes.Compute\n    # t: Compute\n    t: tosca:Compute # Compute\nimports: []\n",
+        );
+        let at = |l: Option<Location>| l.map(|l| (l.line, l.column, l.length));
+        assert_eq!(at(f.word_location("Compute")), Some((6, 14, 7)));
+        assert_eq!(at(f.word_location("Comp")), None);
+        assert_eq!(at(f.key_location("imports")), Some((7, 1, 7)));
+        assert_eq!(at(f.key_location("x")), None);
     }
 }

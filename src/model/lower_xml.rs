@@ -320,7 +320,9 @@ struct Lowerer<'a> {
 }
 
 impl<'a> Lowerer<'a> {
-    fn warn_fallback(&mut self, doc: &Definitions, what: String) {
+    /// A type was found only in `doc`, which no document imports; the
+    /// warning points at the reference `at` that needed it.
+    fn warn_fallback(&mut self, doc: &Definitions, what: String, at: Location) {
         if self.warned_fallback.insert(doc.source.name().to_string()) {
             self.diags.push(
                 Diagnostic::warning(
@@ -330,7 +332,7 @@ impl<'a> Lowerer<'a> {
                         doc.source.name()
                     ),
                 )
-                .at(Location::file(doc.source.name()))
+                .at(at)
                 .hint("add an <Import> for it; it was used anyway"),
             );
         }
@@ -345,7 +347,11 @@ impl<'a> Lowerer<'a> {
         if let Some(f) = found
             && f.fallback
         {
-            self.warn_fallback(f.doc, format!("node type `{}`", q.local));
+            self.warn_fallback(
+                f.doc,
+                format!("node type `{}`", q.local),
+                doc.source.location(q.span),
+            );
         }
         found
     }
@@ -367,7 +373,11 @@ impl<'a> Lowerer<'a> {
         if let Some(f) = found
             && f.fallback
         {
-            self.warn_fallback(f.doc, format!("relationship type `{}`", q.local));
+            self.warn_fallback(
+                f.doc,
+                format!("relationship type `{}`", q.local),
+                doc.source.location(q.span),
+            );
         }
         found
     }
@@ -1131,6 +1141,7 @@ fn merge_interfaces(into: &mut Vec<Interface>, more: &[ast::Interface]) {
             None => into.push(Interface {
                 name: i.name.as_str().into(),
                 interface_type: None,
+                lineage: Vec::new(),
                 operations: ops,
             }),
         }

@@ -41,8 +41,9 @@ use indexmap::IndexMap;
 
 use super::{
     Artifact, Dialect, Group, Implementation, InputDef, Interface, NodeId, NodeTemplate, Operation,
-    OutputDef, Parameter, Policy, PolicyTarget, RelKind, RelationshipTemplate, ServiceTemplateInfo,
-    Substitution, Topology, TypeDef, TypeId, TypeKind as ModelKind, TypeName, TypeTable, Value,
+    OutputDef, Parameter, Policy, PolicyTarget, RELATIONSHIP_CONFIGURE, RelKind,
+    RelationshipTemplate, ServiceTemplateInfo, Substitution, Topology, TypeDef, TypeId,
+    TypeKind as ModelKind, TypeName, TypeTable, Value,
 };
 use crate::csar::Csar;
 use crate::diagnostics::{Diagnostic, Diagnostics, Location, Span, codes};
@@ -329,7 +330,7 @@ impl<'a> Lowerer<'a> {
             let key = qualify(&unit.scope[..i], name);
             if self.index.contains_key(&(kind, key.clone())) {
                 if self.index[&(kind, key.clone())].unit.builtin {
-                    self.note_builtin(unit);
+                    self.note_builtin(unit, name);
                 }
                 return Some(key);
             }
@@ -350,7 +351,7 @@ impl<'a> Lowerer<'a> {
                         "`{name}` is read as `{p}:{rest}`: a namespace prefix is followed by `:`"
                     ),
                 )
-                .at(Location::file(unit.file.source.name())),
+                .at(Self::written(unit, name)),
             );
             return Some(k);
         }
@@ -361,11 +362,21 @@ impl<'a> Lowerer<'a> {
         let found = std::iter::once(name.to_string())
             .chain(normative::expansions(kind, name))
             .find(|k| self.index.contains_key(&(kind, k.clone())))?;
-        self.note_builtin(unit);
+        self.note_builtin(unit, name);
         Some(found)
     }
 
-    fn note_builtin(&mut self, unit: Unit<'a>) {
+    /// Where `name` is first written in `unit` (its file, if nowhere).
+    fn written(unit: Unit, name: &str) -> Location {
+        let source = &unit.file.source;
+        source
+            .word_location(name)
+            .unwrap_or_else(|| Location::file(source.name()))
+    }
+
+    /// A Simple Profile type `name` is used in `unit`: a 2.0 file that
+    /// does not import the profile gets a warning, at the first such name.
+    fn note_builtin(&mut self, unit: Unit<'a>, name: &str) {
         if unit.builtin || !unit.file.version.is_v2() {
             return;
         }
@@ -387,7 +398,7 @@ impl<'a> Lowerer<'a> {
                         unit.file.source.name()
                     ),
                 )
-                .at(Location::file(unit.file.source.name()))
+                .at(Self::written(unit, name))
                 .hint("add `imports: [{profile: org.oasis-open.simple:2.0}]`"),
             );
         }
@@ -882,10 +893,16 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn finish_interfaces(list: Vec<IfaceB>) -> Vec<Interface> {
+    fn finish_interfaces(&mut self, list: Vec<IfaceB>) -> Vec<Interface> {
         list.into_iter()
             .map(|i| Interface {
                 name: i.name.into(),
+                // What the interface is, whatever its name (`Standard`).
+                lineage: i
+                    .type_key
+                    .as_ref()
+                    .and_then(|k| self.chain(TypeKind::Interface, k))
+                    .unwrap_or_default(),
                 interface_type: i.type_key,
                 operations: i
                     .ops
@@ -1160,7 +1177,7 @@ impl<'a> Lowerer<'a> {
         }
         self.operation_outputs(&mut topology);
         self.delegated_attributes(&mut topology);
-        self.warn_unknown_attributes(&topology);
+        self.warn_unknown_attributes(&topology, topo, unit);
         self.warn_delegated(&topology, base);
         self.groups_and_policies(&mut topology, topo, unit);
         let (regions, d) = super::regions_from_policies(&topology);
@@ -1341,7 +1358,7 @@ impl<'a> Lowerer<'a> {
         for i in &n.interfaces {
             self.merge_interface(&mut list, i, unit, this, artifacts, owner);
         }
-        let interfaces = Self::finish_interfaces(list);
+        let interfaces = self.finish_interfaces(list);
         let used: HashSet<&str> = interfaces
             .iter()
             .flat_map(|i| &i.operations)
@@ -1381,7 +1398,7 @@ impl<'a> Lowerer<'a> {
             type_id,
             properties,
             properties_element: None,
-            interfaces: Arc::new(Self::finish_interfaces(list)),
+            interfaces: Arc::new(self.finish_interfaces(list)),
             artifacts: Vec::new(),
             running: false,
             is_abstract: true,
@@ -1825,7 +1842,7 @@ impl<'a> Lowerer<'a> {
                 for (i, u) in &p.interfaces {
                     self.merge_interface(&mut list, i, *u, this, &IndexMap::new(), &owner);
                 }
-                let made = Arc::new(Self::finish_interfaces(list));
+                let made = Arc::new(self.finish_interfaces(list));
                 if of_type {
                     self.type_interfaces.insert(
                         (TypeKind::Relationship, key.clone()),
@@ -1875,6 +1892,7 @@ impl<'a> Lowerer<'a> {
                     let implemented = r
                         .interfaces
                         .iter()
+                        .filter(|i| i.is_a(RELATIONSHIP_CONFIGURE))
                         .filter_map(|i| i.operation(op))
                         .any(|o| o.implementation.is_some());
                     if implemented {
@@ -2033,7 +2051,7 @@ impl<'a> Lowerer<'a> {
 
     /// Function calls that read a property or attribute a (provisioned)
     /// node does not have: plans can only pass an empty value.
-    fn warn_unknown_attributes(&mut self, t: &Topology) {
+    fn warn_unknown_attributes(&mut self, t: &Topology, topo: &ast::Topology, unit: Unit<'a>) {
         let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
         let mut found: Vec<(String, String, Option<Location>)> = Vec::new();
         let mut check = |v: &Value, origin: &Option<Location>| {
@@ -2072,7 +2090,8 @@ impl<'a> Lowerer<'a> {
             }
         }
         for o in &t.outputs {
-            check(&o.value, &None);
+            let at = topo.outputs.iter().find(|(n, _)| n.text == o.name);
+            check(&o.value, &at.map(|(n, _)| Self::at(unit, n.span)));
         }
         for (node, prop, origin) in found {
             self.diags.push(

@@ -167,11 +167,34 @@ pub struct Interface {
     pub name: Name,
     /// Interface type (YAML), e.g. `tosca.interfaces.node.lifecycle.Standard`.
     pub interface_type: Option<String>,
+    /// The interface type and the types it derives from, nearest first
+    /// (YAML; empty when untyped, as in TOSCA 1.0 XML, where an interface
+    /// is its name).
+    pub lineage: Vec<String>,
     /// Operations in declaration order.
     pub operations: Vec<Operation>,
 }
 
+/// The normative node lifecycle interface type of TOSCA YAML (1.3 §5.8.4).
+pub const LIFECYCLE_STANDARD: &str = "tosca.interfaces.node.lifecycle.Standard";
+/// The normative relationship interface type of TOSCA YAML (1.3 §5.8.5).
+pub const RELATIONSHIP_CONFIGURE: &str = "tosca.interfaces.relationship.Configure";
+
 impl Interface {
+    /// Whether the interface is of the normative interface type
+    /// `normative` (or one derived from it), decided on its resolved type
+    /// and not its name: a user's `Standard` of a type of its own is not the
+    /// lifecycle. An untyped interface (TOSCA 1.0 XML, or YAML whose type
+    /// is unknown) is one when its name is the type's usual name, the last
+    /// segment of `normative` (`Standard`, `Configure`) or the whole.
+    pub fn is_a(&self, normative: &str) -> bool {
+        if !self.lineage.is_empty() {
+            return self.lineage.iter().any(|t| t == normative);
+        }
+        let short = normative.rsplit('.').next().unwrap_or(normative);
+        *self.name == *short || *self.name == *normative
+    }
+
     /// An operation by name.
     pub fn operation(&self, name: &str) -> Option<&Operation> {
         self.operations.iter().find(|o| &*o.name == name)
@@ -601,5 +624,30 @@ impl Topology {
             }
         }
         cur
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn interface(name: &str, lineage: &[&str]) -> Interface {
+        Interface {
+            name: name.into(),
+            interface_type: lineage.first().map(|t| t.to_string()),
+            lineage: lineage.iter().map(|t| t.to_string()).collect(),
+            operations: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_interface_is_what_its_type_says_not_its_name() {
+        let own = interface("Standard", &["my.Ops", "tosca.interfaces.Root"]);
+        assert!(!own.is_a(LIFECYCLE_STANDARD));
+        let derived = interface("Setup", &["my.Setup", RELATIONSHIP_CONFIGURE]);
+        assert!(derived.is_a(RELATIONSHIP_CONFIGURE));
+        // Untyped (TOSCA 1.0 XML): by name.
+        assert!(interface("Configure", &[]).is_a(RELATIONSHIP_CONFIGURE));
+        assert!(!interface("Hooks", &[]).is_a(RELATIONSHIP_CONFIGURE));
     }
 }

@@ -191,6 +191,15 @@ fn foreign_warning(a: &Topology, b: &Topology, d: &Difference) -> Diagnostics {
                 a.service_template.id
             ),
         )
+        // At the first of them in the target's file.
+        .at_opt(
+            d.b_nodes
+                .iter()
+                .map(|&n| b.node(n).origin.clone())
+                .chain(d.b_rels.iter().map(|&r| b.relationship(r).origin.clone()))
+                .flatten()
+                .next(),
+        )
         .note("the plan runs against a container that accepts them (the engine harness's mock does); the OpenTOSCA container's instance API and management bus know only the templates and artifacts of the CSAR the plan belongs to")
         .hint(format!(
             "deploy the plan with a CSAR whose service template `{}` also defines them, or provision `{}` anew",

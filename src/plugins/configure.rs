@@ -16,22 +16,17 @@
 use super::api::{Body, Context, Outcome, Plugin, Role};
 use super::params::{bind_on_node, value_binding};
 use super::steps::{Binding, Invocation, PropertyRef, Step};
-use crate::model::{Dialect, Name, NodeId, Operation, RelId, TemplateRef, Topology};
+use crate::model::{
+    Dialect, Name, NodeId, Operation, RELATIONSHIP_CONFIGURE, RelId, TemplateRef, Topology,
+};
 use crate::plan::{Activity, ActivityKind};
-
-/// The interface (by name or type) of relationship operations.
-fn is_configure(name: &str, interface_type: Option<&str>) -> bool {
-    name == "Configure"
-        || name == "tosca.interfaces.relationship.Configure"
-        || interface_type.is_some_and(|t| t.ends_with("relationship.Configure"))
-}
 
 /// The implemented Configure operation `op` of `rel`, with its interface name.
 fn configure_op<'a>(t: &'a Topology, rel: RelId, op: &str) -> Option<(&'a Name, &'a Operation)> {
     t.relationship(rel)
         .interfaces
         .iter()
-        .filter(|i| is_configure(&i.name, i.interface_type.as_deref()))
+        .filter(|i| i.is_a(RELATIONSHIP_CONFIGURE))
         .find_map(|i| i.operation(op).map(|o| (&i.name, o)))
 }
 

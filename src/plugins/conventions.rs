@@ -2,7 +2,7 @@
 //! place: lifecycle interfaces and operation orders, the OpenTOSCA
 //! connection interfaces, and property aliases.
 
-use crate::model::Interface;
+use crate::model::{Interface, LIFECYCLE_STANDARD};
 
 /// Operations that bring a node up, in the order they run.
 pub(crate) const BUILD_OPERATIONS: [&str; 4] = ["install", "create", "configure", "start"];
@@ -21,19 +21,19 @@ pub(crate) fn states(operation: &str) -> (&'static str, &'static str) {
     }
 }
 
-/// Whether an interface is a lifecycle interface: OpenTOSCA's
+/// Whether an interface is a lifecycle interface: in TOSCA YAML one whose
+/// type is or derives from the Simple Profile `Standard` interface type
+/// (decided on the type: a user's interface merely named `Standard` is
+/// not); untyped (TOSCA 1.0 XML), OpenTOSCA's
 /// `http://opentosca.org/interfaces/lifecycle`,
-/// `http://www.example.com/interfaces/lifecycle`,
-/// `…/pattern/lifecycle`, or the Simple Profile `Standard` interface.
+/// `http://www.example.com/interfaces/lifecycle`, `…/pattern/lifecycle`,
+/// or one named `Standard`.
 pub(crate) fn is_lifecycle(interface: &Interface) -> bool {
+    if !interface.lineage.is_empty() {
+        return interface.is_a(LIFECYCLE_STANDARD);
+    }
     let name = interface.name.to_ascii_lowercase();
-    name.ends_with("lifecycle")
-        || name == "standard"
-        || name == "tosca.interfaces.node.lifecycle.standard"
-        || interface
-            .interface_type
-            .as_deref()
-            .is_some_and(|t| t.ends_with("lifecycle.Standard") || t == "Standard")
+    name.ends_with("lifecycle") || interface.is_a(LIFECYCLE_STANDARD)
 }
 
 /// The operation name of OpenTOSCA's connection semantics (seed 004).

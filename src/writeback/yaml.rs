@@ -6,6 +6,14 @@
 //! workflow's own name for the plan of an imperative workflow (with
 //! `_plan` appended where the user's workflow of that name stays).
 //!
+//! Only TOSCA 1.3 and 2.0 can name a workflow's `implementation` (1.3
+//! §3.8.7, 2.0 §13.2): TOSCA 1.0 has no workflows at all, and workflows of
+//! 1.1 and 1.2 are steps only. For those versions the service template
+//! stays as written (less what earlier runs added), the plan archives are
+//! still put under `plans/`, and a warning (W0703) says that nothing in the
+//! service template names them, so that the output stays valid TOSCA of
+//! its declared version.
+//!
 //! A single `.yaml` file becomes a CSAR: the files it imports and the
 //! artifacts it names keep their paths relative to each other, under the
 //! nearest directory that holds them all, and a TOSCA.meta names the entry.
@@ -15,12 +23,13 @@ use std::path::{Component, Path};
 use crate::csar::path::percent_encode;
 use crate::csar::write::Changes;
 use crate::csar::{META_PATH, Origin};
-use crate::diagnostics::Diagnostics;
+use crate::diagnostics::{Diagnostic, Diagnostics, SourceFile, Span, codes};
 use crate::error::{Error, Result};
 use crate::load::Loaded;
 use crate::plan::PlanKind;
 use crate::render::RenderedPlan;
 use crate::yaml::rewrite::{PlanWorkflow, prepare, rewrite};
+use crate::yaml::version::{Detected, Version, detect};
 
 /// The workflow name a plan is written back under.
 fn workflow_name(kind: &PlanKind) -> String {
@@ -87,6 +96,18 @@ pub(super) fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Change
             changes.remove.insert(old);
         }
     }
+    let mut diagnostics = Diagnostics::new();
+    let version = declared_version(&loaded.topology.dialect);
+    if let Some(v) = version.filter(|v| !can_reference_plans(*v)) {
+        let files: Vec<String> = plans
+            .iter()
+            .map(|p| format!("plans/{}.zip", percent_encode(&p.name)))
+            .collect();
+        if !files.is_empty() {
+            diagnostics.push(unreferenced(v, &loaded.entry, &text, &files));
+        }
+        workflows.clear();
+    }
     let (new_text, _) = rewrite(prepared, &workflows).map_err(|d| Error::Input(d.into()))?;
     let mut out = new_text.into_bytes();
     if bytes.starts_with(b"\xEF\xBB\xBF") {
@@ -118,7 +139,61 @@ pub(super) fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Change
         let _ = prefix;
         changes.put.insert(META_PATH.to_string(), meta.into_bytes());
     }
-    Ok((changes, Diagnostics::new()))
+    Ok((changes, diagnostics))
+}
+
+/// The TOSCA YAML version the service template declares.
+fn declared_version(dialect: &crate::model::Dialect) -> Option<Version> {
+    match dialect {
+        crate::model::Dialect::Yaml(v) => match detect(v) {
+            Detected::Supported(v) | Detected::Lenient(v, _) => Some(v),
+            _ => None,
+        },
+        crate::model::Dialect::Xml => None,
+    }
+}
+
+/// Whether a service template of `version` can name a plan archive as a
+/// workflow's `implementation` (1.3 §3.8.7, 2.0 §13.2).
+fn can_reference_plans(version: Version) -> bool {
+    version >= Version::V1_3
+}
+
+/// The warning that the service template `entry` (of `version`, text
+/// `text`) cannot reference the plan archives `files`, placed on its
+/// `tosca_definitions_version`.
+fn unreferenced(version: Version, entry: &str, text: &str, files: &[String]) -> Diagnostic {
+    let why = match version {
+        Version::V1_0 => format!("`{version}` has no workflows"),
+        _ => format!(
+            "workflows of `{version}` are steps only (a workflow `implementation` came with TOSCA 1.3)"
+        ),
+    };
+    let count = match files.len() {
+        1 => "the plan archive is".to_string(),
+        n => format!("the {n} plan archives are"),
+    };
+    let source = SourceFile::new(entry, text);
+    let start = version_key(text);
+    Diagnostic::warning(
+        codes::W_PLANS_UNREFERENCED,
+        format!(
+            "{why}, so the service template cannot reference the plans: {count} in the CSAR under `plans/`, but `{entry}` does not name them"
+        ),
+    )
+    .at(source.location(Span::new(start, start + "tosca_definitions_version".len())))
+    .note(format!("the plans: {}", files.join(", ")))
+    .hint("declare `tosca_definitions_version: tosca_simple_yaml_1_3` to have the plans written back as workflows implemented by their archives")
+}
+
+/// Where the `tosca_definitions_version` key starts (0 if it is not at
+/// the start of a line).
+fn version_key(text: &str) -> usize {
+    let key = "tosca_definitions_version";
+    if text.starts_with(key) {
+        return 0;
+    }
+    text.find(&format!("\n{key}")).map(|i| i + 1).unwrap_or(0)
 }
 
 type Rename = Box<dyn Fn(&str) -> String>;

@@ -540,7 +540,10 @@ pub(crate) fn check_meta(csar: &Csar, loaded: &Loaded, sources: &mut SourceMap) 
                         missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(" and ")
                     ),
                 )
-                .at(Location::file(entry.source.name()))
+                .at(entry
+                    .source
+                    .key_location("metadata")
+                    .unwrap_or_else(|| entry.source.location(Span::new(0, 0))))
                 .hint("a CSAR without TOSCA.meta names itself by the entry's metadata (TOSCA 1.3 §6.3)"),
             );
         }

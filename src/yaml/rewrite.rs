@@ -182,6 +182,11 @@ pub(crate) fn rewrite(
 ) -> Result<(String, Vec<String>), Diagnostic> {
     let name = prepared.name.as_str();
     let (text, source, root) = prepared.stripped?;
+    if plans.is_empty() {
+        // Nothing to add (e.g. a version without workflow implementations):
+        // the text as the user wrote it, less what earlier runs added.
+        return Ok((text, Vec::new()));
+    }
     let Some((tkey, topo)) = topology(&root) else {
         return Err(Diagnostic::error(
             codes::NO_SERVICE_TEMPLATE,

@@ -179,6 +179,139 @@ fn graph_json_uses_the_bpel_scope_names() {
     );
 }
 
+/// A relationship template named like a node template (`db`).
+const SAME_NAME: &str = "tosca_definitions_version: tosca_simple_yaml_1_3
+topology_template:
+  node_templates:
+    app:
+      type: tosca.nodes.SoftwareComponent
+      requirements:
+        - dependency:
+            node: db
+            relationship: db
+      interfaces:
+        Standard:
+          create: create.sh
+    db:
+      type: tosca.nodes.SoftwareComponent
+      interfaces:
+        Standard:
+          create: create.sh
+  relationship_templates:
+    db:
+      type: tosca.relationships.DependsOn
+      interfaces:
+        Configure:
+          add_target: add.sh
+";
+
+#[test]
+fn graph_says_whether_a_template_is_a_node_or_a_relationship() {
+    let dir = temp_dir("same-name");
+    std::fs::write(dir.join("service.yaml"), SAME_NAME).unwrap();
+    std::fs::write(dir.join("create.sh"), "").unwrap();
+    std::fs::write(dir.join("add.sh"), "").unwrap();
+    let run = toscanini(&dir, &["graph", "service.yaml", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let db: Vec<(String, String)> = v["activities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["template"] == "db")
+        .map(|a| {
+            let s = |k: &str| a[k].as_str().unwrap().to_string();
+            (s("id"), s("template_kind"))
+        })
+        .collect();
+    assert_eq!(
+        db,
+        [
+            ("db_provision".to_string(), "node".to_string()),
+            ("db_provision_2".to_string(), "relationship".to_string())
+        ]
+    );
+    // DOT: two graph nodes with their own ids, the relationship's grey.
+    let dot = toscanini(&dir, &["graph", "service.yaml"]);
+    for line in [
+        "\"db_provision\" [label=\"db\\nprovision\\ncreate\", fillcolor=white];",
+        "\"db_provision_2\" [label=\"db\\nprovision\\nadd_target\", fillcolor=lightgrey];",
+    ] {
+        assert!(dot.stdout.contains(line), "{line}\n{}", dot.stdout);
+    }
+}
+
+#[test]
+fn the_same_warning_on_many_templates_is_printed_once_unless_verbose() {
+    // 40 bare Compute nodes: each is delegated (W0313).
+    let mut yaml = String::from(
+        "tosca_definitions_version: tosca_simple_yaml_1_3\nmetadata:\n  template_name: bare\n  template_version: 1.0.0\ntopology_template:\n  node_templates:\n",
+    );
+    for i in 0..40 {
+        yaml.push_str(&format!("    vm_{i}:\n      type: tosca.nodes.Compute\n"));
+    }
+    let dir = temp_dir("bare-compute");
+    std::fs::write(dir.join("bare.yaml"), yaml).unwrap();
+    let plan = |extra: &[&str]| {
+        let mut args = vec!["plan", "bare.yaml", "-o", "out.csar", "--quiet"];
+        args.extend(extra);
+        let run = toscanini(&dir, &args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stderr
+    };
+    let grouped = plan(&[]);
+    assert_eq!(grouped.matches("warning[W0313]").count(), 1, "{grouped}");
+    assert!(grouped.contains("node template `vm_0` (type `tosca.nodes.Compute`)"));
+    assert!(
+        grouped.contains(
+            "= note: the same for 39 more: `vm_1`, `vm_2`, `vm_3`, `vm_4`, `vm_5`, … (--verbose lists every one)\n"
+        ),
+        "{grouped}"
+    );
+    assert!(grouped.ends_with("\n40 warnings\n"), "{grouped}");
+    let verbose = plan(&["--verbose"]);
+    assert_eq!(verbose.matches("warning[W0313]").count(), 40);
+    assert!(!verbose.contains("the same for"));
+    // JSON is data: one line per diagnostic.
+    let json = plan(&["--message-format", "json"]);
+    assert_eq!(json.lines().filter(|l| l.contains("W0313")).count(), 40);
+}
+
+#[test]
+fn interfaces_are_what_their_types_say_not_their_names() {
+    // tests/cases/yaml-normative-names: `tool`'s interface `Standard` is of
+    // a type of its own, so the lifecycle plugin does not run its `create`;
+    // `setup`'s `Setup` derives from Configure, so the configure plugin
+    // reads it.
+    let dir = repo().join("tests/cases/yaml-normative-names/input");
+    let out = temp_dir("normative-names");
+    let out = out.join("out.csar");
+    let run = toscanini(
+        &dir,
+        &[
+            "plan",
+            "service.yaml",
+            "-o",
+            out.to_str().unwrap(),
+            "--explain",
+            "--quiet",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("tool_provision (provision `tool`): handled by no-op"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("setup_provision (provision `setup`): handled by configure\n      note      `add_target` has no implementation: a no-op"),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn explain_names_the_plugin_of_every_activity() {
     let dir = temp_dir("cli-explain");

@@ -274,9 +274,91 @@ fn yaml_plans_become_workflows_and_the_text_stays_as_written() {
         );
         let plans: Vec<&str> = after.names().filter(|n| n.starts_with("plans/")).collect();
         assert!(plans.len() >= 2, "{name}: {plans:?}");
-        assert!(
-            written.matches("toscanini_generated:").count() == plans.len(),
+        // Before TOSCA 1.3 a workflow cannot name its implementation: the
+        // plans are in the CSAR, unreferenced.
+        let referenced = !original.contains("tosca_simple_yaml_1_0");
+        assert_eq!(
+            written.matches("toscanini_generated:").count(),
+            if referenced { plans.len() } else { 0 },
             "{name}"
         );
     }
+}
+
+/// The plans written into a YAML input (BPEL, every plan) and the
+/// write-back's diagnostics, as one-line texts.
+fn written_back(input: &std::path::Path) -> (crate::support::TempDir, Csar, Vec<String>) {
+    let (loaded, plans) = crate::support::all_plans(input);
+    let rendered: Vec<_> = plans
+        .iter()
+        .map(|p| {
+            toscanini::compile::render(p, &loaded.topology, toscanini::Language::Bpel).unwrap()
+        })
+        .collect();
+    let (changes, diags) = toscanini::compile::changes(&loaded, &rendered).unwrap();
+    let bytes = toscanini::compile::archive_bytes(&loaded.csar, &changes).unwrap();
+    let dir = temp_dir("writeback-versions");
+    let out = dir.join("out.csar");
+    std::fs::write(&out, bytes).unwrap();
+    let lines = diags.iter().map(|d| d.one_line()).collect();
+    let csar = Csar::open(&out, &Limits::default()).unwrap();
+    (dir, csar, lines)
+}
+
+#[test]
+fn yaml_before_1_3_keeps_its_text_and_the_plans_beside_it() {
+    let cases = crate::support::repo().join("tests/cases");
+    // TOSCA 1.0 has no workflows; those of 1.1 and 1.2 are steps only.
+    for (case, version, plans) in [
+        (
+            "yaml-writeback-1-0",
+            "`tosca_simple_yaml_1_0` has no workflows",
+            2,
+        ),
+        (
+            "yaml-writeback-1-1",
+            "workflows of `tosca_simple_yaml_1_1` are steps only",
+            3,
+        ),
+        (
+            "yaml-writeback-1-2",
+            "workflows of `tosca_simple_yaml_1_2` are steps only",
+            3,
+        ),
+    ] {
+        let input = cases.join(case).join("input");
+        let original = std::fs::read_to_string(input.join("service.yaml")).unwrap();
+        let (_dir, after, diags) = written_back(&input);
+        let written = String::from_utf8(after.get("service.yaml").unwrap().to_vec()).unwrap();
+        // The user's text exactly, less what an earlier run added (1.2).
+        let expected = match original.find("    deploy:\n") {
+            Some(i) => original[..i].to_string(),
+            None => original.clone(),
+        };
+        assert_eq!(written, expected, "{case}");
+        let archives: Vec<&str> = after.names().filter(|n| n.starts_with("plans/")).collect();
+        assert_eq!(archives.len(), plans, "{case}: {archives:?}");
+        assert_eq!(diags.len(), 1, "{case}: {diags:?}");
+        assert!(
+            diags[0].starts_with("warning[W0703]: ")
+                && diags[0].contains(version)
+                && diags[0].ends_with(&format!(
+                    "so the service template cannot reference the plans: the {plans} plan archives are in the CSAR under `plans/`, but `service.yaml` does not name them (service.yaml:1:1)"
+                )),
+            "{case}: {}",
+            diags[0]
+        );
+    }
+}
+
+#[test]
+fn yaml_1_0_write_back_warning_exact_text() {
+    let input = crate::support::repo().join("tests/cases/yaml-writeback-1-0/input");
+    let (_dir, _, diags) = written_back(&input);
+    assert_eq!(
+        diags,
+        [
+            "warning[W0703]: `tosca_simple_yaml_1_0` has no workflows, so the service template cannot reference the plans: the 2 plan archives are in the CSAR under `plans/`, but `service.yaml` does not name them (service.yaml:1:1)"
+        ]
+    );
 }
