@@ -14,7 +14,7 @@ use crate::model::{Dialect, Interface, Name, NodeId, Operation, TemplateRef, Top
 use crate::plan::{Activity, ActivityKind};
 
 /// The built-in lifecycle plugin.
-pub struct Lifecycle;
+pub(super) struct Lifecycle;
 
 impl Plugin for Lifecycle {
     fn id(&self) -> &str {

@@ -22,7 +22,7 @@ use crate::plan::{Activity, ActivityKind};
 /// A state name as the instance API keeps it: the normative ones as the
 /// other plugins write them, custom ones upper-cased and interned (steps
 /// hold `&'static str`; a run sees a handful of names).
-pub fn state_name(s: &str) -> &'static str {
+pub(crate) fn state_name(s: &str) -> &'static str {
     use state::*;
     let upper = s.trim().to_ascii_uppercase();
     for known in [
@@ -56,7 +56,7 @@ pub fn state_name(s: &str) -> &'static str {
 }
 
 /// The built-in workflow plugin.
-pub struct Workflow;
+pub(crate) struct Workflow;
 
 impl Plugin for Workflow {
     fn id(&self) -> &str {

@@ -6,12 +6,12 @@
 //! In: a concrete plan and the topology (for names). Out: a
 //! [`RenderedPlan`]: the files of one deployable plan.
 
-pub mod bpel;
-pub mod bpmn;
-pub mod fragment;
-pub mod output;
-pub mod templates;
-pub mod vars;
+pub(crate) mod bpel;
+pub(crate) mod bpmn;
+pub(crate) mod fragment;
+pub(crate) mod output;
+pub(crate) mod templates;
+pub(crate) mod vars;
 
 use crate::csar::path::percent_encode;
 use crate::model::{TemplateRef, Topology};
@@ -45,7 +45,7 @@ impl Language {
 }
 
 /// Render a concrete plan in a language, keeping its files.
-pub fn render(
+pub(crate) fn render(
     language: Language,
     plan: &crate::plugins::ConcretePlan,
     topology: &Topology,
@@ -60,7 +60,7 @@ pub fn render(
 /// Render a concrete plan straight into its archive (what write-back
 /// stores), in memory or, with `spool` (the output file), in a spool file
 /// beside it; the files are not kept.
-pub fn pack(
+pub(crate) fn pack(
     language: Language,
     plan: &crate::plugins::ConcretePlan,
     topology: &Topology,
@@ -81,7 +81,7 @@ pub fn pack(
 /// the machine has cores: plans are independent, and packing them is most
 /// of the work of `plan`. `done` is called with the number of pairs packed
 /// so far each time one is.
-pub fn pack_all(
+pub(crate) fn pack_all(
     jobs: &[(Language, &crate::plugins::ConcretePlan)],
     topology: &Topology,
     templates: &templates::Templates,
@@ -186,7 +186,7 @@ impl RenderedPlan {
 }
 
 /// Percent-encode each segment of a CSAR path for use in a URL.
-pub fn url_path(path: &str) -> String {
+pub(crate) fn url_path(path: &str) -> String {
     path.split('/')
         .map(percent_encode)
         .collect::<Vec<_>>()
@@ -195,7 +195,7 @@ pub fn url_path(path: &str) -> String {
 
 /// The collection path of a template's instances in the instance API
 /// (`/nodetemplates/<id>/instances`).
-pub fn instances_path(topology: &Topology, t: TemplateRef) -> String {
+pub(crate) fn instances_path(topology: &Topology, t: TemplateRef) -> String {
     match t {
         TemplateRef::Node(n) => format!(
             "/nodetemplates/{}/instances",

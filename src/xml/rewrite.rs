@@ -17,7 +17,7 @@ use crate::diagnostics::{Diagnostic, Diagnostics, SourceFile, codes};
 
 /// A plan to put into the service template.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlanEntry {
+pub(crate) struct PlanEntry {
     /// `id` and `name` of the Plan element.
     pub id: String,
     /// `planType`.
@@ -38,7 +38,7 @@ pub struct PlanEntry {
 
 /// What a previous run generated, found in the document.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Previous {
+pub(crate) struct Previous {
     /// `PlanModelReference/@reference` of every plan a previous run added.
     pub references: Vec<String>,
 }
@@ -46,7 +46,7 @@ pub struct Previous {
 /// The entry document read for a write-back, parsed once for both
 /// questions asked of it (a 100k-node document is tens of megabytes):
 /// what earlier runs added, and the document without it.
-pub struct Prepared {
+pub(crate) struct Prepared {
     /// Plans an earlier run added (none if the document does not parse).
     pub previous: Previous,
     /// The service template the plans go into.
@@ -56,7 +56,7 @@ pub struct Prepared {
 }
 
 /// Parse `source` for a write-back into service template `st_id`.
-pub fn prepare(source: &Arc<SourceFile>, st_id: &str) -> Prepared {
+pub(crate) fn prepare(source: &Arc<SourceFile>, st_id: &str) -> Prepared {
     let (previous, stripped) = match Document::parse(source.clone(), 1024) {
         Ok(doc) => (previous(&doc, st_id), strip(source, doc)),
         Err(e) => (Previous::default(), Err(e)),
@@ -94,7 +94,7 @@ fn service_template(doc: &Document, st_id: &str) -> Option<ElemId> {
 }
 
 /// Rewrite the document: remove what earlier runs added, then add `plans`.
-pub fn rewrite(
+pub(crate) fn rewrite(
     prepared: Prepared,
     plans: &[PlanEntry],
 ) -> Result<(String, Diagnostics), Diagnostic> {

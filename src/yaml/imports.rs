@@ -27,7 +27,7 @@ use crate::diagnostics::{Diagnostic, Diagnostics, Location, SourceMap, Span, cod
 
 /// A file to compile under a namespace scope.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unit {
+pub(crate) struct Unit {
     /// Index into [`Loaded::files`].
     pub file: usize,
     /// Namespace prefixes, outermost first (empty: the global scope).
@@ -36,7 +36,7 @@ pub struct Unit {
 
 /// The files of a service template.
 #[derive(Debug, Default)]
-pub struct Loaded {
+pub(crate) struct Loaded {
     /// Parsed files; the entry is first.
     pub files: Vec<File>,
     /// Files with their scopes, in load order (the entry first).
@@ -44,7 +44,7 @@ pub struct Loaded {
 }
 
 /// Whether a 2.0 `profile` import names the Simple Profile (built in).
-pub fn is_simple_profile(name: &str) -> bool {
+pub(crate) fn is_simple_profile(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     n.contains("simple") && (n.contains("oasis") || n.starts_with("tosca"))
 }
@@ -55,7 +55,7 @@ fn is_normative_alias(name: &str) -> bool {
 }
 
 /// Load `entry` and its imports.
-pub fn load(
+pub(crate) fn load(
     csar: &mut Csar,
     entry: &str,
     max_depth: usize,
@@ -541,7 +541,7 @@ fn relative(root: &Root, dir: &[String], reference: &str) -> Option<String> {
 /// the versions in TOSCA.meta, `Other-Definitions` (usable only as
 /// substitution templates, so not compiled), and, without TOSCA.meta, the
 /// entry's `template_name` and `template_version` metadata.
-pub fn check_meta(csar: &Csar, loaded: &Loaded, sources: &mut SourceMap) -> Diagnostics {
+pub(crate) fn check_meta(csar: &Csar, loaded: &Loaded, sources: &mut SourceMap) -> Diagnostics {
     let mut diags = Diagnostics::new();
     if matches!(csar.origin, Origin::File) {
         return diags;

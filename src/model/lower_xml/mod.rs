@@ -34,7 +34,7 @@ use crate::xml::ast::Definitions;
 
 /// Which service template to compile, when the entry document has several.
 #[derive(Clone, Debug, Default)]
-pub struct XmlOptions {
+pub(crate) struct XmlOptions {
     /// Service template id; the first one of the entry document if `None`.
     pub service_template: Option<String>,
 }
@@ -42,7 +42,7 @@ pub struct XmlOptions {
 /// Lower the documents (entry first) into a topology. `fallback` is called
 /// at most once, when a reference cannot be resolved in the imported
 /// documents, and returns the archive's other documents.
-pub fn lower(
+pub(crate) fn lower(
     docs: &[Definitions],
     fallback: &mut dyn FnMut() -> Vec<Definitions>,
     csar: &Csar,

@@ -69,7 +69,7 @@ use crate::yaml::normative;
 
 /// Lower the loaded files into a topology. `csar` is used to check (and,
 /// for a single-file input, read) the artifact files operations name.
-pub fn lower(loaded: &Loaded, csar: &mut Csar) -> (Option<Topology>, Diagnostics) {
+pub(crate) fn lower(loaded: &Loaded, csar: &mut Csar) -> (Option<Topology>, Diagnostics) {
     let mut l = Lowerer::new(loaded, csar);
     let Some(entry) = loaded.files.first() else {
         return (None, l.diags);

@@ -16,7 +16,7 @@ use crate::yaml::node::{Kind, Node};
 
 /// Metadata key that marks the workflows toscanini wrote back (their
 /// plans are regenerated, never compiled as user workflows).
-pub const GENERATED: &str = "toscanini_generated";
+pub(super) const GENERATED: &str = "toscanini_generated";
 
 pub(super) fn lower<'a>(
     l: &mut Lowerer<'a>,

@@ -35,7 +35,7 @@ use crate::render::url_path;
 use crate::render::vars::Vars;
 
 /// Process variables that every plan has.
-pub const FIXED: [&str; 7] = [
+pub(crate) const FIXED: [&str; 7] = [
     "correlationID",
     "instanceDataAPIUrl",
     "csarEntrypoint",
@@ -55,7 +55,7 @@ const MARKERS: [&str; 4] = [
 ];
 
 /// Optional input that overrides the management bus endpoint at run time.
-pub const BUS_URL_INPUT: &str = "ManagementBusInvokerURL";
+pub(crate) const BUS_URL_INPUT: &str = "ManagementBusInvokerURL";
 
 /// Escape text for element content (XPath expressions).
 fn text(s: &str) -> String {
@@ -65,7 +65,7 @@ fn text(s: &str) -> String {
 }
 
 /// The operation of a plan's port type.
-pub fn operation(kind: &PlanKind) -> String {
+pub(crate) fn operation(kind: &PlanKind) -> String {
     match kind {
         PlanKind::Build => "initiate".into(),
         PlanKind::Termination => "terminate".into(),
@@ -106,7 +106,7 @@ struct Output {
 }
 
 /// Render a concrete plan as a BPEL deployment unit.
-pub fn render(
+pub(crate) fn render(
     plan: &ConcretePlan,
     topology: &Topology,
     templates: &Templates,
@@ -116,7 +116,7 @@ pub fn render(
 
 /// Render a concrete plan into `output` (its files kept, or packed into
 /// the archive as they are written).
-pub fn render_into(
+pub(crate) fn render_into(
     plan: &ConcretePlan,
     topology: &Topology,
     templates: &Templates,
@@ -446,7 +446,7 @@ fn fragments() -> Result<&'static Fragments> {
 }
 
 /// The fragment files of this backend, embedded at build time.
-pub const FRAGMENTS: &[(&str, &str)] = &[
+pub(crate) const FRAGMENTS: &[(&str, &str)] = &[
     (
         "bpel/fragments/check.bpel",
         include_str!("../../../templates/bpel/fragments/check.bpel"),

@@ -14,7 +14,7 @@ use crate::render::vars::Vars;
 
 /// Append a Groovy string literal (single quotes; `\`, `'` and line
 /// breaks escaped).
-pub fn push_literal(out: &mut String, s: &str) {
+pub(super) fn push_literal(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('\'');
     // Single-quoted Groovy strings do not interpolate `$`.
@@ -30,28 +30,28 @@ pub fn push_literal(out: &mut String, s: &str) {
 }
 
 /// A Groovy string literal.
-pub fn literal(s: &str) -> String {
+pub(super) fn literal(s: &str) -> String {
     let mut out = String::new();
     push_literal(&mut out, s);
     out
 }
 
 /// Append the Groovy that reads a variable: `v('name')`.
-pub fn push_var(out: &mut String, name: &str) {
+pub(super) fn push_var(out: &mut String, name: &str) {
     out.push_str("v(");
     push_literal(out, name);
     out.push(')');
 }
 
 /// Reading a variable.
-pub fn var(name: &str) -> String {
+pub(super) fn var(name: &str) -> String {
     let mut out = String::new();
     push_var(&mut out, name);
     out
 }
 
 /// A piece of a concatenation.
-pub enum Part<'a> {
+pub(super) enum Part<'a> {
     /// Literal text.
     Lit(&'a str),
     /// The value of a variable.
@@ -60,7 +60,7 @@ pub enum Part<'a> {
 
 /// Whether a variable can be read as `${name}`: a JUEL identifier that
 /// is no keyword and no name Camunda's expressions resolve themselves.
-pub fn juel_ident(name: &str) -> bool {
+pub(super) fn juel_ident(name: &str) -> bool {
     const RESERVED: [&str; 21] = [
         "and",
         "or",
@@ -100,7 +100,7 @@ fn juel_text(s: &str) -> bool {
 /// A concatenation as a parameter value: JUEL text when it can be (Camunda
 /// trims text content, so a lone literal must not start or end with
 /// white space), Groovy otherwise.
-pub fn concat(text: &mut Text, parts: &[Part]) -> Value {
+pub(super) fn concat(text: &mut Text, parts: &[Part]) -> Value {
     let juel = parts.iter().all(|p| match p {
         Part::Lit(s) => juel_text(s),
         Part::Var(v) => juel_ident(v),
@@ -128,7 +128,7 @@ pub fn concat(text: &mut Text, parts: &[Part]) -> Value {
 }
 
 /// Append a concatenation as a Groovy expression.
-pub fn push_groovy(out: &mut String, parts: &[Part]) {
+pub(super) fn push_groovy(out: &mut String, parts: &[Part]) {
     if parts.is_empty() {
         out.push_str("''");
     }
@@ -145,7 +145,7 @@ pub fn push_groovy(out: &mut String, parts: &[Part]) {
 
 /// Append the Groovy expression of a binding. `input` maps a plan input
 /// to its variable.
-pub fn expr(
+pub(super) fn expr(
     out: &mut String,
     b: &Binding,
     topology: &Topology,

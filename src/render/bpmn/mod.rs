@@ -46,16 +46,16 @@
 //! memory holds the plan graph and one activity, not every step of a
 //! 100k-node plan.
 
-pub mod bases;
+pub(crate) mod bases;
 mod condition;
 mod expr;
-pub mod graph;
+pub(crate) mod graph;
 mod init;
-pub mod layout;
-pub mod routing;
-pub mod scripts;
+pub(crate) mod layout;
+pub(crate) mod routing;
+pub(crate) mod scripts;
 mod steps;
-pub mod xml;
+pub(crate) mod xml;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -82,14 +82,14 @@ use crate::render::vars::{Vars, outside_families, word};
 use bases::Bases;
 
 /// Input with the management bus REST endpoint (`…/ManagementBus/v1/invoker`).
-pub const BUS_URL_INPUT: &str = "ManagementBusURL";
+pub(crate) const BUS_URL_INPUT: &str = "ManagementBusURL";
 
 /// Error thrown by a failing call (HTTP status, bus fault).
-pub const ERROR_FAILURE: &str = "ToscaniniFailure";
+pub(crate) const ERROR_FAILURE: &str = "ToscaniniFailure";
 /// Error an activity ends with when it failed.
-pub const ERROR_ACTIVITY: &str = "ToscaniniActivityFailed";
+pub(crate) const ERROR_ACTIVITY: &str = "ToscaniniActivityFailed";
 /// Error the plan ends with when it failed.
-pub const ERROR_PLAN: &str = "ToscaniniPlanFailed";
+pub(crate) const ERROR_PLAN: &str = "ToscaniniPlanFailed";
 
 /// The ids of the reusable processes, their elements and diagrams
 /// (`templates/bpmn/library.bpmn`, `library-diagrams.bpmn`), read from the
@@ -113,7 +113,7 @@ const ERR_ACTIVITY: &str = "toscanini_activityFailed";
 const ERR_PLAN: &str = "toscanini_planFailed";
 
 /// Variables every plan sets before its activities run.
-pub const FIXED: [&str; 6] = [
+pub(crate) const FIXED: [&str; 6] = [
     "csarID",
     "serviceTemplateURL",
     "serviceInstanceURL",
@@ -126,7 +126,7 @@ pub const FIXED: [&str; 6] = [
 /// container: `{serviceTemplateURL}/buildplans/<plan>/instances/<CorrelationID>`
 /// for a build plan, `{serviceInstanceURL}/managementplans/<plan>/instances/<CorrelationID>`
 /// for the others (as the OpenTOSCA plan builder computes it).
-pub const PLAN_INSTANCE_URL: &str = "planInstanceURL";
+pub(crate) const PLAN_INSTANCE_URL: &str = "planInstanceURL";
 
 /// What the step renderers share.
 pub(crate) struct Ctx<'a> {
@@ -184,7 +184,7 @@ impl Ctx<'_> {
 /// The name of a BPMN plan: `<service template>_bpmn<Kind suffix>` (as
 /// OpenTOSCA's BPMN generator named them), so that it never clashes with
 /// the BPEL plan of the same kind in the same CSAR.
-pub fn bpmn_plan_name(topology: &Topology, kind: &PlanKind) -> String {
+pub(crate) fn bpmn_plan_name(topology: &Topology, kind: &PlanKind) -> String {
     let base = plan_name(topology, kind);
     let suffix = kind.suffix();
     let stem = &base[..base.len() - suffix.len()];
@@ -215,7 +215,7 @@ fn plan_bases(plan: &ConcretePlan, name: &str) -> Bases {
 /// The id of each activity's subprocess in the plan's BPMN process, in
 /// the order of the activities: the activity id, or where that id could
 /// meet another element's, the prefix it is drawn under ([`bases`]).
-pub fn activity_ids(plan: &ConcretePlan, topology: &Topology) -> Vec<String> {
+pub(crate) fn activity_ids(plan: &ConcretePlan, topology: &Topology) -> Vec<String> {
     let mut bases = plan_bases(plan, &bpmn_plan_name(topology, &plan.plan.kind));
     let activities = plan.plan.activities.iter().enumerate();
     activities
@@ -224,7 +224,7 @@ pub fn activity_ids(plan: &ConcretePlan, topology: &Topology) -> Vec<String> {
 }
 
 /// Render a concrete plan as a BPMN process.
-pub fn render(
+pub(crate) fn render(
     plan: &ConcretePlan,
     topology: &Topology,
     templates: &Templates,
@@ -235,7 +235,7 @@ pub fn render(
 /// Render a concrete plan into `output` (its files kept, or packed into
 /// the archive as they are written): the process first, then the shared
 /// scripts it uses.
-pub fn render_into(
+pub(crate) fn render_into(
     plan: &ConcretePlan,
     topology: &Topology,
     templates: &Templates,

@@ -23,18 +23,18 @@ use crate::model::{Condition, TemplateRef};
 use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
 
 /// The reusable process that invokes an operation (`templates/bpmn/library.bpmn`).
-pub const INVOKE: &str = "toscanini_invoke";
+pub(super) const INVOKE: &str = "toscanini_invoke";
 
 /// The reusable process that sets the state of an instance.
-pub const STATE: &str = "toscanini_state";
+pub(super) const STATE: &str = "toscanini_state";
 
 /// The variable of the management bus URL in the reusable processes.
-pub const BUS: &str = "ManagementBusURL";
+pub(super) const BUS: &str = "ManagementBusURL";
 
 /// The id prefix of a step's elements: `<base><suffix><n>`, e.g.
 /// `Tomcat_provision_s3` (base `Tomcat_provision`, suffix `_s`, n 3).
 #[derive(Clone, Copy, Debug)]
-pub struct Prefix<'a> {
+pub(super) struct Prefix<'a> {
     /// The activity id.
     pub base: &'a str,
     /// What follows it (`_s`, `_c`, `_turn`, or nothing).
@@ -45,7 +45,7 @@ pub struct Prefix<'a> {
 
 impl<'a> Prefix<'a> {
     /// The activity itself.
-    pub fn of(base: &'a str) -> Prefix<'a> {
+    pub(super) fn of(base: &'a str) -> Prefix<'a> {
         Prefix {
             base,
             suffix: "",
@@ -54,7 +54,7 @@ impl<'a> Prefix<'a> {
     }
 
     /// Step `n` (`_s<n>`, compensation `_c<n>`).
-    pub fn step(base: &'a str, suffix: &'static str, n: usize) -> Prefix<'a> {
+    pub(super) fn step(base: &'a str, suffix: &'static str, n: usize) -> Prefix<'a> {
         Prefix {
             base,
             suffix,
@@ -75,7 +75,7 @@ impl fmt::Display for Prefix<'_> {
 }
 
 /// A chain of nodes: each added node follows the previous one.
-pub struct Chain<'p> {
+pub(super) struct Chain<'p> {
     /// The plane the chain grows in.
     pub plane: &'p mut Plane,
     /// The node the next one follows (an index in the plane).
@@ -86,7 +86,7 @@ pub struct Chain<'p> {
 
 impl<'p> Chain<'p> {
     /// A chain continuing after node `last`.
-    pub fn new(plane: &'p mut Plane, last: usize) -> Chain<'p> {
+    pub(super) fn new(plane: &'p mut Plane, last: usize) -> Chain<'p> {
         Chain {
             plane,
             last,
@@ -95,14 +95,14 @@ impl<'p> Chain<'p> {
     }
 
     /// Append a node; returns its index.
-    pub fn then(&mut self, id: Str, name: Str, kind: Kind) -> usize {
+    pub(super) fn then(&mut self, id: Str, name: Str, kind: Kind) -> usize {
         let i = self.plane.add(id, name, kind);
         self.link_to(i);
         i
     }
 
     /// Connect the chain to an existing node, which becomes the last.
-    pub fn link_to(&mut self, i: usize) {
+    pub(super) fn link_to(&mut self, i: usize) {
         let flow = self.plane.connect(self.last, i);
         if let Some(split) = self.default_of.take() {
             set_default(self.plane, split, flow);
@@ -111,14 +111,14 @@ impl<'p> Chain<'p> {
     }
 
     /// The next flow out of the current last node is its default flow.
-    pub fn default_next(&mut self) {
+    pub(super) fn default_next(&mut self) {
         self.default_of = Some(self.last);
     }
 
     /// Append an exclusive split (`split`: id and label) whose flow under
     /// `condition` (labelled `flow`) leads to a new end event (`end`: id
     /// and label); the chain goes on along the split's default flow.
-    pub fn end_if(
+    pub(super) fn end_if(
         &mut self,
         split: (Str, Str),
         end: (Str, Str),
@@ -133,7 +133,7 @@ impl<'p> Chain<'p> {
 }
 
 /// Make flow `flow` the default flow of exclusive gateway `split`.
-pub fn set_default(plane: &mut Plane, split: usize, flow: usize) {
+pub(super) fn set_default(plane: &mut Plane, split: usize, flow: usize) {
     plane.nodes[split].kind = Kind::Xor(Some(super::graph::small(flow)));
 }
 
@@ -157,17 +157,17 @@ fn http(
 }
 
 /// Output mapping that fails the task on a status outside 2xx.
-pub fn status_check(text: &mut Text) -> (Str, Value) {
+pub(super) fn status_check(text: &mut Text) -> (Str, Value) {
     (text.add("httpStatus"), Value::Shared(Shared::Check))
 }
 
 /// A literal payload (plain text when Camunda reads it as itself).
-pub fn literal_value(text: &mut Text, s: &str) -> Value {
+pub(super) fn literal_value(text: &mut Text, s: &str) -> Value {
     concat(text, &[Part::Lit(s)])
 }
 
 /// An inline Groovy value written by `f`.
-pub fn groovy(text: &mut Text, f: impl FnOnce(&mut String)) -> Value {
+pub(super) fn groovy(text: &mut Text, f: impl FnOnce(&mut String)) -> Value {
     Value::Groovy(text.build(f))
 }
 
@@ -191,14 +191,14 @@ fn state_url(cx: &mut Ctx, t: TemplateRef) -> Value {
 }
 
 /// A task that sets the state of a template's current instance.
-pub fn set_state(cx: &mut Ctx, t: TemplateRef, state: &str) -> Kind {
+pub(super) fn set_state(cx: &mut Ctx, t: TemplateRef, state: &str) -> Kind {
     let url = cx.text.add(cx.names.url(t));
     state_call(&mut cx.text, url, state)
 }
 
 /// A call of [`STATE`]: set the state of the instance whose URL is the
 /// variable `url`; a status other than 2xx fails it.
-pub fn state_call(text: &mut Text, url: Str, state: &str) -> Kind {
+pub(super) fn state_call(text: &mut Text, url: Str, state: &str) -> Kind {
     let state = text.add(state);
     Kind::Call(Box::new(Call {
         process: STATE,
@@ -212,14 +212,14 @@ pub fn state_call(text: &mut Text, url: Str, state: &str) -> Kind {
 }
 
 /// A task that marks the failing instance ERROR (error paths).
-pub fn mark_error(cx: &mut Ctx, t: TemplateRef) -> Kind {
+pub(super) fn mark_error(cx: &mut Ctx, t: TemplateRef) -> Kind {
     let url = state_url(cx, t);
     record_state(&mut cx.text, url, "ERROR")
 }
 
 /// A task of a failure path that PUTs `state` to `url` and records the
 /// status without checking it: the path must not end in a new error.
-pub fn record_state(text: &mut Text, url: Value, state: &str) -> Kind {
+pub(super) fn record_state(text: &mut Text, url: Value, state: &str) -> Kind {
     let payload = literal_value(text, state);
     let status = (
         text.add("httpStatus"),
@@ -236,7 +236,7 @@ pub fn record_state(text: &mut Text, url: Value, state: &str) -> Kind {
 }
 
 /// A task that loads the properties of a template's current instance.
-pub fn load_properties(cx: &mut Ctx, t: TemplateRef) -> Option<Kind> {
+pub(super) fn load_properties(cx: &mut Ctx, t: TemplateRef) -> Option<Kind> {
     let Ctx {
         names,
         topology,
@@ -279,7 +279,7 @@ fn created(cx: &mut Ctx, r: TemplateRef) -> Vec<(Str, Value)> {
 }
 
 /// Append the nodes of one step. `p` is the id prefix of the step.
-pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
+pub(super) fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
     let t = cx.topology;
     match step {
         Step::Check {
@@ -518,7 +518,7 @@ fn is_xml_name(s: &str) -> bool {
 /// Whether `step` is drawn as nothing at all (storing the properties of a
 /// node that has none to store), so that an activity of only such steps
 /// is known to be empty before it is built.
-pub fn draws_nothing(cx: &Ctx, step: &Step) -> bool {
+pub(super) fn draws_nothing(cx: &Ctx, step: &Step) -> bool {
     match step {
         Step::StoreProperties(n) => storable(&cx.names, cx.topology, *n).next().is_none(),
         _ => false,

@@ -56,7 +56,7 @@ const TOP_KEYS: &[&str] = &[
 ];
 
 /// Read a document.
-pub fn read(
+pub(crate) fn read(
     source: &Arc<SourceFile>,
     root: Node,
     version: Version,
@@ -255,7 +255,7 @@ impl<'a> Reader<'a> {
 }
 
 /// A node for messages: its kind, and a short scalar in quotes.
-pub fn describe(node: &Node) -> String {
+pub(crate) fn describe(node: &Node) -> String {
     match &node.kind {
         Kind::Scalar { text, .. } if text.chars().count() <= 40 => format!("the scalar `{text}`"),
         _ => node.kind_name().to_string(),
