@@ -26,14 +26,14 @@ use std::time::Duration;
 mod synth;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use toscanini::Csar;
+use toscanini::Language;
 use toscanini::Options;
 use toscanini::compile::{Output, Request, compile};
-use toscanini::csar::Csar;
 use toscanini::diagnostics::{Diagnostics, SourceMap};
 use toscanini::plan::PlanKind;
 use toscanini::plugins::Registry;
 use toscanini::plugins::complete::ConcretePlan;
-use toscanini::render::Language;
 
 /// The allocator of the `toscanini` binary, so that `plan/` measures what
 /// the command does.
@@ -55,7 +55,7 @@ fn archive(nodes: usize, dialect: &str) -> Vec<u8> {
         "xml" => synth::xml_csar(nodes),
         _ => synth::yaml_csar(nodes),
     };
-    toscanini::csar::write::zip_files(entries.iter().map(|(n, d)| (n.as_str(), d.as_slice())))
+    toscanini::compile::zip_files(entries.iter().map(|(n, d)| (n.as_str(), d.as_slice())))
         .expect("synthetic archive")
 }
 

@@ -512,7 +512,7 @@ mod tests {
     fn both_dialects_compile_to_the_same_number_of_templates() {
         let options = toscanini::Options::default();
         for (entries, dialect) in [(xml_csar(300), "XML"), (yaml_csar(300), "YAML")] {
-            let csar = toscanini::csar::Csar::from_entries("synth", entries);
+            let csar = toscanini::Csar::from_entries("synth", entries);
             let mut sources = toscanini::diagnostics::SourceMap::new();
             let loaded = match toscanini::load_csar(csar, &options, &mut sources) {
                 Ok(l) => l,

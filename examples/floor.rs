@@ -14,23 +14,18 @@
 #[path = "../benches/synth.rs"]
 mod synth;
 
-use std::io::Cursor;
 use std::time::Instant;
 
-use toscanini::csar::Csar;
-use toscanini::csar::write::ZipBuilder;
 use toscanini::diagnostics::SourceMap;
 use toscanini::plan::PlanKind;
 use toscanini::plugins::Registry;
-use toscanini::render::Language;
-use toscanini::render::output::CHUNK;
-use toscanini::render::templates::Templates;
+use toscanini::{Csar, Language};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let nodes: usize = std::env::args().nth(1).unwrap_or("10000".into()).parse()?;
     let entries = synth::xml_csar(nodes);
     let bytes =
-        toscanini::csar::write::zip_files(entries.iter().map(|(n, d)| (n.as_str(), d.as_slice())))?;
+        toscanini::compile::zip_files(entries.iter().map(|(n, d)| (n.as_str(), d.as_slice())))?;
     let options = toscanini::Options::default();
 
     let t = Instant::now();
@@ -42,28 +37,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (plans, _) = toscanini::derive(&loaded.topology, &kinds, &registry, &options)?;
     let front = t.elapsed().as_secs_f64();
 
-    let templates = Templates::embedded()?;
     let (mut text, mut packed, mut generate, mut deflate) = (0usize, 0usize, 0.0, 0.0);
     println!("{nodes} nodes (XML), build and termination plans, BPEL and BPMN:");
     for language in [Language::Bpel, Language::Bpmn] {
         for p in &plans {
             // The files kept as text: no compression in this time.
             let t = Instant::now();
-            let rendered = toscanini::render::render(language, p, &loaded.topology, &templates)?;
+            let rendered = toscanini::compile::render(p, &loaded.topology, language)?;
             let g = t.elapsed().as_secs_f64();
             let size: usize = rendered.files.iter().map(|f| f.data.len()).sum();
-            // Deflated as `plan` deflates it: a megabyte at a time, at
-            // its level, on a thread of its own (this one waits).
+            // Deflated as `plan` deflates it (the plan's archive).
             let t = Instant::now();
-            let mut zip = ZipBuilder::new(Cursor::new(Vec::new()));
-            for file in &rendered.files {
-                zip.start(&file.name)?;
-                for piece in file.data.chunks(CHUNK) {
-                    let mut buffer = piece.to_vec();
-                    zip.write(&mut buffer, CHUNK)?;
-                }
-            }
-            let archive = zip.finish()?.into_inner();
+            let archive = rendered.archive()?;
             let d = t.elapsed().as_secs_f64();
             println!(
                 "  {:<28} {:>6} MB of text: generated in {g:>6.3} s, deflated in {d:>6.3} s ({:.0} MB/s) to {} MB",

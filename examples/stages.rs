@@ -12,19 +12,17 @@ mod synth;
 
 use std::time::Instant;
 
-use toscanini::csar::Csar;
 use toscanini::diagnostics::SourceMap;
 use toscanini::plan::PlanKind;
 use toscanini::plugins::Registry;
-use toscanini::render::Language;
-use toscanini::render::templates::Templates;
+use toscanini::{Csar, Language};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let nodes: usize = std::env::args().nth(1).unwrap_or("10000".into()).parse()?;
     let lang = std::env::args().nth(2).unwrap_or("all".into());
     let entries = synth::xml_csar(nodes);
     let bytes =
-        toscanini::csar::write::zip_files(entries.iter().map(|(n, d)| (n.as_str(), d.as_slice())))?;
+        toscanini::compile::zip_files(entries.iter().map(|(n, d)| (n.as_str(), d.as_slice())))?;
     let options = toscanini::Options::default();
     let mut times = Vec::new();
     let mut stage = |name: &'static str, start: Instant| {
@@ -43,32 +41,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (plans, _) = toscanini::derive(&loaded.topology, &kinds, &registry, &options)?;
     stage("derive (order, plugins)", t);
 
-    let templates = Templates::embedded()?;
     let mut rendered = Vec::new();
     for (language, label) in [
-        (Language::Bpel, "render and pack BPEL"),
-        (Language::Bpmn, "render and pack BPMN"),
+        (Language::Bpel, "render BPEL (files in memory)"),
+        (Language::Bpmn, "render BPMN (files in memory)"),
     ] {
         if lang != "all" && lang != language.label().to_ascii_lowercase() {
             continue;
         }
         let t = Instant::now();
         for p in &plans {
-            rendered.push(toscanini::render::pack(
-                language,
-                p,
-                &loaded.topology,
-                &templates,
-                None,
-            )?);
+            rendered.push(toscanini::compile::render(p, &loaded.topology, language)?);
         }
         stage(label, t);
     }
 
     let t = Instant::now();
-    let (changes, _) = toscanini::writeback::changes(&loaded, &rendered)?;
-    let out = toscanini::csar::write::archive_bytes(&loaded.csar, &changes)?;
-    stage("write back", t);
+    let (changes, _) = toscanini::compile::changes(&loaded, &rendered)?;
+    let out = toscanini::compile::archive_bytes(&loaded.csar, &changes)?;
+    stage("write back (pack plans, CSAR)", t);
 
     let total: f64 = times.iter().map(|(_, s, _)| s).sum();
     let activities: usize = plans.iter().map(|p| p.plan.activities.len()).sum();

@@ -22,7 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         other => return Err(format!("unknown dialect `{other}`").into()),
     };
     let bytes =
-        toscanini::csar::write::zip_files(entries.iter().map(|(n, d)| (n.as_str(), d.as_slice())))?;
+        toscanini::compile::zip_files(entries.iter().map(|(n, d)| (n.as_str(), d.as_slice())))?;
     std::fs::write(out, bytes)?;
     Ok(())
 }

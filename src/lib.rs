@@ -20,39 +20,46 @@
 //! ```
 //!
 //! [`load`] runs the front end (archive to topology), [`derive`] the plan
-//! stages; the `cli` module wires them to the command line.
+//! stages, and [`compile`](mod@compile) runs the whole pipeline as the
+//! `toscanini` command does (its `cli` module, in the binary, only parses
+//! arguments and prints).
 
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)] // the API is what lib.rs exports; CI denies warnings
 #![allow(clippy::result_large_err)] // diagnostics carry their location and hint inline; errors are the cold path
 
-pub mod cli;
+// The library's API: the façade, the model, the plan graph, the plugins
+// (their file format and the steps they produce), diagnostics, previews.
 pub mod compile;
-pub mod csar;
 pub mod diagnostics;
 pub mod dot;
 pub mod error;
-pub mod load;
 pub mod model;
-pub mod names;
 pub mod plan;
 pub mod plugins;
-pub mod render;
-pub mod writeback;
-pub mod xml;
-pub mod yaml;
+
+// The stages behind the façade.
+pub(crate) mod csar;
+pub(crate) mod load;
+pub(crate) mod names;
+pub(crate) mod render;
+pub(crate) mod writeback;
+pub(crate) mod xml;
+pub(crate) mod yaml;
 
 use std::path::Path;
 
-use csar::{Csar, Limits};
 use diagnostics::{Diagnostics, SourceMap};
 use error::{Error, Result};
 use model::Topology;
 use plan::{AbstractPlan, OrderingRules, PlanKind};
 use plugins::{CompleteOptions, ConcretePlan, Registry};
 
+pub use csar::{Csar, Limits};
 pub use load::{LoadOptions, Loaded};
 pub use plan::all_plans;
 pub use plan::transform::Transformation;
+pub use render::{Language, PlanFile, RenderedPlan};
 
 /// Everything that changes how an input is compiled.
 #[derive(Clone, Debug, Default)]

@@ -53,13 +53,17 @@ impl Loaded {
 }
 
 /// Open `path` and lower it into a topology.
-pub fn load(path: &Path, options: &LoadOptions, sources: &mut SourceMap) -> Result<Loaded> {
+pub(crate) fn load(path: &Path, options: &LoadOptions, sources: &mut SourceMap) -> Result<Loaded> {
     let csar = Csar::open(path, &options.limits)?;
     load_csar(csar, options, sources)
 }
 
 /// Lower an opened CSAR into a topology.
-pub fn load_csar(csar: Csar, options: &LoadOptions, sources: &mut SourceMap) -> Result<Loaded> {
+pub(crate) fn load_csar(
+    csar: Csar,
+    options: &LoadOptions,
+    sources: &mut SourceMap,
+) -> Result<Loaded> {
     let entry = csar.entry_definitions(sources)?;
     let is_yaml = entry.ends_with(".yaml") || entry.ends_with(".yml");
     if is_yaml {

@@ -1,4 +1,7 @@
-//! The `toscanini` command; everything happens in [`toscanini::cli`].
+//! The `toscanini` command: arguments parsed and results printed by
+//! [`cli`]; the work is the library's ([`toscanini::compile`]).
+
+mod cli;
 
 /// mimalloc instead of the system allocator: with glibc's per-thread
 /// arenas the parallel renderers kept resident nearly twice the heap they
@@ -9,7 +12,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     purge_freed_memory_soon();
-    toscanini::cli::run(std::env::args_os())
+    cli::run(std::env::args_os())
 }
 
 /// mimalloc 3 returns freed memory to the system a second after it is

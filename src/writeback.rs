@@ -27,7 +27,7 @@ use crate::xml::names::{
 use crate::xml::rewrite::{PlanEntry, prepare, rewrite};
 
 /// The default output path: `<input stem>.planned.csar` beside the input.
-pub fn default_output(input: &Path) -> PathBuf {
+pub(crate) fn default_output(input: &Path) -> PathBuf {
     let stem = input
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -37,7 +37,7 @@ pub fn default_output(input: &Path) -> PathBuf {
 }
 
 /// Where a plan archive lives inside the CSAR (Winery's layout).
-pub fn plan_entry_path(loaded: &Loaded, plan: &RenderedPlan) -> String {
+pub(crate) fn plan_entry_path(loaded: &Loaded, plan: &RenderedPlan) -> String {
     let st = &loaded.topology.service_template;
     format!(
         "servicetemplates/{}/{}/plans/{}/{}.zip",
@@ -142,7 +142,7 @@ pub fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Changes, Diag
 
 /// Put a plan's archive into the changes: its spool file as it is, or
 /// its bytes.
-pub fn put_plan(changes: &mut Changes, path: String, plan: &RenderedPlan) -> Result<()> {
+pub(crate) fn put_plan(changes: &mut Changes, path: String, plan: &RenderedPlan) -> Result<()> {
     match &plan.packed {
         Some(crate::render::output::Packed::Spooled(spool)) => {
             changes.spooled.insert(path, spool.clone());
@@ -156,7 +156,7 @@ pub fn put_plan(changes: &mut Changes, path: String, plan: &RenderedPlan) -> Res
 
 /// Write the CSAR with the plans to `out`. The input is only overwritten
 /// when `in_place` is set.
-pub fn write(
+pub(crate) fn write(
     loaded: &Loaded,
     plans: &[RenderedPlan],
     out: &Path,

@@ -7,11 +7,11 @@
 use std::sync::OnceLock;
 
 use toscanini::compile::{Output, Request};
-use toscanini::csar::Csar;
+use toscanini::Csar;
 use toscanini::diagnostics::{Diagnostics, SourceMap};
 use toscanini::error::Error;
 use toscanini::plugins::Registry;
-use toscanini::render::Language;
+use toscanini::Language;
 
 fn standard() -> &'static Registry {
     static R: OnceLock<Registry> = OnceLock::new();

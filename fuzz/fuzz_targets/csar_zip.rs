@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use toscanini::csar::{Csar, Limits};
+use toscanini::{Csar, Limits};
 
 #[path = "common.rs"]
 mod common;

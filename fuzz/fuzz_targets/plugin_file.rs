@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toscanini::csar::Csar;
+use toscanini::Csar;
 use toscanini::diagnostics::SourceMap;
 use toscanini::plugins::Registry;
 use toscanini::plugins::api::Plugin;

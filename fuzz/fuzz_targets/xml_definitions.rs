@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toscanini::csar::Csar;
+use toscanini::Csar;
 
 #[path = "common.rs"]
 mod common;

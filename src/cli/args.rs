@@ -136,8 +136,8 @@ pub enum Lang {
 
 impl Lang {
     /// The languages this choice stands for.
-    pub fn languages(self) -> Vec<crate::render::Language> {
-        use crate::render::Language;
+    pub fn languages(self) -> Vec<toscanini::Language> {
+        use toscanini::Language;
         match self {
             Lang::Bpel => vec![Language::Bpel],
             Lang::Bpmn => vec![Language::Bpmn],

@@ -3,8 +3,8 @@
 
 use super::args::ExportArgs;
 use super::session::Session;
-use crate::compile::{ExportRequest, export};
-use crate::error::{Error, Result};
+use toscanini::compile::{ExportRequest, export};
+use toscanini::error::{Error, Result};
 
 pub fn run(session: &mut Session, a: ExportArgs) -> Result<()> {
     let language = match a.lang.languages().as_slice() {

@@ -3,8 +3,8 @@
 
 use super::args::{Format, GraphArgs};
 use super::session::Session;
-use crate::compile::{PreviewRequest, preview};
-use crate::error::Result;
+use toscanini::compile::{PreviewRequest, preview};
+use toscanini::error::Result;
 
 pub fn run(session: &mut Session, a: GraphArgs) -> Result<()> {
     let request = PreviewRequest {
@@ -36,7 +36,7 @@ fn svg(dot: &str) -> Result<Vec<u8>> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| {
-            crate::error::Error::io(
+            toscanini::error::Error::io(
                 "--format svg needs Graphviz (install the `graphviz` package, or print --format dot and draw it elsewhere); cannot run",
                 "dot",
                 e,
@@ -48,10 +48,10 @@ fn svg(dot: &str) -> Result<Vec<u8>> {
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let out = child
         .wait_with_output()
-        .map_err(|e| crate::error::Error::io("cannot run", "dot", e))?;
+        .map_err(|e| toscanini::error::Error::io("cannot run", "dot", e))?;
     let _ = writer.join();
     if !out.status.success() {
-        return Err(crate::error::Error::Internal(format!(
+        return Err(toscanini::error::Error::Internal(format!(
             "Graphviz `dot` failed ({}): {}",
             out.status,
             String::from_utf8_lossy(&out.stderr).trim()

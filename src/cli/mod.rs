@@ -44,10 +44,10 @@ where
 
 /// Write command output to standard output. A reader that went away
 /// (`toscanini plugins list | head`) is not an error.
-fn write_stdout(text: impl AsRef<[u8]>) -> crate::error::Result<()> {
+fn write_stdout(text: impl AsRef<[u8]>) -> toscanini::error::Result<()> {
     use std::io::Write;
     match std::io::stdout().lock().write_all(text.as_ref()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(crate::error::Error::io(
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(toscanini::error::Error::io(
             "cannot write",
             "standard output",
             e,

@@ -3,8 +3,8 @@
 
 use super::args::PlanArgs;
 use super::session::Session;
-use crate::compile::{Output, Request, compile};
-use crate::error::Result;
+use toscanini::compile::{Output, Request, compile};
+use toscanini::error::Result;
 
 pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
     let request = Request {

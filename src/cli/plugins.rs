@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use super::args::{PluginsAction, PluginsArgs};
 use super::session::Session;
-use crate::error::{Error, Result};
-use crate::plugins::Registry;
+use toscanini::error::{Error, Result};
+use toscanini::plugins::Registry;
 
 pub fn run(session: &mut Session, a: PluginsArgs) -> Result<()> {
     match a.action {
@@ -15,7 +15,7 @@ pub fn run(session: &mut Session, a: PluginsArgs) -> Result<()> {
             // Columns as wide as their longest entry: origins of user
             // plugins are paths of any length.
             let plugins = registry.plugins();
-            let width = |f: &dyn Fn(&dyn crate::plugins::api::Plugin) -> usize, min: usize| {
+            let width = |f: &dyn Fn(&dyn toscanini::plugins::api::Plugin) -> usize, min: usize| {
                 plugins.iter().map(|p| f(p.as_ref())).fold(min, usize::max)
             };
             let id_w = width(&|p| p.id().len(), "plugin".len());
@@ -42,7 +42,7 @@ pub fn run(session: &mut Session, a: PluginsArgs) -> Result<()> {
                 std::fs::read_to_string(&file).map_err(|e| Error::io("cannot read", &file, e))?;
             let name = file.display().to_string();
             let (plugin, diags) =
-                crate::plugins::declarative::load_text(&name, &text, &mut session.sources);
+                toscanini::plugins::declarative::load_text(&name, &text, &mut session.sources);
             if diags.has_errors() || plugin.is_none() {
                 return Err(Error::Input(diags));
             }

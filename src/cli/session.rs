@@ -4,13 +4,13 @@
 use std::io::Write;
 
 use super::args::{CompileArgs, MessageFormat, NonInterruptiveArg, SameHost, UnknownRelationships};
-use crate::Options;
-use crate::csar::Limits;
-use crate::diagnostics::{Diagnostics, SourceMap, render};
-use crate::error::Error;
-use crate::plan::UnknownOrdering;
-use crate::plugins::CompleteOptions;
-use crate::plugins::api::NonInterruptive;
+use toscanini::Limits;
+use toscanini::Options;
+use toscanini::diagnostics::{Diagnostics, SourceMap, render};
+use toscanini::error::Error;
+use toscanini::plan::UnknownOrdering;
+use toscanini::plugins::CompleteOptions;
+use toscanini::plugins::api::NonInterruptive;
 
 /// State of one command run.
 pub struct Session {
@@ -41,7 +41,7 @@ impl Session {
         print(self.format, diags, &self.sources);
     }
 
-    /// A [`Report`](crate::compile::Report) sink that prints, and the
+    /// A [`Report`](toscanini::compile::Report) sink that prints, and the
     /// sources it reads (the library fills them as it reads the input).
     pub fn reporting(&mut self) -> (&mut SourceMap, impl FnMut(&Diagnostics, &SourceMap) + use<>) {
         let format = self.format;
@@ -90,7 +90,7 @@ impl Session {
                 UnknownRelationships::Ignore => UnknownOrdering::Ignore,
             }),
             complete: CompleteOptions {
-                plugins: crate::plugins::api::PluginOptions {
+                plugins: toscanini::plugins::api::PluginOptions {
                     non_interruptive: match a.non_interruptive {
                         NonInterruptiveArg::Opentosca => NonInterruptive::OpenTosca,
                         NonInterruptiveArg::Literal => NonInterruptive::Literal,

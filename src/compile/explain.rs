@@ -35,7 +35,7 @@ pub fn explain(plan: &ConcretePlan, topology: &Topology) -> String {
 }
 
 /// The transformation report as text: what happens to each template.
-pub fn transformation_report(report: &[String]) -> String {
+pub(super) fn transformation_report(report: &[String]) -> String {
     let mut text = String::from("transformation: the templates\n");
     for line in report {
         text.push_str("  ");

@@ -26,6 +26,34 @@ pub use explain::explain;
 pub use export::{ExportRequest, export};
 pub use preview::{Preview, PreviewRequest, preview};
 pub use render::render;
+
+// The write-back in memory, for callers that render plans themselves
+// (with [`render`]): the changes that put the plans into the CSAR, and the
+// archive with them.
+pub use crate::csar::write::{Changes, archive_bytes, zip_files};
+pub use crate::writeback::changes;
+
+/// How the ids of BPMN elements are formed: each element of an activity is
+/// named `<activity>_<word>…`, with the words of [`bpmn_ids::suffix_word`];
+/// the reusable processes shipped beside the main one have the fixed ids
+/// of [`bpmn_ids::library_ids`]. Tools that read an engine's history use
+/// them to map an element back to its activity.
+pub mod bpmn_ids {
+    pub use crate::render::bpmn::bases::{Word, suffix_word};
+    pub use crate::render::bpmn::library_ids;
+}
+
+/// A written-back YAML service template without what toscanini added to it
+/// (the workflows of its plans): the user's text, which a later run starts
+/// from.
+pub fn user_text(
+    entry: &str,
+    written: &str,
+) -> std::result::Result<String, crate::diagnostics::Diagnostic> {
+    crate::yaml::rewrite::prepare(entry, written)
+        .without_generated()
+        .map(str::to_string)
+}
 pub use select::{plan_kind, plan_kinds};
 
 use crate::csar::Csar;

@@ -8,7 +8,7 @@
 use crate::diagnostics::{Diagnostic, Diagnostics, SourceFile, Span, codes};
 
 /// Path of the metadata file inside a CSAR.
-pub const META_PATH: &str = "TOSCA-Metadata/TOSCA.meta";
+pub(crate) const META_PATH: &str = "TOSCA-Metadata/TOSCA.meta";
 
 /// One `Name: value` line.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,18 +5,18 @@
 //! In: a path. Out: a [`Csar`] (entries by name, TOSCA.meta, the entry
 //! definitions) or diagnostics. [`write`] puts generated plans back.
 
-pub mod limits;
-pub mod meta;
-pub mod path;
+pub(crate) mod limits;
+pub(crate) mod meta;
+pub(crate) mod path;
 mod read;
-pub mod write;
+pub(crate) mod write;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use limits::Limits;
-pub use meta::{META_PATH, ToscaMeta};
+pub(crate) use meta::{META_PATH, ToscaMeta};
 
 use crate::diagnostics::{Diagnostic, Diagnostics, Location, SourceFile, SourceMap, codes};
 use crate::error::Result;
@@ -51,7 +51,7 @@ pub struct Csar {
 /// file read from it shares it (a 100k-node Definitions document is 50 MB),
 /// bytes otherwise.
 #[derive(Clone, Debug)]
-pub enum Content {
+pub(crate) enum Content {
     /// Valid UTF-8.
     Text(Arc<str>),
     /// Anything else.
@@ -60,7 +60,7 @@ pub enum Content {
 
 impl Content {
     /// The content of an entry read into `bytes`.
-    pub fn new(bytes: Vec<u8>) -> Content {
+    pub(crate) fn new(bytes: Vec<u8>) -> Content {
         match String::from_utf8(bytes) {
             Ok(text) => Content::Text(Arc::from(text)),
             Err(e) => Content::Bytes(Arc::from(e.into_bytes().into_boxed_slice())),
@@ -68,7 +68,7 @@ impl Content {
     }
 
     /// Its bytes.
-    pub fn bytes(&self) -> &[u8] {
+    pub(crate) fn bytes(&self) -> &[u8] {
         match self {
             Content::Text(t) => t.as_bytes(),
             Content::Bytes(b) => b,

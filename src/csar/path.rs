@@ -6,7 +6,7 @@
 /// Backslashes become `/`; `.` segments and empty segments are dropped.
 /// Absolute paths, drive letters and `..` segments are refused, so that no
 /// entry can name a file outside the archive.
-pub fn normalize(name: &str) -> Result<String, &'static str> {
+pub(crate) fn normalize(name: &str) -> Result<String, &'static str> {
     if name.contains('\0') {
         return Err("contains a NUL character");
     }
@@ -34,7 +34,7 @@ pub fn normalize(name: &str) -> Result<String, &'static str> {
 /// Resolve `reference` relative to the directory of `base` (both entry
 /// names), as imports and artifact references are. `None` if the result
 /// would leave the archive.
-pub fn resolve(base: &str, reference: &str) -> Option<String> {
+pub(crate) fn resolve(base: &str, reference: &str) -> Option<String> {
     let reference = reference.replace('\\', "/");
     let mut parts: Vec<&str> = if reference.starts_with('/') {
         Vec::new()
@@ -56,7 +56,7 @@ pub fn resolve(base: &str, reference: &str) -> Option<String> {
 }
 
 /// Decode `%XX` escapes once (Winery writes URL-encoded namespace folders).
-pub fn percent_decode(s: &str) -> String {
+pub(crate) fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -76,7 +76,7 @@ pub fn percent_decode(s: &str) -> String {
 }
 
 /// Encode every byte outside `[A-Za-z0-9._~-]` as `%XX` (RFC 3986 unreserved).
-pub fn percent_encode(s: &str) -> String {
+pub(crate) fn percent_encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len() * 3);
     for b in s.bytes() {
         if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {

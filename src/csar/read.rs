@@ -86,6 +86,9 @@ fn limit(path: &Path, what: String, flag: &str) -> Diagnostic {
         ))
 }
 
+/// Read a zip archive: every entry is checked (name, kind, declared and
+/// real size, compression ratio) and every problem reported, before the
+/// archive is refused.
 pub(super) fn open_zip(input: &Path, bytes: Vec<u8>, limits: &Limits) -> Result<Csar> {
     let bytes: Arc<[u8]> = Arc::from(bytes.into_boxed_slice());
     let file_loc = Location::file(input.display().to_string());
@@ -114,99 +117,14 @@ pub(super) fn open_zip(input: &Path, bytes: Vec<u8>, limits: &Limits) -> Result<
     let mut entries = BTreeMap::new();
     let mut total: u64 = 0;
     for i in 0..archive.len() {
-        let mut file = match archive.by_index(i) {
-            Ok(f) => f,
-            Err(e) => {
-                diags.push(
-                    Diagnostic::error(
-                        codes::CSAR_UNREADABLE,
-                        format!("entry {i} of `{}` cannot be read: {e}", input.display()),
-                    )
-                    .at(file_loc.clone()),
-                );
-                continue;
-            }
+        let Some(ZipEntry {
+            raw_name,
+            name,
+            data,
+        }) = read_entry(&mut archive, i, input, limits, &mut diags)
+        else {
+            continue;
         };
-        let raw_name = String::from_utf8_lossy(file.name_raw()).into_owned();
-        let name = match path::normalize(&raw_name) {
-            Ok(n) => n,
-            Err(why) => {
-                diags.push(
-                    Diagnostic::error(
-                        codes::CSAR_PATH_ESCAPE,
-                        format!("zip entry `{raw_name}` {why}"),
-                    )
-                    .at(file_loc.clone())
-                    .hint("entries of a CSAR must be relative paths inside the archive"),
-                );
-                continue;
-            }
-        };
-        if file.is_dir() {
-            continue;
-        }
-        if file.is_symlink() {
-            diags.push(
-                Diagnostic::error(
-                    codes::CSAR_SYMLINK,
-                    format!("zip entry `{name}` is a symbolic link"),
-                )
-                .at(file_loc.clone())
-                .hint("a CSAR must contain regular files only"),
-            );
-            continue;
-        }
-        let declared = file.size();
-        let compressed = file.compressed_size().max(1);
-        if declared > limits.max_entry_size {
-            diags.push(limit(
-                input,
-                format!(
-                    "entry `{name}` is {declared} bytes, more than the limit of {}",
-                    limits.max_entry_size
-                ),
-                "--max-entry-size",
-            ));
-            continue;
-        }
-        if declared > 1024 * 1024 && declared / compressed > limits.max_compression_ratio {
-            diags.push(limit(
-                input,
-                format!(
-                    "entry `{name}` expands {}:1, more than the limit of {}:1 (zip bomb?)",
-                    declared / compressed,
-                    limits.max_compression_ratio
-                ),
-                "--max-compression-ratio",
-            ));
-            continue;
-        }
-        let mut data = Vec::with_capacity(declared.min(64 * 1024 * 1024) as usize);
-        // Never trust the declared size: read at most one byte more than allowed.
-        let read = (&mut file)
-            .take(limits.max_entry_size + 1)
-            .read_to_end(&mut data);
-        if let Err(e) = read {
-            diags.push(
-                Diagnostic::error(
-                    codes::CSAR_UNREADABLE,
-                    format!("zip entry `{name}` cannot be decompressed: {e}"),
-                )
-                .at(file_loc.clone()),
-            );
-            continue;
-        }
-        if data.len() as u64 > limits.max_entry_size {
-            diags.push(limit(
-                input,
-                format!(
-                    "entry `{name}` expands beyond the limit of {} bytes",
-                    limits.max_entry_size
-                ),
-                "--max-entry-size",
-            ));
-            continue;
-        }
         total += data.len() as u64;
         if total > limits.max_total_size {
             diags.push(limit(
@@ -251,6 +169,151 @@ pub(super) fn open_zip(input: &Path, bytes: Vec<u8>, limits: &Limits) -> Result<
         entries,
         limits: limits.clone(),
     })
+}
+
+/// A file entry of a zip archive, read.
+struct ZipEntry {
+    /// The name as the archive writes it.
+    raw_name: String,
+    /// The name normalised into a CSAR path.
+    name: String,
+    data: Vec<u8>,
+}
+
+/// Entry `i` of the archive, or `None` when it is a directory or was
+/// refused (reported): unreadable, a name that escapes the archive, a
+/// symbolic link, or over a size limit.
+fn read_entry(
+    archive: &mut zip::ZipArchive<Cursor<&[u8]>>,
+    i: usize,
+    input: &Path,
+    limits: &Limits,
+    diags: &mut Diagnostics,
+) -> Option<ZipEntry> {
+    let file_loc = Location::file(input.display().to_string());
+    let mut file = match archive.by_index(i) {
+        Ok(f) => f,
+        Err(e) => {
+            diags.push(
+                Diagnostic::error(
+                    codes::CSAR_UNREADABLE,
+                    format!("entry {i} of `{}` cannot be read: {e}", input.display()),
+                )
+                .at(file_loc),
+            );
+            return None;
+        }
+    };
+    let raw_name = String::from_utf8_lossy(file.name_raw()).into_owned();
+    let name = match path::normalize(&raw_name) {
+        Ok(n) => n,
+        Err(why) => {
+            diags.push(
+                Diagnostic::error(
+                    codes::CSAR_PATH_ESCAPE,
+                    format!("zip entry `{raw_name}` {why}"),
+                )
+                .at(file_loc)
+                .hint("entries of a CSAR must be relative paths inside the archive"),
+            );
+            return None;
+        }
+    };
+    if file.is_dir() {
+        return None;
+    }
+    if file.is_symlink() {
+        diags.push(
+            Diagnostic::error(
+                codes::CSAR_SYMLINK,
+                format!("zip entry `{name}` is a symbolic link"),
+            )
+            .at(file_loc)
+            .hint("a CSAR must contain regular files only"),
+        );
+        return None;
+    }
+    let declared = file.size();
+    if let Some(d) = declared_size_problem(input, &name, declared, file.compressed_size(), limits) {
+        diags.push(d);
+        return None;
+    }
+    match decompress(&mut file, declared, input, &name, limits) {
+        Ok(data) => Some(ZipEntry {
+            raw_name,
+            name,
+            data,
+        }),
+        Err(d) => {
+            diags.push(d);
+            None
+        }
+    }
+}
+
+/// Whether the sizes an entry declares are over the limits: its size, or
+/// (for entries over 1 MiB) its compression ratio, a sign of a zip bomb.
+fn declared_size_problem(
+    input: &Path,
+    name: &str,
+    declared: u64,
+    compressed: u64,
+    limits: &Limits,
+) -> Option<Diagnostic> {
+    let compressed = compressed.max(1);
+    if declared > limits.max_entry_size {
+        return Some(limit(
+            input,
+            format!(
+                "entry `{name}` is {declared} bytes, more than the limit of {}",
+                limits.max_entry_size
+            ),
+            "--max-entry-size",
+        ));
+    }
+    if declared > 1024 * 1024 && declared / compressed > limits.max_compression_ratio {
+        return Some(limit(
+            input,
+            format!(
+                "entry `{name}` expands {}:1, more than the limit of {}:1 (zip bomb?)",
+                declared / compressed,
+                limits.max_compression_ratio
+            ),
+            "--max-compression-ratio",
+        ));
+    }
+    None
+}
+
+/// The content of an entry that declares `declared` bytes, read up to the
+/// entry size limit whatever it declares.
+fn decompress(
+    file: &mut impl Read,
+    declared: u64,
+    input: &Path,
+    name: &str,
+    limits: &Limits,
+) -> std::result::Result<Vec<u8>, Diagnostic> {
+    let mut data = Vec::with_capacity(declared.min(64 * 1024 * 1024) as usize);
+    // Never trust the declared size: read at most one byte more than allowed.
+    if let Err(e) = file.take(limits.max_entry_size + 1).read_to_end(&mut data) {
+        return Err(Diagnostic::error(
+            codes::CSAR_UNREADABLE,
+            format!("zip entry `{name}` cannot be decompressed: {e}"),
+        )
+        .at(Location::file(input.display().to_string())));
+    }
+    if data.len() as u64 > limits.max_entry_size {
+        return Err(limit(
+            input,
+            format!(
+                "entry `{name}` expands beyond the limit of {} bytes",
+                limits.max_entry_size
+            ),
+            "--max-entry-size",
+        ));
+    }
+    Ok(data)
 }
 
 /// Names that occur more than once in the central directory, sorted. An
@@ -381,4 +444,83 @@ fn open_dir(root: &Path, limits: &Limits) -> Result<Csar> {
         entries,
         limits: limits.clone(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use zip::write::SimpleFileOptions;
+
+    use super::*;
+
+    /// A zip archive of `(name, data)` entries, deflated.
+    fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut out = Cursor::new(Vec::new());
+        let mut w = zip::ZipWriter::new(&mut out);
+        for (name, data) in entries {
+            w.start_file(*name, SimpleFileOptions::default()).unwrap();
+            w.write_all(data).unwrap();
+        }
+        w.finish().unwrap();
+        out.into_inner()
+    }
+
+    fn messages(r: Result<Csar>) -> Vec<String> {
+        match r {
+            Err(Error::Input(d)) => d.iter().map(|d| d.message.clone()).collect(),
+            Err(e) => panic!("{e}"),
+            Ok(_) => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn reads_the_entries_of_an_archive() {
+        let bytes = zip_of(&[("a/b.txt", b"hello"), ("./c.txt", b"x")]);
+        let csar = open_zip(Path::new("t.csar"), bytes, &Limits::default()).unwrap();
+        assert_eq!(csar.names().collect::<Vec<_>>(), ["a/b.txt", "c.txt"]);
+        assert_eq!(csar.get("a/b.txt"), Some(&b"hello"[..]));
+    }
+
+    #[test]
+    fn an_escaping_entry_is_refused_and_the_others_still_checked() {
+        let limits = Limits {
+            max_entry_size: 4,
+            ..Limits::default()
+        };
+        let bytes = zip_of(&[("../evil", b"x"), ("big", b"12345"), ("ok", b"1")]);
+        let m = messages(open_zip(Path::new("t.csar"), bytes, &limits));
+        assert_eq!(m.len(), 2, "{m:?}");
+        assert!(m[0].starts_with("zip entry `../evil`"), "{m:?}");
+        assert!(
+            m[1].contains("entry `big` is 5 bytes, more than the limit of 4"),
+            "{m:?}"
+        );
+    }
+
+    #[test]
+    fn a_zip_bomb_is_caught_by_its_ratio() {
+        let limits = Limits {
+            max_compression_ratio: 10,
+            ..Limits::default()
+        };
+        let d = declared_size_problem(Path::new("t.csar"), "e", 2 * 1024 * 1024, 1024, &limits)
+            .expect("a problem");
+        assert!(d.message.contains("expands 2048:1"), "{}", d.message);
+        assert!(declared_size_problem(Path::new("t.csar"), "e", 1000, 10, &limits).is_none());
+    }
+
+    #[test]
+    fn decompression_stops_at_the_limit_whatever_is_declared() {
+        let limits = Limits {
+            max_entry_size: 3,
+            ..Limits::default()
+        };
+        let d = decompress(&mut &b"12345"[..], 1, Path::new("t.csar"), "e", &limits).unwrap_err();
+        assert!(d.message.contains("expands beyond the limit of 3 bytes"));
+        assert_eq!(
+            decompress(&mut &b"123"[..], 3, Path::new("t.csar"), "e", &limits).unwrap(),
+            b"123"
+        );
+    }
 }

@@ -64,7 +64,7 @@ fn stored() -> SimpleFileOptions {
 /// Write `csar` with `changes` applied to `out`, atomically: the archive
 /// is written straight into a temporary file beside `out`, renamed over it
 /// when complete.
-pub fn write_csar(csar: &Csar, changes: &Changes, out: &Path) -> Result<()> {
+pub(crate) fn write_csar(csar: &Csar, changes: &Changes, out: &Path) -> Result<()> {
     let (tmp, file) = create_fresh(out)?;
     let result = (|| {
         let writer = write_archive(csar, changes, std::io::BufWriter::new(file))?;
@@ -185,7 +185,7 @@ pub fn zip_files<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Re
 /// thread of its own that takes the pieces in order through a short
 /// queue: the renderer goes on producing text meanwhile, and memory holds
 /// at most a few pieces. The bytes are the same as deflating in line.
-pub struct ZipBuilder<W: Write + Seek + Send + 'static> {
+pub(crate) struct ZipBuilder<W: Write + Seek + Send + 'static> {
     queue: Option<std::sync::mpsc::SyncSender<Piece>>,
     worker: Option<std::thread::JoinHandle<Result<W>>>,
     /// Buffers of pieces written, handed back empty for the next pieces
@@ -210,7 +210,7 @@ const SPARE_CAPACITY: usize = 2 << 20;
 
 impl<W: Write + Seek + Send + 'static> ZipBuilder<W> {
     /// An empty archive written to `out`.
-    pub fn new(out: W) -> ZipBuilder<W> {
+    pub(crate) fn new(out: W) -> ZipBuilder<W> {
         let (queue, pieces) = std::sync::mpsc::sync_channel::<Piece>(QUEUE);
         let (give_back, spare) = std::sync::mpsc::sync_channel::<Vec<u8>>(QUEUE + 2);
         let worker = std::thread::spawn(move || -> Result<W> {
@@ -268,7 +268,7 @@ impl<W: Write + Seek + Send + 'static> ZipBuilder<W> {
     }
 
     /// Add a whole entry.
-    pub fn file(&mut self, name: &str, data: &[u8]) -> Result<()> {
+    pub(crate) fn file(&mut self, name: &str, data: &[u8]) -> Result<()> {
         self.send(Piece::File(name.to_string(), data.to_vec()))
     }
 
@@ -276,14 +276,14 @@ impl<W: Write + Seek + Send + 'static> ZipBuilder<W> {
     /// size is not known in advance, and a 100k-node plan's process text
     /// passes 4 GiB, so the entry is a ZIP64 one (20 bytes more, read by
     /// every current zip reader, Java's and Python's included).
-    pub fn start(&mut self, name: &str) -> Result<()> {
+    pub(crate) fn start(&mut self, name: &str) -> Result<()> {
         self.send(Piece::Start(name.to_string()))
     }
 
     /// Append `data` to the entry started last, taking its buffer: `data`
     /// is left empty, with the buffer of a piece written before if there
     /// is one (or `capacity` new).
-    pub fn write(&mut self, data: &mut Vec<u8>, capacity: usize) -> Result<()> {
+    pub(crate) fn write(&mut self, data: &mut Vec<u8>, capacity: usize) -> Result<()> {
         let spare = self
             .spare
             .try_recv()
@@ -292,7 +292,7 @@ impl<W: Write + Seek + Send + 'static> ZipBuilder<W> {
     }
 
     /// The archive, complete.
-    pub fn finish(mut self) -> Result<W> {
+    pub(crate) fn finish(mut self) -> Result<W> {
         self.queue = None; // the thread finishes the archive once the queue is empty
         match self.worker.take().map(std::thread::JoinHandle::join) {
             Some(Ok(result)) => result,
@@ -378,7 +378,7 @@ fn create_fresh(target: &Path) -> Result<(PathBuf, std::fs::File)> {
 
 /// Write `bytes` to `target` through a temporary file in the same directory
 /// and a rename, so readers never see a partial file.
-pub fn write_atomically(target: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_atomically(target: &Path, bytes: &[u8]) -> Result<()> {
     let (tmp, mut f) = create_fresh(target)?;
     let result = (|| {
         f.write_all(bytes)

@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use super::{NodeId, RelId, Topology, TypeId, TypeTable};
 
 /// The merged topology and where B's templates are in it.
-pub struct Merged {
+pub(crate) struct Merged {
     /// A's templates, then B's added ones.
     pub topology: Topology,
     /// Every B node (kept or added) → its node in the merged topology.
@@ -25,7 +25,7 @@ pub struct Merged {
 /// Merge: `kept` maps B nodes to the A nodes they are; `add_nodes` and
 /// `add_relationships` are B's templates to add. An added template whose
 /// id A uses already gets `_new` (and a number) appended.
-pub fn merge(
+pub(crate) fn merge(
     a: &Topology,
     b: &Topology,
     kept: &HashMap<NodeId, NodeId>,

@@ -7,9 +7,9 @@
 //! relationship kind that orders plans, properties as [`Value`]s, and the
 //! dialect-independent extras (scaling regions, workflows, outputs).
 
-pub mod lower_xml;
-pub mod lower_yaml;
-pub mod merge;
+pub(crate) mod lower_xml;
+pub(crate) mod lower_yaml;
+pub(crate) mod merge;
 mod names;
 mod policies;
 mod regions;

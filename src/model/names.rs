@@ -8,11 +8,11 @@ use super::Name;
 
 /// The names handed out so far.
 #[derive(Debug, Default)]
-pub struct Names(HashSet<Name>);
+pub(super) struct Names(HashSet<Name>);
 
 impl Names {
     /// The shared name equal to `s`.
-    pub fn get(&mut self, s: &str) -> Name {
+    pub(super) fn get(&mut self, s: &str) -> Name {
         if let Some(n) = self.0.get(s) {
             return n.clone();
         }

@@ -11,7 +11,7 @@
 
 /// Append `s` as XML text content: `&`, `<` and `>` escaped, quotes left
 /// alone (scripts and expressions stay readable).
-pub fn push_xml_text(out: &mut String, s: &str) {
+pub(crate) fn push_xml_text(out: &mut String, s: &str) {
     // Three bytes to look for: memchr finds them faster than a byte loop.
     let mut last = 0;
     for i in memchr::memchr3_iter(b'&', b'<', b'>', s.as_bytes()) {
@@ -28,7 +28,7 @@ pub fn push_xml_text(out: &mut String, s: &str) {
 
 /// Append `s` as an XML attribute value (or text): `&`, `<`, `>` and both
 /// quotes escaped.
-pub fn push_xml_attr(out: &mut String, s: &str) {
+pub(crate) fn push_xml_attr(out: &mut String, s: &str) {
     push_escaped(out, s, |b| match b {
         b'&' => Some("&amp;"),
         b'<' => Some("&lt;"),
@@ -42,7 +42,7 @@ pub fn push_xml_attr(out: &mut String, s: &str) {
 /// Append `s` to `out` with every byte for which `escape` gives a
 /// replacement replaced by it. Only ASCII bytes may be escaped, so that
 /// runs are cut at character boundaries.
-pub fn push_escaped(out: &mut String, s: &str, escape: impl Fn(u8) -> Option<&'static str>) {
+pub(crate) fn push_escaped(out: &mut String, s: &str, escape: impl Fn(u8) -> Option<&'static str>) {
     let mut last = 0;
     for (i, b) in s.bytes().enumerate() {
         if let Some(rep) = escape(b) {
@@ -55,7 +55,7 @@ pub fn push_escaped(out: &mut String, s: &str, escape: impl Fn(u8) -> Option<&'s
 }
 
 /// Escape text for XML content and attributes.
-pub fn xml_escape(s: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn xml_escape(s: &str) -> std::borrow::Cow<'_, str> {
     // Most names and values need no escaping: no copy then.
     if !s.contains(['&', '<', '>', '"', '\'']) {
         return std::borrow::Cow::Borrowed(s);

@@ -3,9 +3,9 @@
 //! use nothing of toscanini), so that a stage never reaches into a later one
 //! for a helper.
 
-pub mod escape;
-pub mod languages;
+pub(crate) mod escape;
+pub(crate) mod languages;
 mod ncname;
 
-pub use escape::xml_escape;
-pub use ncname::{Unique, ncname};
+pub(crate) use escape::xml_escape;
+pub(crate) use ncname::{Unique, ncname};

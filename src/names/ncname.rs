@@ -7,7 +7,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// Turn any text into an NCName: characters outside `[A-Za-z0-9_.-]`
 /// become `_`, and a leading character that cannot start a name gets a `_`
 /// in front.
-pub fn ncname(s: &str) -> String {
+pub(crate) fn ncname(s: &str) -> String {
     let mut out: String = s
         .chars()
         .map(|c| {
@@ -33,18 +33,18 @@ pub fn ncname(s: &str) -> String {
 /// rendering. Two different names with the same 128-bit FNV-1a hash would
 /// only make the second one get a suffix it did not need.
 #[derive(Debug, Default)]
-pub struct Unique {
+pub(crate) struct Unique {
     taken: HashSet<u128, BuildHasherDefault<Folded>>,
 }
 
 impl Unique {
     /// A fresh allocator.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// A unique name based on `base`.
-    pub fn name(&mut self, base: String) -> String {
+    pub(crate) fn name(&mut self, base: String) -> String {
         if self.taken.insert(fnv1a(&base)) {
             return base;
         }

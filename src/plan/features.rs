@@ -11,24 +11,24 @@ use crate::model::{Interface, NodeId, Operation, Topology};
 use super::PlanKind;
 
 /// The state interface: `freeze` saves a node's state, `defrost` restores it.
-pub const STATE_INTERFACE: &str = "http://opentosca.org/interfaces/state";
+pub(crate) const STATE_INTERFACE: &str = "http://opentosca.org/interfaces/state";
 /// The interface whose operations are tests.
-pub const TESTS_INTERFACE: &str = "http://opentosca.org/interfaces/tests";
+pub(crate) const TESTS_INTERFACE: &str = "http://opentosca.org/interfaces/tests";
 /// The operation that saves a node's state.
-pub const FREEZE: &str = "freeze";
+pub(crate) const FREEZE: &str = "freeze";
 /// The operation that restores a node's state.
-pub const DEFROST: &str = "defrost";
+pub(crate) const DEFROST: &str = "defrost";
 /// The input of `freeze` that says where the state goes.
-pub const STATE_STORE_INPUT: &str = "StoreStateServiceEndpoint";
+pub(crate) const STATE_STORE_INPUT: &str = "StoreStateServiceEndpoint";
 /// The interface of a node whose software can be updated in place
 /// (OpenTOSCA's name, matched as the last segment of the interface name).
-pub const UPDATE_INTERFACE: &str = "UpdateManagementInterface";
+pub(crate) const UPDATE_INTERFACE: &str = "UpdateManagementInterface";
 /// The operation that updates a node.
-pub const UPDATE: &str = "update";
+pub(crate) const UPDATE: &str = "update";
 /// Policy: the node holds state worth keeping.
-pub const STATEFUL: &str = "StatefulComponent";
+pub(crate) const STATEFUL: &str = "StatefulComponent";
 /// Policy: the node's state can be saved and restored.
-pub const FREEZABLE: &str = "FreezableComponent";
+pub(crate) const FREEZABLE: &str = "FreezableComponent";
 
 /// Whether `interface` is the state interface (a trailing `/` aside).
 fn is_state(interface: &Interface) -> bool {
@@ -37,13 +37,13 @@ fn is_state(interface: &Interface) -> bool {
 
 /// Whether `interface` holds tests: OpenTOSCA's `…/interfaces/tests` (the
 /// corpus) or `…/interfaces/test` (the plan builder's spelling).
-pub fn is_tests(interface: &Interface) -> bool {
+pub(crate) fn is_tests(interface: &Interface) -> bool {
     let name = interface.name.trim_end_matches('/');
     name == TESTS_INTERFACE || name == "http://opentosca.org/interfaces/test"
 }
 
 /// An operation of the node's state interface.
-pub fn state_operation<'t>(
+pub(crate) fn state_operation<'t>(
     topology: &'t Topology,
     n: NodeId,
     name: &str,
@@ -60,7 +60,7 @@ pub fn state_operation<'t>(
 /// matched by local name: OpenTOSCA's freeze and update plans disagree on
 /// their namespace (`…/management/features/policytypes` and
 /// `…/policytypes`, anchor §8), and the corpus uses both.
-pub fn has_policy(topology: &Topology, n: NodeId, local: &str) -> bool {
+pub(crate) fn has_policy(topology: &Topology, n: NodeId, local: &str) -> bool {
     topology.policies.iter().any(|p| {
         p.targets.contains(&crate::model::PolicyTarget::Node(n))
             && p.types.iter().any(|t| local_name(t) == local)
@@ -79,7 +79,10 @@ fn local_name(type_name: &str) -> &str {
 
 /// The node's `freeze`, if it can save its state: implemented, with the
 /// state-storage input.
-pub fn saves_state(topology: &Topology, n: NodeId) -> Result<(&Interface, &Operation), String> {
+pub(crate) fn saves_state(
+    topology: &Topology,
+    n: NodeId,
+) -> Result<(&Interface, &Operation), String> {
     let id = &topology.node(n).id;
     let Some((i, o)) = state_operation(topology, n, FREEZE) else {
         return Err(format!(
@@ -101,7 +104,7 @@ pub fn saves_state(topology: &Topology, n: NodeId) -> Result<(&Interface, &Opera
 
 /// Whether a freeze plan saves the node's state before terminating it:
 /// it is declared freezable and can save its state.
-pub fn freezable(topology: &Topology, n: NodeId) -> Result<(), String> {
+pub(crate) fn freezable(topology: &Topology, n: NodeId) -> Result<(), String> {
     if !has_policy(topology, n, FREEZABLE) {
         return Err(format!(
             "`{}` has no {FREEZABLE} policy",
@@ -113,7 +116,10 @@ pub fn freezable(topology: &Topology, n: NodeId) -> Result<(), String> {
 
 /// The node's `defrost`, if a defrost plan gives it its state back: it is
 /// freezable, and `defrost` is implemented.
-pub fn defrostable(topology: &Topology, n: NodeId) -> Result<(&Interface, &Operation), String> {
+pub(crate) fn defrostable(
+    topology: &Topology,
+    n: NodeId,
+) -> Result<(&Interface, &Operation), String> {
     freezable(topology, n)?;
     match state_operation(topology, n, DEFROST) {
         Some((i, o)) if o.implementation.is_some() => Ok((i, o)),
@@ -129,7 +135,7 @@ pub fn defrostable(topology: &Topology, n: NodeId) -> Result<(&Interface, &Opera
 }
 
 /// The node's `update`, if it can be updated in place.
-pub fn update_operation(
+pub(crate) fn update_operation(
     topology: &Topology,
     n: NodeId,
 ) -> Result<(&Interface, &Operation), String> {
@@ -154,7 +160,7 @@ pub fn update_operation(
 /// The nodes that sit on `n`: hosted on it, deployed on it or depending
 /// on it, directly or through others (ConnectsTo does not count), nearest
 /// first.
-pub fn above(topology: &Topology, n: NodeId) -> Vec<NodeId> {
+pub(crate) fn above(topology: &Topology, n: NodeId) -> Vec<NodeId> {
     let mut out = Vec::new();
     let mut seen = vec![false; topology.nodes.len()];
     seen[n.0 as usize] = true;
@@ -180,7 +186,7 @@ pub fn above(topology: &Topology, n: NodeId) -> Vec<NodeId> {
 /// The nodes an update plan updates: those that can be updated and do not
 /// sit on another such node (which updates them with what it stops and
 /// starts: OpenTOSCA updates the bottom-most updatable node).
-pub fn updated(topology: &Topology) -> Vec<NodeId> {
+pub(crate) fn updated(topology: &Topology) -> Vec<NodeId> {
     let updatable: Vec<NodeId> = topology
         .node_ids()
         .filter(|&n| update_operation(topology, n).is_ok())
@@ -198,7 +204,7 @@ pub fn updated(topology: &Topology) -> Vec<NodeId> {
 }
 
 /// The node's implemented test operations, in declaration order.
-pub fn tests(topology: &Topology, n: NodeId) -> Vec<(&Interface, &Operation)> {
+pub(crate) fn tests(topology: &Topology, n: NodeId) -> Vec<(&Interface, &Operation)> {
     topology
         .node(n)
         .interfaces
@@ -210,22 +216,23 @@ pub fn tests(topology: &Topology, n: NodeId) -> Vec<(&Interface, &Operation)> {
 }
 
 /// The output of a test operation that says whether it passed.
-pub const TEST_RESULT: &str = "Result";
+pub(crate) const TEST_RESULT: &str = "Result";
 /// What a test's `Result` must not be: the words the corpus's test
 /// scripts (and common usage) print when a test fails. Anything else
 /// passes: the management bus reports a test whose script fails as a
 /// fault, which fails the plan anyway.
-pub const TEST_FAILED: [&str; 6] = ["FAILED", "failed", "FAILURE", "false", "ERROR", "error"];
+pub(crate) const TEST_FAILED: [&str; 6] =
+    ["FAILED", "failed", "FAILURE", "false", "ERROR", "error"];
 
 /// The property a test plan keeps the output `output` of test operation
 /// `operation` in (a test plan's topology has one per test output).
-pub fn result_property(operation: &str, output: &str) -> String {
+pub(crate) fn result_property(operation: &str, output: &str) -> String {
     format!("{operation}_{output}")
 }
 
 /// Whether the node takes part in a plan of `kind` (freeze: frozen rather
 /// than only terminated; defrost: defrosted; backup: backed up; test: tested).
-pub fn supports(topology: &Topology, n: NodeId, kind: &PlanKind) -> bool {
+pub(crate) fn supports(topology: &Topology, n: NodeId, kind: &PlanKind) -> bool {
     match kind {
         PlanKind::Freeze => freezable(topology, n).is_ok(),
         PlanKind::Defrost => defrostable(topology, n).is_ok(),
@@ -237,13 +244,13 @@ pub fn supports(topology: &Topology, n: NodeId, kind: &PlanKind) -> bool {
 }
 
 /// Whether the topology supports a plan of `kind` (some node does).
-pub fn supported(topology: &Topology, kind: &PlanKind) -> bool {
+pub(crate) fn supported(topology: &Topology, kind: &PlanKind) -> bool {
     topology.node_ids().any(|n| supports(topology, n, kind))
 }
 
 /// Why no plan of `kind` can be made: what such a plan needs, and, for the
 /// nodes that come closest, what they lack.
-pub fn missing(topology: &Topology, kind: &PlanKind) -> String {
+pub(crate) fn missing(topology: &Topology, kind: &PlanKind) -> String {
     let needs = match kind {
         PlanKind::Freeze => format!(
             "a freeze plan needs a node with the {FREEZABLE} policy whose type has an implemented operation `{FREEZE}` with input `{STATE_STORE_INPUT}` in interface `{STATE_INTERFACE}`"

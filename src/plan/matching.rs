@@ -19,7 +19,7 @@ use crate::model::{NodeId, RelId, Topology, TypeName};
 
 /// The common templates: (A's, B's).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Matching {
+pub(crate) struct Matching {
     /// Common nodes.
     pub nodes: Vec<(NodeId, NodeId)>,
     /// Common relationships.
@@ -71,7 +71,7 @@ fn stands_on(t: &Topology, n: NodeId) -> Vec<(TypeName, NodeId)> {
 }
 
 /// The common templates of `a` and `b`.
-pub fn matching(a: &Topology, b: &Topology) -> Matching {
+pub(crate) fn matching(a: &Topology, b: &Topology) -> Matching {
     let sig_a: Vec<Signature> = a.node_ids().map(|n| signature(a, n)).collect();
     let sig_b: Vec<Signature> = b.node_ids().map(|n| signature(b, n)).collect();
     let mut a_of: HashMap<NodeId, NodeId> = HashMap::new(); // B → A

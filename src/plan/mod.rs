@@ -8,10 +8,10 @@
 mod backup;
 mod build;
 mod defrost;
-pub mod features;
+pub(crate) mod features;
 mod freeze;
 mod kinds;
-pub mod matching;
+pub(crate) mod matching;
 pub mod naming;
 mod order;
 mod restrict;

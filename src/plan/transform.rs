@@ -31,141 +31,180 @@ pub struct Transformation {
 /// Derive the plan that turns a running instance of `a` into one of `b`
 /// (see [`transformation_plan`]).
 pub fn transformation(a: &Topology, b: &Topology, rules: &OrderingRules) -> Result<Transformation> {
-    let m = super::matching::matching(a, b);
-    let kept_nodes: HashMap<NodeId, NodeId> = m.nodes.iter().map(|&(na, nb)| (nb, na)).collect();
-    let kept_rels: HashMap<RelId, RelId> =
-        m.relationships.iter().map(|&(ra, rb)| (rb, ra)).collect();
-    // Each kept template of A and its counterpart in B.
-    let a_kept: HashMap<TemplateRef, TemplateRef> = m
-        .nodes
-        .iter()
-        .map(|&(na, nb)| (TemplateRef::Node(na), TemplateRef::Node(nb)))
-        .chain(
-            m.relationships
-                .iter()
-                .map(|&(ra, rb)| (TemplateRef::Relationship(ra), TemplateRef::Relationship(rb))),
-        )
+    let d = Difference::new(a, b);
+    let merged = model::merge::merge(a, b, &d.kept_in_b, &d.b_nodes, &d.b_rels);
+    let terminate: HashSet<TemplateRef> = templates(a)
+        .filter(|t| !d.kept_in_a.contains_key(t))
         .collect();
-    let a_templates = || {
-        a.node_ids()
-            .map(TemplateRef::Node)
-            .chain(a.relationship_ids().map(TemplateRef::Relationship))
-    };
-    let b_nodes: Vec<NodeId> = b
-        .node_ids()
-        .filter(|n| !kept_nodes.contains_key(n))
-        .collect();
-    let b_rels: Vec<RelId> = b
-        .relationship_ids()
-        .filter(|r| !kept_rels.contains_key(r))
-        .collect();
-    let merged = model::merge::merge(a, b, &kept_nodes, &b_nodes, &b_rels);
-    let terminate: HashSet<TemplateRef> =
-        a_templates().filter(|t| !a_kept.contains_key(t)).collect();
-    let provision: HashSet<TemplateRef> = b_nodes
+    let provision: HashSet<TemplateRef> = d
+        .b_nodes
         .iter()
         .map(|n| TemplateRef::Node(merged.nodes[n]))
         .chain(
-            b_rels
+            d.b_rels
                 .iter()
                 .map(|r| TemplateRef::Relationship(merged.relationships[r])),
         )
         .collect();
     let kind = PlanKind::Transformation(b.service_template.id.clone());
     let plan = transformation_plan(&merged.topology, &terminate, &provision, kind, rules)?;
-    let mut report = Vec::new();
-    let what = |t: TemplateRef| match t {
+    let mut report: Vec<String> = templates(a).map(|t| a_line(a, b, &d, t)).collect();
+    report.extend(b_lines(a, b, &d, &merged));
+    Ok(Transformation {
+        plan,
+        warnings: foreign_warning(a, b, &d),
+        topology: merged.topology,
+        report,
+    })
+}
+
+/// What A and B share, and what only B has.
+struct Difference {
+    /// Each kept node of B and its counterpart in A.
+    kept_in_b: HashMap<NodeId, NodeId>,
+    /// Each kept template of A and its counterpart in B.
+    kept_in_a: HashMap<TemplateRef, TemplateRef>,
+    /// The nodes and relationships only B has.
+    b_nodes: Vec<NodeId>,
+    b_rels: Vec<RelId>,
+}
+
+impl Difference {
+    fn new(a: &Topology, b: &Topology) -> Difference {
+        let m = super::matching::matching(a, b);
+        let kept_in_b: HashMap<NodeId, NodeId> = m.nodes.iter().map(|&(na, nb)| (nb, na)).collect();
+        let kept_rels: HashSet<RelId> = m.relationships.iter().map(|&(_, rb)| rb).collect();
+        let kept_in_a =
+            m.nodes
+                .iter()
+                .map(|&(na, nb)| (TemplateRef::Node(na), TemplateRef::Node(nb)))
+                .chain(m.relationships.iter().map(|&(ra, rb)| {
+                    (TemplateRef::Relationship(ra), TemplateRef::Relationship(rb))
+                }))
+                .collect();
+        let b_nodes = b
+            .node_ids()
+            .filter(|n| !kept_in_b.contains_key(n))
+            .collect();
+        let b_rels = b
+            .relationship_ids()
+            .filter(|r| !kept_rels.contains(r))
+            .collect();
+        Difference {
+            kept_in_b,
+            kept_in_a,
+            b_nodes,
+            b_rels,
+        }
+    }
+}
+
+/// The templates of `t`: nodes, then relationships.
+fn templates(t: &Topology) -> impl Iterator<Item = TemplateRef> + '_ {
+    t.node_ids()
+        .map(TemplateRef::Node)
+        .chain(t.relationship_ids().map(TemplateRef::Relationship))
+}
+
+fn what(t: TemplateRef) -> &'static str {
+    match t {
         TemplateRef::Node(_) => "node",
         TemplateRef::Relationship(_) => "relationship",
-    };
-    for t in a_templates() {
-        let line = if let Some(&bt) = a_kept.get(&t) {
-            let other = b.template_id(bt);
-            format!(
-                "kept        {} `{}`: it is `{other}` of `{}` (same type{}, on common nodes); nothing runs on it",
-                what(t),
-                a.template_id(t),
-                b.service_template.id,
-                if matches!(t, TemplateRef::Node(_)) {
-                    ", deployment artifacts and property names"
-                } else {
-                    ""
-                },
-            )
-        } else {
-            format!(
-                "terminated  {} `{}`: `{}` has no {} of its type{} between common nodes",
-                what(t),
-                a.template_id(t),
-                b.service_template.id,
-                what(t),
-                if matches!(t, TemplateRef::Node(_)) {
-                    ", deployment artifacts and property names"
-                } else {
-                    ""
-                },
-            )
-        };
-        report.push(line);
     }
-    for &n in &b_nodes {
-        report.push(format!(
+}
+
+/// The report line of a template of A: kept or terminated, and why.
+fn a_line(a: &Topology, b: &Topology, d: &Difference, t: TemplateRef) -> String {
+    let compared = if matches!(t, TemplateRef::Node(_)) {
+        ", deployment artifacts and property names"
+    } else {
+        ""
+    };
+    match d.kept_in_a.get(&t) {
+        Some(&bt) => format!(
+            "kept        {} `{}`: it is `{}` of `{}` (same type{compared}, on common nodes); nothing runs on it",
+            what(t),
+            a.template_id(t),
+            b.template_id(bt),
+            b.service_template.id,
+        ),
+        None => format!(
+            "terminated  {} `{}`: `{}` has no {} of its type{compared} between common nodes",
+            what(t),
+            a.template_id(t),
+            b.service_template.id,
+            what(t),
+        ),
+    }
+}
+
+/// The report lines of the templates only B has: provisioned, and why.
+fn b_lines(
+    a: &Topology,
+    b: &Topology,
+    d: &Difference,
+    merged: &model::merge::Merged,
+) -> Vec<String> {
+    let nodes = d.b_nodes.iter().map(|&n| {
+        format!(
             "provisioned node `{}` (as `{}`): `{}` has no node left with its type, deployment artifacts and property names on the nodes it stands on",
             b.node(n).id,
             merged.topology.node(merged.nodes[&n]).id,
             a.service_template.id
-        ));
-    }
-    for &r in &b_rels {
-        report.push(format!(
+        )
+    });
+    let rels = d.b_rels.iter().map(|&r| {
+        format!(
             "provisioned relationship `{}` (as `{}`): `{}` has none of its type between the counterparts of its ends",
             b.relationship(r).id,
             merged.topology.relationship(merged.relationships[&r]).id,
             a.service_template.id
-        ));
-    }
+        )
+    });
+    nodes.chain(rels).collect()
+}
+
+/// W0511 when B adds templates: the container knows only A's.
+fn foreign_warning(a: &Topology, b: &Topology, d: &Difference) -> Diagnostics {
     let mut warnings = Diagnostics::new();
-    if !b_nodes.is_empty() || !b_rels.is_empty() {
-        let added: Vec<String> = b_nodes
-            .iter()
-            .map(|&n| format!("`{}`", b.node(n).id))
-            .chain(
-                b_rels
-                    .iter()
-                    .map(|&r| format!("`{}`", b.relationship(r).id)),
-            )
-            .collect();
-        warnings.push(
-            Diagnostic::warning(
-                codes::W_TRANSFORM_FOREIGN,
-                format!(
-                    "the transformation plan registers the instances of templates only `{}` defines ({}) in the service instance of `{}`, and invokes their operations through `{}`'s service template",
-                    b.service_template.id,
-                    added.join(", "),
-                    a.service_template.id,
-                    a.service_template.id
-                ),
-            )
-            // At the first of them in the target's file.
-            .at_opt(
-                b_nodes
-                    .iter()
-                    .map(|&n| b.node(n).origin.clone())
-                    .chain(b_rels.iter().map(|&r| b.relationship(r).origin.clone()))
-                    .flatten()
-                    .next(),
-            )
-            .note("the plan runs against a container that accepts them (the engine harness's mock does); the OpenTOSCA container's instance API and management bus know only the templates and artifacts of the CSAR the plan belongs to")
-            .hint(format!(
-                "deploy the plan with a CSAR whose service template `{}` also defines them, or provision `{}` anew",
-                a.service_template.id, b.service_template.id
-            )),
-        );
+    if d.b_nodes.is_empty() && d.b_rels.is_empty() {
+        return warnings;
     }
-    Ok(Transformation {
-        plan,
-        topology: merged.topology,
-        report,
-        warnings,
-    })
+    let added: Vec<String> = d
+        .b_nodes
+        .iter()
+        .map(|&n| format!("`{}`", b.node(n).id))
+        .chain(
+            d.b_rels
+                .iter()
+                .map(|&r| format!("`{}`", b.relationship(r).id)),
+        )
+        .collect();
+    warnings.push(
+        Diagnostic::warning(
+            codes::W_TRANSFORM_FOREIGN,
+            format!(
+                "the transformation plan registers the instances of templates only `{}` defines ({}) in the service instance of `{}`, and invokes their operations through `{}`'s service template",
+                b.service_template.id,
+                added.join(", "),
+                a.service_template.id,
+                a.service_template.id
+            ),
+        )
+        // At the first of them in the target's file.
+        .at_opt(
+            d.b_nodes
+                .iter()
+                .map(|&n| b.node(n).origin.clone())
+                .chain(d.b_rels.iter().map(|&r| b.relationship(r).origin.clone()))
+                .flatten()
+                .next(),
+        )
+        .note("the plan runs against a container that accepts them (the engine harness's mock does); the OpenTOSCA container's instance API and management bus know only the templates and artifacts of the CSAR the plan belongs to")
+        .hint(format!(
+            "deploy the plan with a CSAR whose service template `{}` also defines them, or provision `{}` anew",
+            a.service_template.id, b.service_template.id
+        )),
+    );
+    warnings
 }

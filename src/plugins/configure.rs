@@ -38,7 +38,7 @@ fn declared_only(t: &Topology, rel: RelId, op: &str) -> bool {
 
 /// Which half of a node's configure a step belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     /// `pre_configure_*`: before the node's `configure`.
     Pre,
     /// `post_configure_*`: after it.
@@ -48,7 +48,12 @@ pub enum Phase {
 /// The relationship operations that run inside `node`'s configure phase:
 /// for every relationship it is the source of, `<phase>_configure_source`,
 /// then for every one it is the target of, `<phase>_configure_target`.
-pub fn woven(t: &Topology, node: NodeId, phase: Phase, notes: &mut Vec<String>) -> Vec<Step> {
+pub(crate) fn woven(
+    t: &Topology,
+    node: NodeId,
+    phase: Phase,
+    notes: &mut Vec<String>,
+) -> Vec<Step> {
     let prefix = match phase {
         Phase::Pre => "pre_configure",
         Phase::Post => "post_configure",
@@ -178,7 +183,7 @@ pub(crate) fn invoke_relationship(
 }
 
 /// The built-in plugin for the activities of YAML relationships.
-pub struct Configure;
+pub(crate) struct Configure;
 
 impl Plugin for Configure {
     fn id(&self) -> &str {

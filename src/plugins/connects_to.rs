@@ -18,7 +18,7 @@ use crate::model::{Interface, NodeId, Operation, RelId, RelKind, TemplateRef, To
 use crate::plan::{Activity, ActivityKind};
 
 /// The built-in connectsTo plugin.
-pub struct ConnectsTo;
+pub(super) struct ConnectsTo;
 
 impl Plugin for ConnectsTo {
     fn id(&self) -> &str {

@@ -5,12 +5,12 @@
 use crate::model::{Interface, LIFECYCLE_STANDARD};
 
 /// Operations that bring a node up, in the order they run.
-pub const BUILD_OPERATIONS: [&str; 4] = ["install", "create", "configure", "start"];
+pub(crate) const BUILD_OPERATIONS: [&str; 4] = ["install", "create", "configure", "start"];
 /// Operations that take a node down, in the order they run.
-pub const TERMINATION_OPERATIONS: [&str; 3] = ["stop", "uninstall", "delete"];
+pub(crate) const TERMINATION_OPERATIONS: [&str; 3] = ["stop", "uninstall", "delete"];
 
 /// The state before and after a lifecycle operation.
-pub fn states(operation: &str) -> (&'static str, &'static str) {
+pub(crate) fn states(operation: &str) -> (&'static str, &'static str) {
     use super::steps::state::*;
     match operation {
         "install" | "create" => (CREATING, CREATED),
@@ -28,7 +28,7 @@ pub fn states(operation: &str) -> (&'static str, &'static str) {
 /// `http://opentosca.org/interfaces/lifecycle`,
 /// `http://www.example.com/interfaces/lifecycle`, `…/pattern/lifecycle`,
 /// or one named `Standard`.
-pub fn is_lifecycle(interface: &Interface) -> bool {
+pub(crate) fn is_lifecycle(interface: &Interface) -> bool {
     if !interface.lineage.is_empty() {
         return interface.is_a(LIFECYCLE_STANDARD);
     }
@@ -37,18 +37,19 @@ pub fn is_lifecycle(interface: &Interface) -> bool {
 }
 
 /// The operation name of OpenTOSCA's connection semantics (seed 004).
-pub const CONNECT_TO: &str = "connectTo";
+pub(crate) const CONNECT_TO: &str = "connectTo";
 /// Interface whose `connectTo` must not be wrapped in stop/start (OpenTOSCA reading).
-pub const NON_INTERRUPTIVE: &str = "http://opentosca.org/interfaces/connections/nonInterruptive";
+pub(crate) const NON_INTERRUPTIVE: &str =
+    "http://opentosca.org/interfaces/connections/nonInterruptive";
 /// Prefix of interfaces whose `connectTo` runs only on the source end.
-pub const CONNECTIONS_SOURCE: &str = "http://opentosca.org/interfaces/connections/source";
+pub(crate) const CONNECTIONS_SOURCE: &str = "http://opentosca.org/interfaces/connections/source";
 /// Prefix of interfaces whose `connectTo` runs only on the target end.
-pub const CONNECTIONS_TARGET: &str = "http://opentosca.org/interfaces/connections/target";
+pub(crate) const CONNECTIONS_TARGET: &str = "http://opentosca.org/interfaces/connections/target";
 
 /// Interfaces of management features that build and termination plans do
 /// not run (tests, freeze/defrost, monitoring): a node whose only
 /// operations are these and `connectTo` needs nothing provisioned.
-pub fn is_management_feature(interface: &str) -> bool {
+pub(crate) fn is_management_feature(interface: &str) -> bool {
     let i = interface.trim_end_matches('/');
     i.ends_with("/tests")
         || i.ends_with("/test")
@@ -59,14 +60,14 @@ pub fn is_management_feature(interface: &str) -> bool {
 
 /// Property names that stand for each other when matching operation
 /// inputs (OpenTOSCA's conventions): the address of a machine, its login.
-pub const ALIASES: [&[&str]; 3] = [
+pub(crate) const ALIASES: [&[&str]; 3] = [
     &["VMIP", "ServerIP", "ContainerIP", "IP"],
     &["VMUserName", "SSHUser", "User"],
     &["VMPrivateKey", "SSHPrivateKey"],
 ];
 
 /// The other names of `name`, if it belongs to an alias group.
-pub fn aliases(name: &str) -> impl Iterator<Item = &'static str> + '_ {
+pub(crate) fn aliases(name: &str) -> impl Iterator<Item = &'static str> + '_ {
     ALIASES
         .iter()
         .filter(move |g| g.contains(&name))

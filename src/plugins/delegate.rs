@@ -22,7 +22,7 @@ use crate::model::{Dialect, TemplateRef};
 use crate::plan::{Activity, ActivityKind};
 
 /// The built-in plugin for delegated YAML nodes.
-pub struct Delegate;
+pub(super) struct Delegate;
 
 impl Plugin for Delegate {
     fn id(&self) -> &str {
@@ -83,7 +83,7 @@ impl Plugin for Delegate {
 }
 
 /// The built-in plugin for YAML nodes whose lifecycle is all no-ops.
-pub struct NoOp;
+pub(super) struct NoOp;
 
 impl Plugin for NoOp {
     fn id(&self) -> &str {

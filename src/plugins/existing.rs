@@ -8,7 +8,7 @@ use crate::model::TemplateRef;
 use crate::plan::{Activity, ActivityKind};
 
 /// The built-in plugin for existing nodes.
-pub struct Existing;
+pub(super) struct Existing;
 
 impl Plugin for Existing {
     fn id(&self) -> &str {

@@ -11,7 +11,7 @@ use crate::model::TemplateRef;
 use crate::plan::Activity;
 
 /// The built-in fallback plugin.
-pub struct Fallback;
+pub(super) struct Fallback;
 
 impl Plugin for Fallback {
     fn id(&self) -> &str {

@@ -7,7 +7,7 @@ use super::steps::{Binding, Invocation, PropertyRef, Step};
 use crate::model::{Name, NodeId, Operation, TemplateRef, Topology};
 
 /// A call to describe: whose operation, in whose context.
-pub struct Call<'a> {
+pub(crate) struct Call<'a> {
     /// The node whose operation is invoked (for host operations, the host).
     pub target: NodeId,
     /// The node being provisioned: inputs are matched on it and its stack.
@@ -25,7 +25,7 @@ pub struct Call<'a> {
 /// An invocation of a call. Each output not mapped explicitly is stored
 /// into the property of the same name of the context node, else of the
 /// target. Binding notes are appended to `notes`.
-pub fn node_operation(topology: &Topology, call: Call, notes: &mut Vec<String>) -> Step {
+pub(crate) fn node_operation(topology: &Topology, call: Call, notes: &mut Vec<String>) -> Step {
     let operation = call.operation;
     let bound = bind_inputs(topology, call.context, operation, call.inputs);
     notes.extend(
@@ -85,7 +85,7 @@ pub fn node_operation(topology: &Topology, call: Call, notes: &mut Vec<String>) 
 }
 
 /// A node's own operation, inputs matched by name.
-pub fn own_operation(
+pub(crate) fn own_operation(
     topology: &Topology,
     node: NodeId,
     interface: &Name,

@@ -14,7 +14,7 @@ use crate::model::{Dialect, Interface, Name, NodeId, Operation, TemplateRef, Top
 use crate::plan::{Activity, ActivityKind};
 
 /// The built-in lifecycle plugin.
-pub struct Lifecycle;
+pub(super) struct Lifecycle;
 
 impl Plugin for Lifecycle {
     fn id(&self) -> &str {
@@ -63,46 +63,10 @@ impl Plugin for Lifecycle {
             .iter()
             .map(|(i, o)| format!("`{}/{}`", i.name, o.name))
             .collect();
-        let mut body = Body::default();
         if ops.is_empty() && !unimplemented.is_empty() {
-            let why = format!(
-                "{} {} no implementation artifact, so the management bus cannot run {}",
-                unimplemented.join(", "),
-                if unimplemented.len() == 1 {
-                    "has"
-                } else {
-                    "have"
-                },
-                if unimplemented.len() == 1 {
-                    "it"
-                } else {
-                    "them"
-                }
-            );
-            if activity.kind == ActivityKind::Provision {
-                return Outcome::Declined(why);
-            }
-            // Nothing implements the way down: the instance is only marked
-            // deleted (the host's termination removes what runs on it). In
-            // TOSCA YAML an unimplemented operation is a no-op (1.3 §5.8.1).
-            if matches!(cx.topology.dialect, Dialect::Yaml(_)) {
-                body.notes.push(format!(
-                    "{why}; they are no-ops, the instance is only marked deleted"
-                ));
-                return Outcome::Handled(body);
-            }
-            body.warnings.push(
-                Diagnostic::warning(
-                    codes::W_NO_IMPLEMENTATION,
-                    format!("`{}` cannot be stopped or uninstalled: {why}", node.id),
-                )
-                .at_opt(node.origin.clone())
-                .hint("add implementation artifacts for these operations, or remove them from the node type"),
-            );
-            body.notes
-                .push(format!("{why}; the instance is only marked deleted"));
-            return Outcome::Handled(body);
+            return nothing_implemented(cx, n, activity, &unimplemented);
         }
+        let mut body = Body::default();
         if !unimplemented.is_empty() {
             // TOSCA: an operation without implementation is a no-op.
             body.notes.push(format!(
@@ -115,38 +79,12 @@ impl Plugin for Lifecycle {
                 .push("the lifecycle interface has no termination operations".into());
             return Outcome::Handled(body);
         }
-        if activity.kind == ActivityKind::Provision {
+        let provision = activity.kind == ActivityKind::Provision;
+        if provision {
             upload_artifacts(cx.topology, n, &mut body);
         }
-        // Relationship Configure operations around `configure` (YAML).
-        let provision = activity.kind == ActivityKind::Provision;
-        let (mut pre, mut post) = if provision {
-            (
-                Some(woven(cx.topology, n, Phase::Pre, &mut body.notes)),
-                Some(woven(cx.topology, n, Phase::Post, &mut body.notes)),
-            )
-        } else {
-            (None, None)
-        };
-        for (iface, op) in &ops {
-            if matches!(&*op.name, "configure" | "start") {
-                body.steps.extend(pre.take().unwrap_or_default());
-            }
-            if &*op.name == "start" {
-                body.steps.extend(post.take().unwrap_or_default());
-            }
-            let (before, after) = states(&op.name);
-            body.steps.push(Step::SetState(activity.template, before));
-            let step = own_operation(cx.topology, n, &iface.name, op, &mut body.notes);
-            body.steps.push(step);
-            body.steps.push(Step::SetState(activity.template, after));
-            if &*op.name == "configure" {
-                body.steps.extend(post.take().unwrap_or_default());
-            }
-        }
-        body.steps.extend(pre.take().unwrap_or_default());
-        body.steps.extend(post.take().unwrap_or_default());
-        if activity.kind == ActivityKind::Provision {
+        run_operations(cx.topology, n, activity, &ops, &mut body);
+        if provision {
             for (iface, op) in operations(&lifecycle, &TERMINATION_OPERATIONS) {
                 if op.implementation.is_some() {
                     let step = own_operation(cx.topology, n, &iface.name, op, &mut Vec::new());
@@ -156,6 +94,98 @@ impl Plugin for Lifecycle {
         }
         Outcome::Handled(body)
     }
+}
+
+/// The outcome when none of the operations the activity needs is
+/// implemented (`unimplemented` names them): provisioning is declined;
+/// termination only marks the instance deleted, with a warning in TOSCA
+/// 1.0 (in YAML an unimplemented operation is a no-op, 1.3 §5.8.1).
+fn nothing_implemented(
+    cx: &Context,
+    n: NodeId,
+    activity: &Activity,
+    unimplemented: &[String],
+) -> Outcome {
+    let node = cx.topology.node(n);
+    let why = format!(
+        "{} {} no implementation artifact, so the management bus cannot run {}",
+        unimplemented.join(", "),
+        if unimplemented.len() == 1 {
+            "has"
+        } else {
+            "have"
+        },
+        if unimplemented.len() == 1 {
+            "it"
+        } else {
+            "them"
+        }
+    );
+    if activity.kind == ActivityKind::Provision {
+        return Outcome::Declined(why);
+    }
+    // Nothing implements the way down: the instance is only marked
+    // deleted (the host's termination removes what runs on it).
+    let mut body = Body::default();
+    if matches!(cx.topology.dialect, Dialect::Yaml(_)) {
+        body.notes.push(format!(
+            "{why}; they are no-ops, the instance is only marked deleted"
+        ));
+        return Outcome::Handled(body);
+    }
+    body.warnings.push(
+        Diagnostic::warning(
+            codes::W_NO_IMPLEMENTATION,
+            format!("`{}` cannot be stopped or uninstalled: {why}", node.id),
+        )
+        .at_opt(node.origin.clone())
+        .hint(
+            "add implementation artifacts for these operations, or remove them from the node type",
+        ),
+    );
+    body.notes
+        .push(format!("{why}; the instance is only marked deleted"));
+    Outcome::Handled(body)
+}
+
+/// The steps of the implemented lifecycle operations `ops`, each between
+/// the states it moves the node through; when provisioning, the
+/// relationships' Configure operations are woven around `configure` (YAML:
+/// pre_configure before it, post_configure after it, or before `start`
+/// when there is no `configure`).
+fn run_operations(
+    topology: &Topology,
+    n: NodeId,
+    activity: &Activity,
+    ops: &[(&Interface, &Operation)],
+    body: &mut Body,
+) {
+    let (mut pre, mut post) = if activity.kind == ActivityKind::Provision {
+        (
+            Some(woven(topology, n, Phase::Pre, &mut body.notes)),
+            Some(woven(topology, n, Phase::Post, &mut body.notes)),
+        )
+    } else {
+        (None, None)
+    };
+    for (iface, op) in ops {
+        if matches!(&*op.name, "configure" | "start") {
+            body.steps.extend(pre.take().unwrap_or_default());
+        }
+        if &*op.name == "start" {
+            body.steps.extend(post.take().unwrap_or_default());
+        }
+        let (before, after) = states(&op.name);
+        body.steps.push(Step::SetState(activity.template, before));
+        let step = own_operation(topology, n, &iface.name, op, &mut body.notes);
+        body.steps.push(step);
+        body.steps.push(Step::SetState(activity.template, after));
+        if &*op.name == "configure" {
+            body.steps.extend(post.take().unwrap_or_default());
+        }
+    }
+    body.steps.extend(pre.take().unwrap_or_default());
+    body.steps.extend(post.take().unwrap_or_default());
 }
 
 /// The operations named in `names` (in that order), each from the first
@@ -235,5 +265,115 @@ fn upload_artifacts(topology: &Topology, n: NodeId, body: &mut Body) {
             topology.node(h).id
         ));
         body.steps.push(step);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csar::Csar;
+    use crate::plan::{AbstractPlan, PlanKind};
+    use crate::plugins::api::PluginOptions;
+
+    /// `db` implements create and start; `app` (hosted on it, connected to
+    /// it with a pre_configure_source script) implements configure; `old`
+    /// implements nothing of its lifecycle.
+    fn topology() -> Topology {
+        let yaml = "tosca_definitions_version: tosca_simple_yaml_1_3\n\
+            topology_template:\n  node_templates:\n    \
+            db:\n      type: tosca.nodes.Compute\n      \
+            interfaces: {Standard: {create: c.sh, start: s.sh}}\n    \
+            app:\n      type: tosca.nodes.SoftwareComponent\n      \
+            interfaces: {Standard: {configure: conf.sh}}\n      \
+            requirements:\n        - host: db\n        \
+            - dependency:\n            node: db\n            \
+            relationship:\n              type: tosca.relationships.ConnectsTo\n              \
+            interfaces: {Configure: {pre_configure_source: pre.sh}}\n    \
+            old:\n      type: tosca.nodes.SoftwareComponent\n      \
+            interfaces: {Standard: {stop: {description: manual}}}\n      \
+            requirements: [{host: db}]\n";
+        let mut csar = Csar::from_entries("t", [("s.yaml".to_string(), yaml.as_bytes().to_vec())]);
+        let mut sources = crate::diagnostics::SourceMap::default();
+        let (loaded, d) = crate::yaml::imports::load(&mut csar, "s.yaml", 64, &mut sources);
+        assert!(!d.has_errors(), "{d:?}");
+        let (t, d) = crate::model::lower_yaml::lower(&loaded, &mut csar);
+        t.unwrap_or_else(|| panic!("{d:?}"))
+    }
+
+    fn handle(t: &Topology, node: &str, kind: ActivityKind) -> Outcome {
+        let plan = AbstractPlan {
+            kind: PlanKind::Build,
+            activities: Vec::new(),
+            edges: Vec::new(),
+        };
+        let options = PluginOptions::default();
+        let cx = Context {
+            topology: t,
+            plan: &plan,
+            options: &options,
+        };
+        let activity = Activity {
+            id: "a".into(),
+            template: TemplateRef::Node(t.node_by_id(node).unwrap()),
+            kind,
+        };
+        Lifecycle.handle(&cx, &activity)
+    }
+
+    fn operations_of(body: &Body) -> Vec<String> {
+        body.steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Invoke(i) => Some(i.operation.to_string()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn relationship_configure_operations_run_before_configure() {
+        let t = topology();
+        let Outcome::Handled(body) = handle(&t, "app", ActivityKind::Provision) else {
+            panic!("handled")
+        };
+        assert_eq!(operations_of(&body), ["pre_configure_source", "configure"]);
+    }
+
+    #[test]
+    fn states_surround_each_operation_and_compensation_undoes_it() {
+        let t = topology();
+        let Outcome::Handled(body) = handle(&t, "db", ActivityKind::Provision) else {
+            panic!("handled")
+        };
+        assert_eq!(operations_of(&body), ["create", "start"]);
+        assert!(
+            matches!(body.steps[0], Step::SetState(_, "CREATING")),
+            "{:?}",
+            body.steps[0]
+        );
+        assert!(
+            body.compensation.is_empty(),
+            "db implements no termination operation"
+        );
+    }
+
+    #[test]
+    fn an_unimplemented_yaml_termination_is_a_no_op() {
+        let t = topology();
+        let Outcome::Handled(body) = handle(&t, "old", ActivityKind::Terminate) else {
+            panic!("handled")
+        };
+        assert!(body.steps.is_empty());
+        assert!(body.warnings.is_empty());
+        assert!(
+            body.notes[0]
+                .contains("`Standard/stop`, `Standard/delete` have no implementation artifact"),
+            "{:?}",
+            body.notes
+        );
+        assert!(matches!(
+            handle(&t, "old", ActivityKind::Provision),
+            Outcome::Declined(_)
+        ));
     }
 }

@@ -12,24 +12,24 @@
 
 pub mod api;
 pub mod complete;
-pub mod configure;
+pub(crate) mod configure;
 mod connects_to;
-pub mod conventions;
+pub(crate) mod conventions;
 pub mod declarative;
 mod delegate;
 mod existing;
 mod fallback;
-pub mod invoke;
+pub(crate) mod invoke;
 mod lifecycle;
 mod operations;
-pub mod params;
+pub(crate) mod params;
 pub mod registry;
 mod selection;
 mod state;
 pub mod steps;
 mod testing;
 mod update;
-pub mod workflow;
+pub(crate) mod workflow;
 
 pub use complete::{ActivityBody, CompleteOptions, ConcretePlan, Decision, complete};
 pub use registry::Registry;

@@ -12,7 +12,7 @@ use super::steps::Step;
 /// Offer every invocation in `body` (steps and compensation) to the
 /// operation plugins.
 /// Notes are made when `record` (the decision log).
-pub fn carry_out(cx: &Context, registry: &Registry, body: &mut Body, record: bool) {
+pub(super) fn carry_out(cx: &Context, registry: &Registry, body: &mut Body, record: bool) {
     let steps = std::mem::take(&mut body.steps);
     body.steps = expand(cx, registry, steps, body, record);
     let compensation = std::mem::take(&mut body.compensation);

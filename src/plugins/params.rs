@@ -10,7 +10,7 @@ use crate::model::{Name, NodeId, Operation, RelId, TemplateRef, Topology, Value}
 
 /// The result of binding an operation's inputs.
 #[derive(Debug, Default)]
-pub struct Bound {
+pub(crate) struct Bound {
     /// Inputs with their bindings, in the operation's order.
     pub inputs: Vec<(Name, Binding)>,
     /// Where non-obvious bindings came from.
@@ -18,7 +18,7 @@ pub struct Bound {
 }
 
 /// Find a property named `name` on `node` or below it.
-pub fn find_property(topology: &Topology, node: NodeId, name: &Name) -> Option<PropertyRef> {
+pub(crate) fn find_property(topology: &Topology, node: NodeId, name: &Name) -> Option<PropertyRef> {
     let candidates = std::iter::once(node).chain(topology.stack_below(node));
     for n in candidates {
         if topology.node(n).properties.contains_key(&**name) {
@@ -34,7 +34,7 @@ pub fn find_property(topology: &Topology, node: NodeId, name: &Name) -> Option<P
 /// Bind `name` in the context of `node`: exact name on the node and its
 /// stack, then (for required inputs) aliases. Returns the binding and, for
 /// anything but an exact match on `node`, a note.
-pub fn bind_on_node(
+pub(crate) fn bind_on_node(
     topology: &Topology,
     node: NodeId,
     name: &Name,
@@ -69,7 +69,7 @@ pub fn bind_on_node(
 /// Bind all inputs of `operation` in the context of `node`; `explicit`
 /// bindings (from a plugin) win. Unbound required inputs become plan
 /// inputs; unbound optional ones are left out.
-pub fn bind_inputs(
+pub(crate) fn bind_inputs(
     topology: &Topology,
     node: NodeId,
     operation: &Operation,
@@ -117,7 +117,7 @@ pub fn bind_inputs(
 /// Bind the inputs of an operation run for a relationship (`connectTo`):
 /// relationship properties first; a `SOURCE_`/`TARGET_` prefix picks that
 /// end; otherwise the other end's stack, then the executing end's own.
-pub fn bind_relationship_inputs(
+pub(crate) fn bind_relationship_inputs(
     topology: &Topology,
     rel: RelId,
     executing: NodeId,
@@ -184,7 +184,7 @@ pub fn bind_relationship_inputs(
 
 /// The binding for a value written in the topology, evaluated in the
 /// context of `template` (for `SELF`, `HOST`, `SOURCE`, `TARGET`).
-pub fn value_binding(topology: &Topology, template: TemplateRef, value: &Value) -> Binding {
+pub(crate) fn value_binding(topology: &Topology, template: TemplateRef, value: &Value) -> Binding {
     match value {
         Value::Call(c) => match (c.function.as_str(), c.args.as_slice()) {
             ("get_input", [Value::Scalar(name)]) => Binding::Input(name.as_str().into()),
@@ -216,7 +216,11 @@ pub fn value_binding(topology: &Topology, template: TemplateRef, value: &Value) 
 }
 
 /// The template a function's first argument names.
-pub fn entity_of(topology: &Topology, template: TemplateRef, entity: &str) -> Option<TemplateRef> {
+pub(crate) fn entity_of(
+    topology: &Topology,
+    template: TemplateRef,
+    entity: &str,
+) -> Option<TemplateRef> {
     match (entity, template) {
         ("SELF", t) => Some(t),
         ("SOURCE", TemplateRef::Relationship(r)) => {

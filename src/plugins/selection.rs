@@ -9,13 +9,13 @@ use crate::names::ncname;
 use crate::plan::{Activity, ActivityKind};
 
 /// A selection strategy plugin.
-pub struct Selector {
+pub(super) struct Selector {
     strategy: &'static str,
 }
 
 impl Selector {
     /// The three built-in strategies.
-    pub fn all() -> [Selector; 3] {
+    pub(super) fn all() -> [Selector; 3] {
         [
             Selector {
                 strategy: "FirstInstance",
@@ -95,7 +95,7 @@ impl Plugin for Selector {
 
 /// The generic recursive selection: follow the relationship instance from
 /// the selected source instance to its target instance.
-pub struct Recursive;
+pub(super) struct Recursive;
 
 impl Plugin for Recursive {
     fn id(&self) -> &str {

@@ -24,7 +24,7 @@ use crate::plan::features::{STATE_STORE_INPUT, defrostable, saves_state};
 use crate::plan::{Activity, ActivityKind};
 
 /// The built-in state plugin.
-pub struct State;
+pub(super) struct State;
 
 impl Plugin for State {
     fn id(&self) -> &str {

@@ -18,7 +18,7 @@ use crate::plan::features::{TEST_FAILED, TEST_RESULT, result_property, tests};
 use crate::plan::{Activity, ActivityKind};
 
 /// The built-in test plugin.
-pub struct Tests;
+pub(super) struct Tests;
 
 impl Plugin for Tests {
     fn id(&self) -> &str {

@@ -21,7 +21,7 @@ use crate::plan::features::{
 use crate::plan::{Activity, ActivityKind};
 
 /// The built-in update plugin.
-pub struct Update;
+pub(super) struct Update;
 
 impl Plugin for Update {
     fn id(&self) -> &str {

@@ -16,13 +16,13 @@ use super::configure::invoke_relationship;
 use super::invoke::{Call, node_operation};
 use super::params::value_binding;
 use super::steps::{Binding, Otherwise, Step, state};
-use crate::model::{Name, TemplateRef, Value, WorkflowActivity};
+use crate::model::{Name, TemplateRef, Topology, Value, WorkflowActivity};
 use crate::plan::{Activity, ActivityKind};
 
 /// A state name as the instance API keeps it: the normative ones as the
 /// other plugins write them, custom ones upper-cased and interned (steps
 /// hold `&'static str`; a run sees a handful of names).
-pub fn state_name(s: &str) -> &'static str {
+pub(crate) fn state_name(s: &str) -> &'static str {
     use state::*;
     let upper = s.trim().to_ascii_uppercase();
     for known in [
@@ -56,7 +56,7 @@ pub fn state_name(s: &str) -> &'static str {
 }
 
 /// The built-in workflow plugin.
-pub struct Workflow;
+pub(crate) struct Workflow;
 
 impl Plugin for Workflow {
     fn id(&self) -> &str {
@@ -125,65 +125,18 @@ impl Plugin for Workflow {
                     interface,
                     operation,
                     inputs,
-                } => {
-                    let given: Vec<(Name, Binding)> = inputs
-                        .iter()
-                        .map(|(k, v): &(String, Value)| {
-                            (k.as_str().into(), value_binding(t, activity.template, v))
-                        })
-                        .collect();
-                    let op = match activity.template {
-                        TemplateRef::Node(n) => t.node(n).operation(interface, operation),
-                        TemplateRef::Relationship(r) => t
-                            .relationship(r)
-                            .interfaces
-                            .iter()
-                            .find(|i| *i.name == **interface)
-                            .and_then(|i| i.operation(operation)),
-                    };
-                    let Some(op) = op else {
-                        return Outcome::Declined(format!(
-                            "`{interface}.{operation}` is not an operation of `{}`",
-                            t.template_id(activity.template)
-                        ));
-                    };
-                    if op.implementation.is_none() {
-                        body.notes.push(format!(
-                            "`{interface}.{operation}` has no implementation: a no-op"
-                        ));
-                        continue;
-                    }
-                    let interface: Name = interface.as_str().into();
-                    let step = match activity.template {
-                        TemplateRef::Node(n) => node_operation(
-                            t,
-                            Call {
-                                target: n,
-                                context: n,
-                                interface: &interface,
-                                operation: op,
-                                inputs: &given,
-                                outputs: &[],
-                            },
-                            &mut body.notes,
-                        ),
-                        TemplateRef::Relationship(r) => {
-                            let source = t.relationship(r).source;
-                            let mut step =
-                                invoke_relationship(t, r, source, &interface, op, &mut body.notes);
-                            if let Step::Invoke(inv) = &mut step {
-                                for (k, b) in &given {
-                                    match inv.inputs.iter_mut().find(|(n, _)| n == k) {
-                                        Some(slot) => slot.1 = b.clone(),
-                                        None => inv.inputs.push((k.clone(), b.clone())),
-                                    }
-                                }
-                            }
-                            step
-                        }
-                    };
-                    body.steps.push(step);
-                }
+                } => match call_operation(
+                    t,
+                    activity.template,
+                    interface,
+                    operation,
+                    inputs,
+                    &mut body.notes,
+                ) {
+                    Ok(Some(step)) => body.steps.push(step),
+                    Ok(None) => {}
+                    Err(why) => return Outcome::Declined(why),
+                },
                 WorkflowActivity::Delegate(_) | WorkflowActivity::Inline(_) => {}
             }
         }
@@ -196,5 +149,126 @@ impl Plugin for Workflow {
             body.notes.push("the step has no activities here".into());
         }
         Outcome::Handled(body)
+    }
+}
+
+/// The step of a `call_operation` activity on `template`: the operation
+/// invoked with the activity's inputs over its own. `Ok(None)` (with a
+/// note) when it has no implementation, a no-op; `Err` when the template
+/// has no such operation.
+fn call_operation(
+    t: &Topology,
+    template: TemplateRef,
+    interface: &str,
+    operation: &str,
+    inputs: &[(String, Value)],
+    notes: &mut Vec<String>,
+) -> Result<Option<Step>, String> {
+    let given: Vec<(Name, Binding)> = inputs
+        .iter()
+        .map(|(k, v)| (k.as_str().into(), value_binding(t, template, v)))
+        .collect();
+    let op = match template {
+        TemplateRef::Node(n) => t.node(n).operation(interface, operation),
+        TemplateRef::Relationship(r) => t
+            .relationship(r)
+            .interfaces
+            .iter()
+            .find(|i| *i.name == *interface)
+            .and_then(|i| i.operation(operation)),
+    };
+    let Some(op) = op else {
+        return Err(format!(
+            "`{interface}.{operation}` is not an operation of `{}`",
+            t.template_id(template)
+        ));
+    };
+    if op.implementation.is_none() {
+        notes.push(format!(
+            "`{interface}.{operation}` has no implementation: a no-op"
+        ));
+        return Ok(None);
+    }
+    let interface: Name = interface.into();
+    Ok(Some(match template {
+        TemplateRef::Node(n) => node_operation(
+            t,
+            Call {
+                target: n,
+                context: n,
+                interface: &interface,
+                operation: op,
+                inputs: &given,
+                outputs: &[],
+            },
+            notes,
+        ),
+        TemplateRef::Relationship(r) => {
+            let source = t.relationship(r).source;
+            let mut step = invoke_relationship(t, r, source, &interface, op, notes);
+            if let Step::Invoke(inv) = &mut step {
+                for (k, b) in &given {
+                    match inv.inputs.iter_mut().find(|(n, _)| n == k) {
+                        Some(slot) => slot.1 = b.clone(),
+                        None => inv.inputs.push((k.clone(), b.clone())),
+                    }
+                }
+            }
+            step
+        }
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csar::Csar;
+
+    fn topology() -> Topology {
+        let yaml = "tosca_definitions_version: tosca_simple_yaml_1_3\n\
+            topology_template:\n  node_templates:\n    \
+            app:\n      type: tosca.nodes.Root\n      \
+            interfaces: {Standard: {start: s.sh, stop: {description: manual}}}\n";
+        let mut csar = Csar::from_entries("t", [("s.yaml".to_string(), yaml.as_bytes().to_vec())]);
+        let mut sources = crate::diagnostics::SourceMap::default();
+        let (loaded, _) = crate::yaml::imports::load(&mut csar, "s.yaml", 64, &mut sources);
+        crate::model::lower_yaml::lower(&loaded, &mut csar)
+            .0
+            .unwrap()
+    }
+
+    #[test]
+    fn a_call_invokes_an_implemented_operation_with_the_given_inputs() {
+        let t = topology();
+        let app = TemplateRef::Node(t.node_by_id("app").unwrap());
+        let mut notes = Vec::new();
+        let inputs = [("speed".to_string(), Value::Scalar("fast".into()))];
+        let Ok(Some(Step::Invoke(inv))) =
+            call_operation(&t, app, "Standard", "start", &inputs, &mut notes)
+        else {
+            panic!("an invocation")
+        };
+        assert_eq!(&*inv.operation, "start");
+        assert!(
+            inv.inputs.iter().any(|(n, _)| &**n == "speed"),
+            "{:?}",
+            inv.inputs
+        );
+    }
+
+    #[test]
+    fn an_unimplemented_call_is_a_no_op_and_an_unknown_one_declined() {
+        let t = topology();
+        let app = TemplateRef::Node(t.node_by_id("app").unwrap());
+        let mut notes = Vec::new();
+        assert!(matches!(
+            call_operation(&t, app, "Standard", "stop", &[], &mut notes),
+            Ok(None)
+        ));
+        assert_eq!(notes, ["`Standard.stop` has no implementation: a no-op"]);
+        let Err(why) = call_operation(&t, app, "Standard", "jump", &[], &mut notes) else {
+            panic!("declined")
+        };
+        assert_eq!(why, "`Standard.jump` is not an operation of `app`");
     }
 }

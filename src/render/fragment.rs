@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 
 /// One parsed section.
 #[derive(Debug)]
-pub struct Fragment {
+pub(crate) struct Fragment {
     pieces: Vec<Piece>,
 }
 
@@ -74,17 +74,14 @@ impl Fragment {
         Ok(Fragment { pieces })
     }
 
-    /// The names of the holes, in order of appearance.
-    pub fn holes(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.pieces.iter().filter_map(|p| match p {
-            Piece::Hole(h) => Some(*h),
-            _ => None,
-        })
-    }
-
     /// Write the fragment into `out`, every line indented by `indent`
     /// spaces, every hole replaced by its value in `values`.
-    pub fn write(&self, out: &mut String, indent: usize, values: &[(&str, &str)]) -> Result<()> {
+    pub(crate) fn write(
+        &self,
+        out: &mut String,
+        indent: usize,
+        values: &[(&str, &str)],
+    ) -> Result<()> {
         let pad = &SPACES[..indent.min(SPACES.len())];
         let mut line_start = true;
         for piece in &self.pieces {
@@ -122,13 +119,13 @@ impl Fragment {
 
 /// The sections of fragment files, by name.
 #[derive(Debug, Default)]
-pub struct Fragments {
+pub(crate) struct Fragments {
     sections: HashMap<&'static str, Fragment>,
 }
 
 impl Fragments {
     /// Parse fragment files; section names must be unique across them.
-    pub fn parse(files: &[(&'static str, &'static str)]) -> Result<Fragments> {
+    pub(crate) fn parse(files: &[(&'static str, &'static str)]) -> Result<Fragments> {
         let mut sections = HashMap::new();
         for (file, text) in files {
             let mut name: Option<&'static str> = None;
@@ -169,14 +166,14 @@ impl Fragments {
     }
 
     /// A section by name.
-    pub fn get(&self, name: &str) -> Result<&Fragment> {
+    pub(crate) fn get(&self, name: &str) -> Result<&Fragment> {
         self.sections
             .get(name)
             .ok_or_else(|| Error::Internal(format!("no fragment section `{name}`")))
     }
 
     /// Write section `name` (see [`Fragment::write`]).
-    pub fn write(
+    pub(crate) fn write(
         &self,
         out: &mut String,
         name: &str,
@@ -184,11 +181,6 @@ impl Fragments {
         values: &[(&str, &str)],
     ) -> Result<()> {
         self.get(name)?.write(out, indent, values)
-    }
-
-    /// Every section with its name.
-    pub fn sections(&self) -> impl Iterator<Item = (&'static str, &Fragment)> {
-        self.sections.iter().map(|(n, f)| (*n, f))
     }
 }
 

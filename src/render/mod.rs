@@ -6,22 +6,21 @@
 //! In: a concrete plan and the topology (for names). Out: a
 //! [`RenderedPlan`]: the files of one deployable plan.
 
-pub mod bpel;
-pub mod bpmn;
-pub mod fragment;
-pub mod output;
+pub(crate) mod bpel;
+pub(crate) mod bpmn;
+pub(crate) mod fragment;
+pub(crate) mod output;
 mod paths;
 mod rendered;
-pub mod templates;
-pub mod vars;
+pub(crate) mod templates;
+pub(crate) mod vars;
 
 pub use self::output::PlanFile;
-pub use self::paths::{instances_path, url_path};
-pub use self::rendered::{Language, PlanParameter, RenderedPlan};
+pub use self::rendered::{Language, RenderedPlan};
 use crate::model::Topology;
 
 /// Render a concrete plan in a language, keeping its files.
-pub fn render(
+pub(crate) fn render(
     language: Language,
     plan: &crate::plugins::ConcretePlan,
     topology: &Topology,
@@ -36,7 +35,7 @@ pub fn render(
 /// Render a concrete plan straight into its archive (what write-back
 /// stores), in memory or, with `spool` (the output file), in a spool file
 /// beside it; the files are not kept.
-pub fn pack(
+pub(crate) fn pack(
     language: Language,
     plan: &crate::plugins::ConcretePlan,
     topology: &Topology,
@@ -57,7 +56,7 @@ pub fn pack(
 /// the machine has cores: plans are independent, and packing them is most
 /// of the work of `plan`. `done` is called with the number of pairs packed
 /// so far each time one is.
-pub fn pack_all(
+pub(crate) fn pack_all(
     jobs: &[(Language, &crate::plugins::ConcretePlan)],
     topology: &Topology,
     templates: &templates::Templates,

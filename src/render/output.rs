@@ -20,7 +20,7 @@ pub struct PlanFile {
 }
 
 /// A plan's files, as they are written.
-pub enum PlanOutput {
+pub(crate) enum PlanOutput {
     /// Keep every file.
     Files(Vec<PlanFile>, Option<(String, Vec<u8>)>),
     /// Pack every file into an archive in memory.
@@ -39,7 +39,7 @@ pub enum Packed {
 }
 
 /// What was written.
-pub enum Written {
+pub(crate) enum Written {
     /// The files.
     Files(Vec<PlanFile>),
     /// The archive.
@@ -47,21 +47,21 @@ pub enum Written {
 }
 
 /// A streamed file is handed on once this much text has collected.
-pub const CHUNK: usize = 1 << 20;
+pub(crate) const CHUNK: usize = 1 << 20;
 
 impl PlanOutput {
     /// Keep the files.
-    pub fn files() -> PlanOutput {
+    pub(crate) fn files() -> PlanOutput {
         PlanOutput::Files(Vec::new(), None)
     }
 
     /// Pack the files into an archive in memory.
-    pub fn archive() -> PlanOutput {
+    pub(crate) fn archive() -> PlanOutput {
         PlanOutput::Archive(ZipBuilder::new(Cursor::new(Vec::new())))
     }
 
     /// Pack the files into an archive in a spool file beside `near`.
-    pub fn spooled(near: &std::path::Path, label: &str) -> Result<PlanOutput> {
+    pub(crate) fn spooled(near: &std::path::Path, label: &str) -> Result<PlanOutput> {
         let (spool, file) = Spool::create(near, label)?;
         Ok(PlanOutput::Spooled(
             ZipBuilder::new(BufWriter::with_capacity(1 << 16, file)),
@@ -70,7 +70,7 @@ impl PlanOutput {
     }
 
     /// A whole file.
-    pub fn file(&mut self, name: &str, data: &[u8]) -> Result<()> {
+    pub(crate) fn file(&mut self, name: &str, data: &[u8]) -> Result<()> {
         match self {
             PlanOutput::Files(files, _) => {
                 files.push(PlanFile {
@@ -85,7 +85,7 @@ impl PlanOutput {
     }
 
     /// Start a file written in pieces with [`PlanOutput::write`].
-    pub fn start(&mut self, name: &str) -> Result<()> {
+    pub(crate) fn start(&mut self, name: &str) -> Result<()> {
         match self {
             PlanOutput::Files(_, current) => {
                 *current = Some((name.to_string(), Vec::new()));
@@ -98,7 +98,7 @@ impl PlanOutput {
 
     /// Append `text` to the file started last, leaving `text` empty. A
     /// packed file takes the buffer itself (and leaves a recycled one).
-    pub fn write(&mut self, text: &mut String) -> Result<()> {
+    pub(crate) fn write(&mut self, text: &mut String) -> Result<()> {
         let capacity = text.capacity();
         let mut bytes = std::mem::take(text).into_bytes();
         let done = match self {
@@ -119,7 +119,7 @@ impl PlanOutput {
     }
 
     /// End the file started last.
-    pub fn end(&mut self) -> Result<()> {
+    pub(crate) fn end(&mut self) -> Result<()> {
         if let PlanOutput::Files(files, current) = self
             && let Some((name, data)) = current.take()
         {
@@ -129,7 +129,7 @@ impl PlanOutput {
     }
 
     /// Everything written.
-    pub fn finish(self) -> Result<Written> {
+    pub(crate) fn finish(self) -> Result<Written> {
         Ok(match self {
             PlanOutput::Files(files, _) => Written::Files(files),
             PlanOutput::Archive(zip) => Written::Packed(Packed::Bytes(zip.finish()?.into_inner())),
@@ -147,7 +147,7 @@ impl PlanOutput {
 /// pieces it was set aside in (the diagrams of a BPMN plan's activities,
 /// which follow its whole process). In memory, or in a spool file when the
 /// plan itself is spooled, so that memory stays flat there too.
-pub enum Aside {
+pub(crate) enum Aside {
     /// In memory.
     Memory(Vec<u8>),
     /// In a spool file (removed when dropped).
@@ -156,7 +156,7 @@ pub enum Aside {
 
 impl Aside {
     /// Where to set text aside while writing into `output`.
-    pub fn for_output(output: &PlanOutput) -> Result<Aside> {
+    pub(crate) fn for_output(output: &PlanOutput) -> Result<Aside> {
         match output {
             PlanOutput::Spooled(_, spool) => {
                 let (aside, file) = Spool::create(spool.path(), "aside")?;
@@ -167,7 +167,7 @@ impl Aside {
     }
 
     /// Set `text` aside.
-    pub fn push(&mut self, text: &str) -> Result<()> {
+    pub(crate) fn push(&mut self, text: &str) -> Result<()> {
         use std::io::Write as _;
         match self {
             Aside::Memory(bytes) => {
@@ -181,7 +181,7 @@ impl Aside {
     }
 
     /// Read back what was set aside, from the start.
-    pub fn read_back(self) -> Result<AsideReader> {
+    pub(crate) fn read_back(self) -> Result<AsideReader> {
         use std::io::{Seek as _, SeekFrom};
         match self {
             Aside::Memory(bytes) => Ok(AsideReader::Memory(bytes, 0)),
@@ -202,7 +202,7 @@ impl Aside {
 }
 
 /// What was set aside, read back piece by piece.
-pub enum AsideReader {
+pub(crate) enum AsideReader {
     /// In memory, and how much of it was read.
     Memory(Vec<u8>, usize),
     /// In a spool file, and a buffer for one piece.
@@ -211,7 +211,7 @@ pub enum AsideReader {
 
 impl AsideReader {
     /// Append the next `len` bytes (a piece set aside whole) to `out`.
-    pub fn next_into(&mut self, len: usize, out: &mut String) -> Result<()> {
+    pub(crate) fn next_into(&mut self, len: usize, out: &mut String) -> Result<()> {
         use std::io::Read as _;
         let piece: &[u8] = match self {
             AsideReader::Memory(bytes, at) => {

@@ -7,7 +7,7 @@ use crate::csar::path::percent_encode;
 use crate::model::{TemplateRef, Topology};
 
 /// Percent-encode each segment of a CSAR path for use in a URL.
-pub fn url_path(path: &str) -> String {
+pub(super) fn url_path(path: &str) -> String {
     path.split('/')
         .map(percent_encode)
         .collect::<Vec<_>>()
@@ -16,7 +16,7 @@ pub fn url_path(path: &str) -> String {
 
 /// The collection path of a template's instances in the instance API
 /// (`/nodetemplates/<id>/instances`).
-pub fn instances_path(topology: &Topology, t: TemplateRef) -> String {
+pub(super) fn instances_path(topology: &Topology, t: TemplateRef) -> String {
     match t {
         TemplateRef::Node(n) => format!(
             "/nodetemplates/{}/instances",

@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 
 /// Templates shipped with toscanini, embedded at build time.
-pub const EMBEDDED: &[(&str, &str)] = &[
+pub(crate) const EMBEDDED: &[(&str, &str)] = &[
     (
         "bpel/deploy.xml",
         include_str!("../../templates/bpel/deploy.xml"),
@@ -48,13 +48,13 @@ pub const EMBEDDED: &[(&str, &str)] = &[
 ];
 
 /// A loaded template set.
-pub struct Templates {
+pub(crate) struct Templates {
     tera: tera::Tera,
 }
 
 impl Templates {
     /// The embedded templates.
-    pub fn embedded() -> Result<Templates> {
+    pub(crate) fn embedded() -> Result<Templates> {
         let mut tera = tera::Tera::new();
         tera.autoescape_on(Vec::<&str>::new());
         tera.add_raw_templates(EMBEDDED.iter().copied())
@@ -63,7 +63,7 @@ impl Templates {
     }
 
     /// Render a template with a serializable context.
-    pub fn render<C: Serialize>(&self, name: &str, context: &C) -> Result<String> {
+    pub(crate) fn render<C: Serialize>(&self, name: &str, context: &C) -> Result<String> {
         let ctx = tera::Context::from_serialize(context)
             .map_err(|e| Error::Internal(format!("template context for {name}: {e}")))?;
         self.tera
@@ -72,27 +72,13 @@ impl Templates {
     }
 
     /// The text of a template that is copied as it is (static files).
-    pub fn raw(name: &str) -> &'static str {
+    pub(crate) fn raw(name: &str) -> &'static str {
         EMBEDDED
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, t)| *t)
             .unwrap_or("")
     }
-}
-
-/// Indent every non-empty line of `text` by `n` spaces.
-pub fn indent(text: &str, n: usize) -> String {
-    let pad = " ".repeat(n);
-    let mut out = String::with_capacity(text.len() + text.len() / 8);
-    for line in text.lines() {
-        if !line.is_empty() {
-            out.push_str(&pad);
-            out.push_str(line);
-        }
-        out.push('\n');
-    }
-    out
 }
 
 #[cfg(test)]

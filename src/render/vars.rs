@@ -21,7 +21,7 @@ use crate::plugins::ConcretePlan;
 use crate::plugins::steps::{Binding, PropertyRef, Step};
 
 /// The variable names of one plan.
-pub struct Vars {
+pub(crate) struct Vars {
     /// Every name, one after the other.
     text: String,
     /// Where each name ends in `text` (it starts where the one before ends).
@@ -34,7 +34,7 @@ pub struct Vars {
 }
 
 /// A name made of `[A-Za-z0-9_]` only.
-pub fn word(s: &str) -> String {
+pub(crate) fn word(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect()
@@ -45,7 +45,7 @@ pub fn word(s: &str) -> String {
 /// poll loop's variable is named after its element, and an element of
 /// template `prop_a` (`prop_a_provision_s3_location`) spells the property
 /// `provision_s3_location` of template `a`.
-pub fn outside_families(mut name: String) -> String {
+pub(crate) fn outside_families(mut name: String) -> String {
     if name.starts_with("inst_") || name.starts_with("prop_") {
         name.insert(0, '_');
     }
@@ -55,7 +55,7 @@ pub fn outside_families(mut name: String) -> String {
 impl Vars {
     /// Allocate names for every template the plan touches. `taken` are
     /// names already in use.
-    pub fn new<'a>(
+    pub(crate) fn new<'a>(
         topology: &Topology,
         plan: &ConcretePlan,
         taken: impl IntoIterator<Item = &'a str>,
@@ -123,28 +123,28 @@ impl Vars {
     }
 
     /// Templates in the order their variables were allocated.
-    pub fn templates(&self) -> &[TemplateRef] {
+    pub(crate) fn templates(&self) -> &[TemplateRef] {
         &self.order
     }
 
     /// Every template variable, in allocation order.
-    pub fn variables(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn variables(&self) -> impl Iterator<Item = &str> {
         (0..self.ends.len()).map(|k| self.name(k))
     }
 
     /// The instance URL variable.
-    pub fn url(&self, t: TemplateRef) -> &str {
+    pub(crate) fn url(&self, t: TemplateRef) -> &str {
         self.name(self.first(t))
     }
 
     /// The instance id variable.
-    pub fn id(&self, t: TemplateRef) -> &str {
+    pub(crate) fn id(&self, t: TemplateRef) -> &str {
         self.name(self.first(t) + 1)
     }
 
     /// The variable of a property. A property a step names that the
     /// template does not have is a plugin bug.
-    pub fn prop(&self, topology: &Topology, p: &PropertyRef) -> &str {
+    pub(crate) fn prop(&self, topology: &Topology, p: &PropertyRef) -> &str {
         let i = topology
             .properties(p.template)
             .get_index_of(&*p.name)
@@ -159,12 +159,12 @@ impl Vars {
     }
 
     /// The variable of property `i` (in declaration order) of a template.
-    pub fn prop_at(&self, t: TemplateRef, i: usize) -> &str {
+    pub(crate) fn prop_at(&self, t: TemplateRef, i: usize) -> &str {
         self.name(self.first(t) + 2 + i)
     }
 
     /// All property variables of a template, with the property names.
-    pub fn props_of<'a>(
+    pub(crate) fn props_of<'a>(
         &'a self,
         topology: &'a Topology,
         t: TemplateRef,

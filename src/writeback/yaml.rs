@@ -56,7 +56,7 @@ fn relative_to(from: &str, to: &str) -> String {
 }
 
 /// The changes that put `plans` into a YAML CSAR.
-pub fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Changes, Diagnostics)> {
+pub(super) fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Changes, Diagnostics)> {
     let (rename, root_prefix) = renaming(loaded);
     let entry = rename(&loaded.entry);
     let bytes = loaded

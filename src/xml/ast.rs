@@ -3,13 +3,17 @@
 //! already namespace-resolved; every item keeps its byte span for
 //! diagnostics and for rewriting the document.
 
+// The tree keeps every part of the document, with its span, whether or
+// not a later stage reads it yet: nothing in the input is lost on the way.
+#![allow(dead_code)]
+
 use std::sync::Arc;
 
 use crate::diagnostics::{SourceFile, Span};
 
 /// A resolved QName written in an attribute.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct QRef {
+pub(crate) struct QRef {
     /// Namespace URI.
     pub ns: String,
     /// Local name.
@@ -22,7 +26,7 @@ pub struct QRef {
 
 /// One Definitions document.
 #[derive(Debug)]
-pub struct Definitions {
+pub(crate) struct Definitions {
     /// The source file (its name is the path in the CSAR).
     pub source: Arc<SourceFile>,
     /// `id` attribute.
@@ -49,7 +53,7 @@ pub struct Definitions {
 
 /// An `Import`.
 #[derive(Clone, Debug)]
-pub struct Import {
+pub(crate) struct Import {
     /// `namespace`.
     pub namespace: Option<String>,
     /// `location`, relative to the importing document.
@@ -62,7 +66,7 @@ pub struct Import {
 
 /// A parameter of an operation.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Parameter {
+pub(crate) struct Parameter {
     /// `name`.
     pub name: String,
     /// `type` (free text, e.g. `xsd:string`).
@@ -73,7 +77,7 @@ pub struct Parameter {
 
 /// An operation of an interface.
 #[derive(Clone, Debug)]
-pub struct Operation {
+pub(crate) struct Operation {
     /// `name`.
     pub name: String,
     /// `InputParameters`.
@@ -86,7 +90,7 @@ pub struct Operation {
 
 /// An interface of a type.
 #[derive(Clone, Debug)]
-pub struct Interface {
+pub(crate) struct Interface {
     /// `name` (an anyURI, compared as an opaque string).
     pub name: String,
     /// Its operations.
@@ -97,7 +101,7 @@ pub struct Interface {
 
 /// The parts every entity type has.
 #[derive(Clone, Debug)]
-pub struct TypeHeader {
+pub(crate) struct TypeHeader {
     /// `name`.
     pub name: String,
     /// The type's namespace (its `targetNamespace` or the document's).
@@ -112,7 +116,7 @@ pub struct TypeHeader {
 
 /// A `NodeType`.
 #[derive(Clone, Debug)]
-pub struct NodeType {
+pub(crate) struct NodeType {
     /// Name, namespace, parent.
     pub header: TypeHeader,
     /// `Interfaces/Interface`.
@@ -123,7 +127,7 @@ pub struct NodeType {
 
 /// A `RelationshipType`.
 #[derive(Clone, Debug)]
-pub struct RelationshipType {
+pub(crate) struct RelationshipType {
     /// Name, namespace, parent.
     pub header: TypeHeader,
     /// `SourceInterfaces/Interface`: operations run on the source side.
@@ -134,7 +138,7 @@ pub struct RelationshipType {
 
 /// A `NodeTypeImplementation` or `RelationshipTypeImplementation`.
 #[derive(Clone, Debug)]
-pub struct TypeImplementation {
+pub(crate) struct TypeImplementation {
     /// `name`.
     pub name: String,
     /// Namespace.
@@ -153,7 +157,7 @@ pub struct TypeImplementation {
 
 /// An `ImplementationArtifact`.
 #[derive(Clone, Debug)]
-pub struct ImplementationArtifact {
+pub(crate) struct ImplementationArtifact {
     /// `name` (a Winery extension).
     pub name: Option<String>,
     /// `interfaceName`: without it, the artifact implements every interface.
@@ -168,7 +172,7 @@ pub struct ImplementationArtifact {
 
 /// A `DeploymentArtifact`.
 #[derive(Clone, Debug)]
-pub struct DeploymentArtifact {
+pub(crate) struct DeploymentArtifact {
     /// `name`.
     pub name: String,
     /// `artifactType`.
@@ -181,7 +185,7 @@ pub struct DeploymentArtifact {
 
 /// An `ArtifactTemplate`.
 #[derive(Clone, Debug)]
-pub struct ArtifactTemplate {
+pub(crate) struct ArtifactTemplate {
     /// `id`.
     pub id: String,
     /// Namespace.
@@ -196,7 +200,7 @@ pub struct ArtifactTemplate {
 
 /// A `Properties` document: one element whose children are the properties.
 #[derive(Clone, Debug, Default)]
-pub struct PropertiesDoc {
+pub(crate) struct PropertiesDoc {
     /// Namespace of the wrapper element.
     pub ns: Option<String>,
     /// Local name of the wrapper element.
@@ -207,7 +211,7 @@ pub struct PropertiesDoc {
 
 /// One property value.
 #[derive(Clone, Debug)]
-pub struct PropertyValue {
+pub(crate) struct PropertyValue {
     /// Local name of the element.
     pub name: String,
     /// Its text, trimmed.
@@ -218,7 +222,7 @@ pub struct PropertyValue {
 
 /// A `Requirement` or `Capability` of a node template.
 #[derive(Clone, Debug)]
-pub struct ReqCap {
+pub(crate) struct ReqCap {
     /// `id` (what relationship ends may name).
     pub id: String,
     /// `name`.
@@ -229,7 +233,7 @@ pub struct ReqCap {
 
 /// A `Policy` of a node template.
 #[derive(Clone, Debug)]
-pub struct Policy {
+pub(crate) struct Policy {
     /// `name`.
     pub name: Option<String>,
     /// `policyType`.
@@ -238,7 +242,7 @@ pub struct Policy {
 
 /// A `NodeTemplate`.
 #[derive(Clone, Debug)]
-pub struct NodeTemplate {
+pub(crate) struct NodeTemplate {
     /// `id`.
     pub id: String,
     /// `name` (defaults to the id).
@@ -261,7 +265,7 @@ pub struct NodeTemplate {
 
 /// A `RelationshipTemplate`.
 #[derive(Clone, Debug)]
-pub struct RelationshipTemplate {
+pub(crate) struct RelationshipTemplate {
     /// `id`.
     pub id: String,
     /// `name`.
@@ -280,7 +284,7 @@ pub struct RelationshipTemplate {
 
 /// A `Tag` of a service template.
 #[derive(Clone, Debug)]
-pub struct Tag {
+pub(crate) struct Tag {
     /// `name`.
     pub name: String,
     /// `value`.
@@ -291,7 +295,7 @@ pub struct Tag {
 
 /// A `PropertyMapping` of the boundary definitions.
 #[derive(Clone, Debug)]
-pub struct PropertyMapping {
+pub(crate) struct PropertyMapping {
     /// `serviceTemplatePropertyRef` (an XPath into the boundary properties).
     pub service_template_property: String,
     /// `targetObjectRef` (a template id).
@@ -302,7 +306,7 @@ pub struct PropertyMapping {
 
 /// An operation of a boundary interface.
 #[derive(Clone, Debug)]
-pub struct BoundaryOperation {
+pub(crate) struct BoundaryOperation {
     /// `name`.
     pub name: String,
     /// `Plan/@planRef`, when the operation is bound to a plan.
@@ -313,7 +317,7 @@ pub struct BoundaryOperation {
 
 /// An interface of the boundary definitions.
 #[derive(Clone, Debug)]
-pub struct BoundaryInterface {
+pub(crate) struct BoundaryInterface {
     /// `name`.
     pub name: String,
     /// Its operations.
@@ -324,7 +328,7 @@ pub struct BoundaryInterface {
 
 /// `BoundaryDefinitions`.
 #[derive(Clone, Debug, Default)]
-pub struct Boundary {
+pub(crate) struct Boundary {
     /// Span of the element.
     pub span: Span,
     /// `Properties/PropertyMappings/PropertyMapping`.
@@ -337,7 +341,7 @@ pub struct Boundary {
 
 /// A `Plan` already in the service template.
 #[derive(Clone, Debug)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// `id`.
     pub id: String,
     /// `planType`.
@@ -354,7 +358,7 @@ pub struct Plan {
 
 /// A `ServiceTemplate`.
 #[derive(Clone, Debug)]
-pub struct ServiceTemplate {
+pub(crate) struct ServiceTemplate {
     /// `id`.
     pub id: String,
     /// `name`.

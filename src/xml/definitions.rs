@@ -14,7 +14,10 @@ use crate::diagnostics::{Diagnostic, Diagnostics, SourceFile, Span, codes};
 
 /// Parse a Definitions document. `None` (with diagnostics) if the text is
 /// not well-formed XML or not a TOSCA 1.0 Definitions document.
-pub fn read(source: Arc<SourceFile>, max_depth: usize) -> (Option<Definitions>, Diagnostics) {
+pub(crate) fn read(
+    source: Arc<SourceFile>,
+    max_depth: usize,
+) -> (Option<Definitions>, Diagnostics) {
     let mut diags = Diagnostics::new();
     let doc = match Document::parse(source.clone(), max_depth) {
         Ok(d) => d,

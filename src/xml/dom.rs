@@ -16,14 +16,14 @@ use quick_xml::events::{BytesStart, Event};
 use crate::diagnostics::{Diagnostic, SourceFile, Span, codes};
 
 /// Index of an element in [`Document::elements`].
-pub type ElemId = usize;
+pub(crate) type ElemId = usize;
 
 /// The namespace bound to the `xml` prefix.
 const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
 
 /// One attribute.
 #[derive(Clone, Debug)]
-pub struct Attr {
+pub(crate) struct Attr {
     /// Namespace of a prefixed attribute; unprefixed attributes have none.
     pub ns: Option<Arc<str>>,
     /// Local name.
@@ -36,7 +36,7 @@ pub struct Attr {
 
 /// One element.
 #[derive(Clone, Debug)]
-pub struct Element {
+pub(crate) struct Element {
     /// Namespace of the element name.
     pub ns: Option<Arc<str>>,
     /// Local name.
@@ -59,7 +59,7 @@ pub struct Element {
 
 /// A parsed XML document.
 #[derive(Debug)]
-pub struct Document {
+pub(crate) struct Document {
     /// All elements; index 0 is the root.
     pub elements: Vec<Element>,
     /// The source text.
@@ -68,7 +68,7 @@ pub struct Document {
 
 /// The result of resolving a QName-valued attribute.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ResolvedQName {
+pub(crate) struct ResolvedQName {
     /// Namespace URI (empty when there is none).
     pub ns: String,
     /// Local part.
@@ -79,7 +79,7 @@ pub struct ResolvedQName {
 
 impl Document {
     /// Parse `source`, refusing DOCTYPEs and nesting beyond `max_depth`.
-    pub fn parse(source: Arc<SourceFile>, max_depth: usize) -> Result<Document, Diagnostic> {
+    pub(crate) fn parse(source: Arc<SourceFile>, max_depth: usize) -> Result<Document, Diagnostic> {
         // Every element starts with `<` not followed by `/`: reserving for
         // that many (comments and processing instructions add a few) spares
         // the copies, and the doubled peak, of a vector grown element by
@@ -100,17 +100,17 @@ impl Document {
     }
 
     /// The root element.
-    pub fn root(&self) -> &Element {
+    pub(crate) fn root(&self) -> &Element {
         &self.elements[0]
     }
 
     /// An element by id.
-    pub fn get(&self, id: ElemId) -> &Element {
+    pub(crate) fn get(&self, id: ElemId) -> &Element {
         &self.elements[id]
     }
 
     /// Child elements of `id` with the given namespace and local name.
-    pub fn children<'a>(
+    pub(crate) fn children<'a>(
         &'a self,
         id: ElemId,
         ns: &'a str,
@@ -127,17 +127,17 @@ impl Document {
     }
 
     /// The first child with that name.
-    pub fn child(&self, id: ElemId, ns: &str, local: &str) -> Option<ElemId> {
+    pub(crate) fn child(&self, id: ElemId, ns: &str, local: &str) -> Option<ElemId> {
         self.children(id, ns, local).next()
     }
 
     /// An unprefixed attribute's value.
-    pub fn attr(&self, id: ElemId, local: &str) -> Option<&str> {
+    pub(crate) fn attr(&self, id: ElemId, local: &str) -> Option<&str> {
         self.attr_full(id, local).map(|a| a.value.as_str())
     }
 
     /// An unprefixed attribute.
-    pub fn attr_full(&self, id: ElemId, local: &str) -> Option<&Attr> {
+    pub(crate) fn attr_full(&self, id: ElemId, local: &str) -> Option<&Attr> {
         self.elements[id]
             .attrs
             .iter()
@@ -145,7 +145,7 @@ impl Document {
     }
 
     /// The namespace bound to `prefix` (`None` = default) at element `id`.
-    pub fn lookup_ns(&self, id: ElemId, prefix: Option<&str>) -> Option<&str> {
+    pub(crate) fn lookup_ns(&self, id: ElemId, prefix: Option<&str>) -> Option<&str> {
         if prefix == Some("xml") {
             return Some(XML_NS);
         }
@@ -162,7 +162,7 @@ impl Document {
 
     /// Resolve a QName written in an attribute value of element `id`.
     /// `Err(prefix)` when the prefix is not declared.
-    pub fn resolve_qname(&self, id: ElemId, value: &str) -> Result<ResolvedQName, String> {
+    pub(crate) fn resolve_qname(&self, id: ElemId, value: &str) -> Result<ResolvedQName, String> {
         let value = value.trim();
         match value.split_once(':') {
             Some((prefix, local)) => match self.lookup_ns(id, Some(prefix)) {
@@ -182,7 +182,7 @@ impl Document {
     }
 
     /// The element name as written, with its prefix (`tosca:Plan`).
-    pub fn raw_name(&self, id: ElemId) -> &str {
+    pub(crate) fn raw_name(&self, id: ElemId) -> &str {
         let tag =
             &self.source.text()[self.elements[id].start_tag.start..self.elements[id].start_tag.end];
         let name = tag.trim_start_matches('<');
@@ -194,13 +194,13 @@ impl Document {
 
     /// The span of `<name` of the start tag: what diagnostics about the
     /// element as a whole point at.
-    pub fn name_span(&self, id: ElemId) -> Span {
+    pub(crate) fn name_span(&self, id: ElemId) -> Span {
         let start = self.elements[id].start_tag.start;
         Span::new(start, start + 1 + self.raw_name(id).len())
     }
 
     /// The value of an attribute in a namespace.
-    pub fn attr_ns(&self, id: ElemId, ns: &str, local: &str) -> Option<&str> {
+    pub(crate) fn attr_ns(&self, id: ElemId, ns: &str, local: &str) -> Option<&str> {
         self.elements[id]
             .attrs
             .iter()
@@ -208,14 +208,8 @@ impl Document {
             .map(|a| a.value.as_str())
     }
 
-    /// The source text of an element (its whole span).
-    pub fn text_of(&self, id: ElemId) -> &str {
-        let s = self.elements[id].span;
-        &self.source.text()[s.start..s.end]
-    }
-
     /// Concatenated text of the element and all its descendants.
-    pub fn deep_text(&self, id: ElemId) -> String {
+    pub(crate) fn deep_text(&self, id: ElemId) -> String {
         let mut out = self.elements[id].text.clone();
         for &c in &self.elements[id].children {
             out.push_str(&self.deep_text(c));

@@ -14,7 +14,7 @@ use crate::csar::{Csar, path};
 use crate::diagnostics::{Diagnostic, Diagnostics, SourceMap, codes};
 
 /// Read the entry document and everything it imports, entry first.
-pub fn load(
+pub(crate) fn load(
     csar: &Csar,
     entry: &str,
     max_depth: usize,
@@ -97,7 +97,7 @@ pub fn load(
 /// Read every other `.tosca`/`.xml` document of the archive that holds TOSCA
 /// Definitions; documents that fail to parse are skipped silently because
 /// nobody asked for them (the caller warns for each one it actually uses).
-pub fn load_rest(
+pub(crate) fn load_rest(
     csar: &Csar,
     already: &BTreeSet<String>,
     max_depth: usize,

@@ -4,11 +4,11 @@
 //! resolved QNames and byte spans, plus diagnostics. [`rewrite`] edits a
 //! Definitions document in place to add plans, keeping every other byte.
 
-pub mod ast;
-pub mod definitions;
-pub mod dom;
-pub mod imports;
-pub mod names;
-pub mod rewrite;
+pub(crate) mod ast;
+pub(crate) mod definitions;
+pub(crate) mod dom;
+pub(crate) mod imports;
+pub(crate) mod names;
+pub(crate) mod rewrite;
 
-pub use definitions::read;
+pub(crate) use definitions::read;

@@ -1,32 +1,34 @@
 //! Namespaces and URIs of TOSCA 1.0 XML and the OpenTOSCA conventions.
 
 /// The TOSCA 1.0 namespace (OS 2013 and CSD02 alike).
-pub const TOSCA: &str = "http://docs.oasis-open.org/tosca/ns/2011/12";
+pub(crate) const TOSCA: &str = "http://docs.oasis-open.org/tosca/ns/2011/12";
 /// The base types OpenTOSCA orders by (HostedOn, DependsOn, DeployedOn, ConnectsTo).
-pub const BASE_TYPES: &str = "http://docs.oasis-open.org/tosca/ns/2011/12/ToscaBaseTypes";
+pub(crate) const BASE_TYPES: &str = "http://docs.oasis-open.org/tosca/ns/2011/12/ToscaBaseTypes";
 /// The YAML-style normative types some Winery CSARs use.
-pub const NORMATIVE_TYPES: &str = "http://docs.oasis-open.org/tosca/ToscaNormativeTypes";
+pub(crate) const NORMATIVE_TYPES: &str = "http://docs.oasis-open.org/tosca/ToscaNormativeTypes";
 /// Winery's extension namespace (key/value property definitions).
-pub const WINERY: &str = "http://www.opentosca.org/winery/extensions/tosca/2013/02/12";
+pub(crate) const WINERY: &str = "http://www.opentosca.org/winery/extensions/tosca/2013/02/12";
 /// Namespace of toscanini's own marker attribute on generated plans.
-pub const TOSCANINI: &str = "urn:toscanini";
+pub(crate) const TOSCANINI: &str = "urn:toscanini";
 
 /// `planType` of build plans.
-pub const PLAN_TYPE_BUILD: &str = "http://docs.oasis-open.org/tosca/ns/2011/12/PlanTypes/BuildPlan";
+pub(crate) const PLAN_TYPE_BUILD: &str =
+    "http://docs.oasis-open.org/tosca/ns/2011/12/PlanTypes/BuildPlan";
 /// `planType` of termination plans.
-pub const PLAN_TYPE_TERMINATION: &str =
+pub(crate) const PLAN_TYPE_TERMINATION: &str =
     "http://docs.oasis-open.org/tosca/ns/2011/12/PlanTypes/TerminationPlan";
 /// `planType` of management plans (scale-out and other workflows), as OpenTOSCA uses it.
-pub const PLAN_TYPE_MANAGEMENT: &str =
+pub(crate) const PLAN_TYPE_MANAGEMENT: &str =
     "http://docs.oasis-open.org/tosca/ns/2011/12/PlanTypes/ManagementPlan";
 
 /// The boundary interface OpenTOSCA looks for build and termination plans in.
-pub const LIFECYCLE_INTERFACE: &str = "OpenTOSCA-Lifecycle-Interface";
+pub(crate) const LIFECYCLE_INTERFACE: &str = "OpenTOSCA-Lifecycle-Interface";
 /// The boundary interface of OpenTOSCA's freeze, defrost and update plans.
-pub const STATEFUL_LIFECYCLE_INTERFACE: &str = "OpenTOSCA-Stateful-Lifecycle-Interface";
+pub(crate) const STATEFUL_LIFECYCLE_INTERFACE: &str = "OpenTOSCA-Stateful-Lifecycle-Interface";
 /// `planType` of transformation plans (OpenTOSCA's own).
-pub const PLAN_TYPE_TRANSFORMATION: &str = "http://opentosca.org/plantypes/TransformationPlan";
+pub(crate) const PLAN_TYPE_TRANSFORMATION: &str =
+    "http://opentosca.org/plantypes/TransformationPlan";
 /// The boundary interface of OpenTOSCA's transformation plans.
-pub const TRANSFORMATION_INTERFACE: &str = "OpenTOSCA-Transformation-Interface";
+pub(crate) const TRANSFORMATION_INTERFACE: &str = "OpenTOSCA-Transformation-Interface";
 /// The boundary interface of OpenTOSCA's backup and test plans.
-pub const MANAGEMENT_FEATURE_INTERFACE: &str = "OpenTOSCA-Management-Feature-Interface";
+pub(crate) const MANAGEMENT_FEATURE_INTERFACE: &str = "OpenTOSCA-Management-Feature-Interface";

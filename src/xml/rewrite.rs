@@ -17,7 +17,7 @@ use crate::diagnostics::{Diagnostic, Diagnostics, SourceFile, codes};
 
 /// A plan to put into the service template.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlanEntry {
+pub(crate) struct PlanEntry {
     /// `id` and `name` of the Plan element.
     pub id: String,
     /// `planType`.
@@ -38,7 +38,7 @@ pub struct PlanEntry {
 
 /// What a previous run generated, found in the document.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Previous {
+pub(crate) struct Previous {
     /// `PlanModelReference/@reference` of every plan a previous run added.
     pub references: Vec<String>,
 }
@@ -46,7 +46,7 @@ pub struct Previous {
 /// The entry document read for a write-back, parsed once for both
 /// questions asked of it (a 100k-node document is tens of megabytes):
 /// what earlier runs added, and the document without it.
-pub struct Prepared {
+pub(crate) struct Prepared {
     /// Plans an earlier run added (none if the document does not parse).
     pub previous: Previous,
     /// The service template the plans go into.
@@ -56,7 +56,7 @@ pub struct Prepared {
 }
 
 /// Parse `source` for a write-back into service template `st_id`.
-pub fn prepare(source: &Arc<SourceFile>, st_id: &str) -> Prepared {
+pub(crate) fn prepare(source: &Arc<SourceFile>, st_id: &str) -> Prepared {
     let (previous, stripped) = match Document::parse(source.clone(), 1024) {
         Ok(doc) => (previous(&doc, st_id), strip(source, doc)),
         Err(e) => (Previous::default(), Err(e)),
@@ -94,21 +94,39 @@ fn service_template(doc: &Document, st_id: &str) -> Option<ElemId> {
 }
 
 /// Rewrite the document: remove what earlier runs added, then add `plans`.
-pub fn rewrite(
+pub(crate) fn rewrite(
     prepared: Prepared,
     plans: &[PlanEntry],
 ) -> Result<(String, Diagnostics), Diagnostic> {
     let st_id = prepared.st_id.as_str();
     let doc = prepared.stripped?;
     let file = doc.source.clone();
-    let mut diags = Diagnostics::new();
     let st = service_template(&doc, st_id).ok_or_else(|| {
         Diagnostic::error(
             codes::NO_SERVICE_TEMPLATE,
             format!("service template `{st_id}` is not in `{}`", file.name()),
         )
     })?;
-    // Plan ids are xs:IDs: they must not clash with any id of the document.
+    check_plan_ids(&doc, plans)?;
+    let e = Editor {
+        doc: &doc,
+        text: file.text(),
+        st,
+        st_id,
+        prefix: match doc.raw_name(st).split_once(':') {
+            Some((p, _)) => format!("{p}:"),
+            None => String::new(),
+        },
+    };
+    let mut edits: Vec<Edit> = Vec::new();
+    let mut diags = Diagnostics::new();
+    edits.extend(e.plans(plans)?);
+    e.boundary(plans, &mut edits, &mut diags)?;
+    Ok((apply(e.text, edits), diags))
+}
+
+/// Plan ids are xs:IDs: they must not clash with any id of the document.
+fn check_plan_ids(doc: &Document, plans: &[PlanEntry]) -> Result<(), Diagnostic> {
     for p in plans {
         if let Some(e) = doc.elements.iter().position(|e| {
             e.attrs
@@ -127,62 +145,119 @@ pub fn rewrite(
             .hint("rename that element, or remove the plan toscanini would replace"));
         }
     }
-    let prefix = match doc.raw_name(st).split_once(':') {
-        Some((p, _)) => format!("{p}:"),
-        None => String::new(),
-    };
-    let mut edits: Vec<Edit> = Vec::new();
-    let text = file.text();
+    Ok(())
+}
 
-    // Plans.
-    let plan_xml: Vec<String> = plans.iter().map(|p| plan_element(p, &prefix)).collect();
-    if !plan_xml.is_empty() {
-        match doc.child(st, TOSCA, "Plans") {
-            Some(plans_el) => {
-                let indent = child_indent(text, &doc, plans_el);
-                let at = closing_tag_start(text, &doc, plans_el);
-                let body: String = plan_xml.iter().map(|x| reindent(x, &indent)).collect();
-                edits.push(insert_before_close(text, &doc, plans_el, at, body));
+/// The edits of one service template of a (stripped) document.
+struct Editor<'d> {
+    doc: &'d Document,
+    text: &'d str,
+    /// The service template element and its id.
+    st: ElemId,
+    st_id: &'d str,
+    /// The namespace prefix the service template is written with (`tosca:`
+    /// or empty), used for every element added.
+    prefix: String,
+}
+
+impl Editor<'_> {
+    /// The edit that adds the plans: into `Plans`, or a new `Plans` after
+    /// `TopologyTemplate`.
+    fn plans(&self, plans: &[PlanEntry]) -> Result<Option<Edit>, Diagnostic> {
+        let (doc, text, prefix) = (self.doc, self.text, &self.prefix);
+        let plan_xml: Vec<String> = plans.iter().map(|p| plan_element(p, prefix)).collect();
+        if plan_xml.is_empty() {
+            return Ok(None);
+        }
+        if let Some(plans_el) = doc.child(self.st, TOSCA, "Plans") {
+            let indent = child_indent(text, doc, plans_el);
+            let at = closing_tag_start(text, doc, plans_el);
+            let body: String = plan_xml.iter().map(|x| reindent(x, &indent)).collect();
+            return Ok(Some(insert_before_close(text, doc, plans_el, at, body)));
+        }
+        let topo = self.topology_template()?;
+        let indent = line_indent(text, doc.get(topo).span.start);
+        let inner = format!("{indent}    ");
+        let mut xml = format!(
+            "\n{indent}<{prefix}Plans xmlns:toscanini=\"{TOSCANINI}\" toscanini:generated=\"plans\">\n"
+        );
+        for x in &plan_xml {
+            xml.push_str(&reindent(x, &inner));
+        }
+        xml.push_str(&format!("{indent}</{prefix}Plans>"));
+        Ok(Some((doc.get(topo).span.end, doc.get(topo).span.end, xml)))
+    }
+
+    fn topology_template(&self) -> Result<ElemId, Diagnostic> {
+        self.doc
+            .child(self.st, TOSCA, "TopologyTemplate")
+            .ok_or_else(|| {
+                Diagnostic::error(
+                    codes::NO_SERVICE_TEMPLATE,
+                    format!("service template `{}` has no TopologyTemplate", self.st_id),
+                )
+            })
+    }
+
+    /// The edits that bind plans to boundary interface operations: new
+    /// operations go into an existing `Interface`; new interfaces into
+    /// `Interfaces`, creating it and `BoundaryDefinitions` as needed. An
+    /// operation already bound to something else is kept, with a warning.
+    fn boundary(
+        &self,
+        plans: &[PlanEntry],
+        edits: &mut Vec<Edit>,
+        diags: &mut Diagnostics,
+    ) -> Result<(), Diagnostic> {
+        let (doc, text, prefix) = (self.doc, self.text, &self.prefix);
+        let boundary = doc.child(self.st, TOSCA, "BoundaryDefinitions");
+        let interfaces = boundary.and_then(|b| doc.child(b, TOSCA, "Interfaces"));
+        let mut new_interfaces = String::new();
+        for (iface, ops) in &by_interface(plans) {
+            let existing = interfaces.and_then(|is| {
+                doc.children(is, TOSCA, "Interface")
+                    .find(|&i| doc.attr(i, "name") == Some(iface))
+            });
+            let ops_xml = self.operations(iface, ops, existing, diags);
+            if ops_xml.is_empty() {
+                continue;
             }
-            None => {
-                let Some(topo) = doc.child(st, TOSCA, "TopologyTemplate") else {
-                    return Err(Diagnostic::error(
-                        codes::NO_SERVICE_TEMPLATE,
-                        format!("service template `{st_id}` has no TopologyTemplate"),
-                    ));
-                };
-                let indent = line_indent(text, doc.get(topo).span.start);
-                let inner = format!("{indent}    ");
-                let mut xml = format!(
-                    "\n{indent}<{prefix}Plans xmlns:toscanini=\"{TOSCANINI}\" toscanini:generated=\"plans\">\n"
-                );
-                for x in &plan_xml {
-                    xml.push_str(&reindent(x, &inner));
+            match existing {
+                Some(i) => {
+                    let indent = child_indent(text, doc, i);
+                    let at = closing_tag_start(text, doc, i);
+                    let body: String = ops_xml.iter().map(|x| reindent(x, &indent)).collect();
+                    edits.push(insert_before_close(text, doc, i, at, body));
                 }
-                xml.push_str(&format!("{indent}</{prefix}Plans>"));
-                edits.push((doc.get(topo).span.end, doc.get(topo).span.end, xml));
+                None => {
+                    new_interfaces.push_str(&format!(
+                        "<{prefix}Interface name=\"{}\" xmlns:toscanini=\"{TOSCANINI}\" toscanini:generated=\"interface\">\n",
+                        esc(iface)
+                    ));
+                    for x in &ops_xml {
+                        new_interfaces.push_str(&reindent(x, "    "));
+                    }
+                    new_interfaces.push_str(&format!("</{prefix}Interface>\n"));
+                }
             }
         }
+        if !new_interfaces.is_empty() {
+            edits.push(self.new_interfaces(boundary, interfaces, &new_interfaces)?);
+        }
+        Ok(())
     }
 
-    // Boundary interface operations, grouped by interface.
-    let mut by_iface: Vec<(String, Vec<(String, String)>)> = Vec::new();
-    for p in plans {
-        if let Some((iface, op)) = &p.boundary {
-            match by_iface.iter_mut().find(|(i, _)| i == iface) {
-                Some((_, ops)) => ops.push((op.clone(), p.id.clone())),
-                None => by_iface.push((iface.clone(), vec![(op.clone(), p.id.clone())])),
-            }
-        }
-    }
-    let boundary = doc.child(st, TOSCA, "BoundaryDefinitions");
-    let interfaces = boundary.and_then(|b| doc.child(b, TOSCA, "Interfaces"));
-    let mut new_interfaces = String::new();
-    for (iface, ops) in &by_iface {
-        let existing = interfaces.and_then(|is| {
-            doc.children(is, TOSCA, "Interface")
-                .find(|&i| doc.attr(i, "name") == Some(iface))
-        });
+    /// The `Operation` elements binding `ops` (operation, plan id) of
+    /// interface `iface`, leaving out (with a warning) those the existing
+    /// interface already has.
+    fn operations(
+        &self,
+        iface: &str,
+        ops: &[(String, String)],
+        existing: Option<ElemId>,
+        diags: &mut Diagnostics,
+    ) -> Vec<String> {
+        let (doc, prefix) = (self.doc, &self.prefix);
         let mut ops_xml = Vec::new();
         for (op, plan_id) in ops {
             let bound = existing.and_then(|i| {
@@ -210,76 +285,63 @@ pub fn rewrite(
                 esc(plan_id)
             ));
         }
-        if ops_xml.is_empty() {
-            continue;
-        }
-        match existing {
-            Some(i) => {
-                let indent = child_indent(text, &doc, i);
-                let at = closing_tag_start(text, &doc, i);
-                let body: String = ops_xml.iter().map(|x| reindent(x, &indent)).collect();
-                edits.push(insert_before_close(text, &doc, i, at, body));
-            }
-            None => {
-                new_interfaces.push_str(&format!(
-                    "<{prefix}Interface name=\"{}\" xmlns:toscanini=\"{TOSCANINI}\" toscanini:generated=\"interface\">\n",
-                    esc(iface)
-                ));
-                for x in &ops_xml {
-                    new_interfaces.push_str(&reindent(x, "    "));
-                }
-                new_interfaces.push_str(&format!("</{prefix}Interface>\n"));
-            }
-        }
+        ops_xml
     }
-    if !new_interfaces.is_empty() {
-        match (boundary, interfaces) {
+
+    /// The edit that adds new `Interface` elements (`xml`): into
+    /// `Interfaces`, or a new `Interfaces` in `BoundaryDefinitions`, or a
+    /// new `BoundaryDefinitions` before `TopologyTemplate`.
+    fn new_interfaces(
+        &self,
+        boundary: Option<ElemId>,
+        interfaces: Option<ElemId>,
+        xml: &str,
+    ) -> Result<Edit, Diagnostic> {
+        let (doc, text, prefix) = (self.doc, self.text, &self.prefix);
+        Ok(match (boundary, interfaces) {
             (_, Some(is)) => {
-                let indent = child_indent(text, &doc, is);
-                let at = closing_tag_start(text, &doc, is);
-                edits.push(insert_before_close(
-                    text,
-                    &doc,
-                    is,
-                    at,
-                    reindent(&new_interfaces, &indent),
-                ));
+                let indent = child_indent(text, doc, is);
+                let at = closing_tag_start(text, doc, is);
+                insert_before_close(text, doc, is, at, reindent(xml, &indent))
             }
             (Some(b), None) => {
-                let indent = child_indent(text, &doc, b);
-                let at = closing_tag_start(text, &doc, b);
+                let indent = child_indent(text, doc, b);
+                let at = closing_tag_start(text, doc, b);
                 let xml = format!(
                     "<{prefix}Interfaces xmlns:toscanini=\"{TOSCANINI}\" toscanini:generated=\"interfaces\">\n{}</{prefix}Interfaces>\n",
-                    reindent(&new_interfaces, "    ")
+                    reindent(xml, "    ")
                 );
-                edits.push(insert_before_close(
-                    text,
-                    &doc,
-                    b,
-                    at,
-                    reindent(&xml, &indent),
-                ));
+                insert_before_close(text, doc, b, at, reindent(&xml, &indent))
             }
             (None, _) => {
-                let Some(topo) = doc.child(st, TOSCA, "TopologyTemplate") else {
-                    return Err(Diagnostic::error(
-                        codes::NO_SERVICE_TEMPLATE,
-                        format!("service template `{st_id}` has no TopologyTemplate"),
-                    ));
-                };
+                let topo = self.topology_template()?;
                 let start = doc.get(topo).span.start;
                 let indent = line_indent(text, start);
                 let xml = format!(
                     "<{prefix}BoundaryDefinitions xmlns:toscanini=\"{TOSCANINI}\" toscanini:generated=\"boundary\">\n    <{prefix}Interfaces toscanini:generated=\"interfaces\">\n{}    </{prefix}Interfaces>\n</{prefix}BoundaryDefinitions>\n",
-                    reindent(&new_interfaces, "        ")
+                    reindent(xml, "        ")
                 );
                 // Insert at the start of TopologyTemplate's line, indented like it.
                 let line_start = start - indent.len();
-                edits.push((line_start, line_start, reindent(&xml, &indent)));
+                (line_start, line_start, reindent(&xml, &indent))
+            }
+        })
+    }
+}
+
+/// The boundary operations of `plans`, grouped by interface in order of
+/// first appearance: (interface, [(operation, plan id)]).
+fn by_interface(plans: &[PlanEntry]) -> Vec<(String, Vec<(String, String)>)> {
+    let mut by_iface: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for p in plans {
+        if let Some((iface, op)) = &p.boundary {
+            match by_iface.iter_mut().find(|(i, _)| i == iface) {
+                Some((_, ops)) => ops.push((op.clone(), p.id.clone())),
+                None => by_iface.push((iface.clone(), vec![(op.clone(), p.id.clone())])),
             }
         }
     }
-    Ok((apply(text, edits), diags))
+    by_iface
 }
 
 fn esc(s: &str) -> String {
@@ -529,5 +591,42 @@ mod tests {
         let (out, d) = rewrite(prepare(&src, "st"), &[entry("st_buildPlan", "initiate")]).unwrap();
         assert_eq!(d.iter().next().unwrap().code, codes::W_BOUNDARY_TAKEN);
         assert_eq!(out.matches("name=\"initiate\"").count(), 1);
+    }
+
+    #[test]
+    fn boundary_operations_are_grouped_by_interface_in_order() {
+        let mut other = entry("p3", "scale");
+        other.boundary = Some(("Other".into(), "go".into()));
+        let mut none = entry("p4", "x");
+        none.boundary = None;
+        let plans = [
+            entry("p1", "initiate"),
+            other,
+            entry("p2", "terminate"),
+            none,
+        ];
+        let grouped = by_interface(&plans);
+        assert_eq!(grouped.len(), 2);
+        assert_eq!(grouped[0].0, "OpenTOSCA-Lifecycle-Interface");
+        assert_eq!(
+            grouped[0].1,
+            [
+                ("initiate".to_string(), "p1".to_string()),
+                ("terminate".to_string(), "p2".to_string())
+            ]
+        );
+        assert_eq!(grouped[1].1, [("go".to_string(), "p3".to_string())]);
+    }
+
+    #[test]
+    fn a_plan_id_taken_by_an_element_is_refused() {
+        let source = Arc::new(SourceFile::new("d.tosca", DOC));
+        let e = rewrite(prepare(&source, "st"), &[entry("a", "initiate")]).unwrap_err();
+        assert_eq!(e.code, codes::PLAN_ID_TAKEN);
+        assert!(
+            e.message.contains("already used by a <NodeTemplate>"),
+            "{}",
+            e.message
+        );
     }
 }

@@ -4,6 +4,10 @@
 //! lowering), and everything keeps its span for diagnostics and for
 //! editing the text when plans are written back.
 
+// The tree keeps every part of the document, with its span, whether or
+// not a later stage reads it yet: nothing in the input is lost on the way.
+#![allow(dead_code)]
+
 use std::sync::Arc;
 
 use super::node::Node;
@@ -12,7 +16,7 @@ use crate::diagnostics::{SourceFile, Span};
 
 /// A text with the span it was written at.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Spanned {
+pub(crate) struct Spanned {
     /// The text.
     pub text: String,
     /// Where it is.
@@ -21,7 +25,7 @@ pub struct Spanned {
 
 impl Spanned {
     /// A spanned text.
-    pub fn new(text: impl Into<String>, span: Span) -> Spanned {
+    pub(crate) fn new(text: impl Into<String>, span: Span) -> Spanned {
         Spanned {
             text: text.into(),
             span,
@@ -31,7 +35,7 @@ impl Spanned {
 
 /// One file: a service template (1.x) or TOSCA file (2.0).
 #[derive(Debug)]
-pub struct File {
+pub(crate) struct File {
     /// The source (its name is the path in the CSAR).
     pub source: Arc<SourceFile>,
     /// The whole document.
@@ -54,7 +58,7 @@ pub struct File {
 
 impl File {
     /// A metadata value.
-    pub fn metadata(&self, key: &str) -> Option<&str> {
+    pub(crate) fn metadata(&self, key: &str) -> Option<&str> {
         self.metadata
             .iter()
             .find(|(k, _)| k == key)
@@ -64,7 +68,7 @@ impl File {
 
 /// An import.
 #[derive(Clone, Debug)]
-pub struct Import {
+pub(crate) struct Import {
     /// `file` (1.x), `url` (2.0) or the short form.
     pub file: Option<Spanned>,
     /// `profile` (2.0).
@@ -79,7 +83,7 @@ pub struct Import {
 
 /// What a type definition defines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum TypeKind {
+pub(crate) enum TypeKind {
     /// `node_types`.
     Node,
     /// `relationship_types`.
@@ -100,7 +104,7 @@ pub enum TypeKind {
 
 impl TypeKind {
     /// The section key in a file.
-    pub fn section(self) -> &'static str {
+    pub(crate) fn section(self) -> &'static str {
         match self {
             TypeKind::Node => "node_types",
             TypeKind::Relationship => "relationship_types",
@@ -114,7 +118,7 @@ impl TypeKind {
     }
 
     /// Words for messages.
-    pub fn noun(self) -> &'static str {
+    pub(crate) fn noun(self) -> &'static str {
         match self {
             TypeKind::Node => "node type",
             TypeKind::Relationship => "relationship type",
@@ -128,7 +132,7 @@ impl TypeKind {
     }
 
     /// Every kind, in section order.
-    pub const ALL: [TypeKind; 8] = [
+    pub(crate) const ALL: [TypeKind; 8] = [
         TypeKind::Artifact,
         TypeKind::Data,
         TypeKind::Capability,
@@ -142,7 +146,7 @@ impl TypeKind {
 
 /// A type definition of any kind (keys that a kind does not have stay empty).
 #[derive(Clone, Debug)]
-pub struct TypeDef {
+pub(crate) struct TypeDef {
     /// Kind.
     pub kind: TypeKind,
     /// Name as written.
@@ -171,7 +175,7 @@ pub struct TypeDef {
 
 /// A property, attribute or input definition.
 #[derive(Clone, Debug)]
-pub struct PropertyDef {
+pub(crate) struct PropertyDef {
     /// Name.
     pub name: Spanned,
     /// `type`.
@@ -188,7 +192,7 @@ pub struct PropertyDef {
 
 /// A requirement definition in a node type.
 #[derive(Clone, Debug)]
-pub struct RequirementDef {
+pub(crate) struct RequirementDef {
     /// Name.
     pub name: Spanned,
     /// `capability` (type or, 2.0, symbolic name).
@@ -207,7 +211,7 @@ pub struct RequirementDef {
 
 /// An interface definition (types) or assignment (templates).
 #[derive(Clone, Debug)]
-pub struct Interface {
+pub(crate) struct Interface {
     /// The key: a name, or (examples do it) an interface type name.
     pub name: Spanned,
     /// `type`.
@@ -222,7 +226,7 @@ pub struct Interface {
 
 /// An operation definition or assignment.
 #[derive(Clone, Debug)]
-pub struct Operation {
+pub(crate) struct Operation {
     /// Name.
     pub name: Spanned,
     /// `implementation` (or the short form).
@@ -238,7 +242,7 @@ pub struct Operation {
 /// An operation input: a definition (with `type`, `default`, `value`) or an
 /// assignment (a bare value).
 #[derive(Clone, Debug)]
-pub struct Parameter {
+pub(crate) struct Parameter {
     /// Name.
     pub name: Spanned,
     /// The assigned value, or a definition's `value`.
@@ -253,7 +257,7 @@ pub struct Parameter {
 
 /// An operation implementation.
 #[derive(Clone, Debug)]
-pub struct Implementation {
+pub(crate) struct Implementation {
     /// `primary` (or the short form).
     pub primary: Option<ArtifactRef>,
     /// `dependencies`.
@@ -265,7 +269,7 @@ pub struct Implementation {
 /// An artifact named by an implementation: the name of an artifact of the
 /// template or type, a file path, or an inline definition.
 #[derive(Clone, Debug)]
-pub enum ArtifactRef {
+pub(crate) enum ArtifactRef {
     /// A name or a path.
     Name(Spanned),
     /// An inline artifact definition.
@@ -274,7 +278,7 @@ pub enum ArtifactRef {
 
 /// An artifact definition.
 #[derive(Clone, Debug)]
-pub struct ArtifactDef {
+pub(crate) struct ArtifactDef {
     /// Name (the map key; the file for inline definitions).
     pub name: Spanned,
     /// `type`.
@@ -289,7 +293,7 @@ pub struct ArtifactDef {
 
 /// A topology template (1.x) / service template (2.0).
 #[derive(Clone, Debug, Default)]
-pub struct Topology {
+pub(crate) struct Topology {
     /// `inputs`.
     pub inputs: Vec<PropertyDef>,
     /// `node_templates`.
@@ -314,7 +318,7 @@ pub struct Topology {
 
 /// A node template.
 #[derive(Clone, Debug)]
-pub struct NodeTemplate {
+pub(crate) struct NodeTemplate {
     /// Name.
     pub name: Spanned,
     /// `type`.
@@ -341,7 +345,7 @@ pub struct NodeTemplate {
 
 /// A capability assignment.
 #[derive(Clone, Debug)]
-pub struct CapabilityAssignment {
+pub(crate) struct CapabilityAssignment {
     /// Name.
     pub name: Spanned,
     /// `properties`.
@@ -352,7 +356,7 @@ pub struct CapabilityAssignment {
 
 /// A requirement assignment.
 #[derive(Clone, Debug)]
-pub struct RequirementAssignment {
+pub(crate) struct RequirementAssignment {
     /// Name.
     pub name: Spanned,
     /// `node` (template or type name).
@@ -369,7 +373,7 @@ pub struct RequirementAssignment {
 
 /// The `relationship` of a requirement assignment.
 #[derive(Clone, Debug)]
-pub enum RelationshipAssignment {
+pub(crate) enum RelationshipAssignment {
     /// A relationship template or type name.
     Name(Spanned),
     /// An inline relationship: `type`, `properties`, `interfaces`.
@@ -387,7 +391,7 @@ pub enum RelationshipAssignment {
 
 /// A relationship template.
 #[derive(Clone, Debug)]
-pub struct RelationshipTemplate {
+pub(crate) struct RelationshipTemplate {
     /// Name.
     pub name: Spanned,
     /// `type`.
@@ -402,7 +406,7 @@ pub struct RelationshipTemplate {
 
 /// A group.
 #[derive(Clone, Debug)]
-pub struct Group {
+pub(crate) struct Group {
     /// Name.
     pub name: Spanned,
     /// `type`.
@@ -417,7 +421,7 @@ pub struct Group {
 
 /// A policy.
 #[derive(Clone, Debug)]
-pub struct Policy {
+pub(crate) struct Policy {
     /// Name.
     pub name: Spanned,
     /// `type`.
@@ -436,7 +440,7 @@ pub struct Policy {
 
 /// `substitution_mappings`.
 #[derive(Clone, Debug)]
-pub struct Substitution {
+pub(crate) struct Substitution {
     /// `node_type`.
     pub node_type: Option<Spanned>,
     /// `requirements`: exported name and `[node, requirement]`.
@@ -453,7 +457,7 @@ pub struct Substitution {
 
 /// An imperative workflow definition.
 #[derive(Clone, Debug)]
-pub struct Workflow {
+pub(crate) struct Workflow {
     /// Name.
     pub name: Spanned,
     /// `description`.
@@ -474,7 +478,7 @@ pub struct Workflow {
 
 /// A workflow precondition.
 #[derive(Clone, Debug)]
-pub struct Precondition {
+pub(crate) struct Precondition {
     /// `target`.
     pub target: Option<Spanned>,
     /// `target_relationship`.
@@ -487,7 +491,7 @@ pub struct Precondition {
 
 /// A workflow step.
 #[derive(Clone, Debug)]
-pub struct WorkflowStep {
+pub(crate) struct WorkflowStep {
     /// Name.
     pub name: Spanned,
     /// `target`.
@@ -510,7 +514,7 @@ pub struct WorkflowStep {
 
 /// What a workflow activity does.
 #[derive(Clone, Debug)]
-pub enum ActivityKind {
+pub(crate) enum ActivityKind {
     /// `delegate: workflow`.
     Delegate,
     /// `set_state: state`.
@@ -523,7 +527,7 @@ pub enum ActivityKind {
 
 /// A workflow activity.
 #[derive(Clone, Debug)]
-pub struct WorkflowActivity {
+pub(crate) struct WorkflowActivity {
     /// Which activity.
     pub kind: ActivityKind,
     /// Its argument: workflow, state or `interface.operation`.

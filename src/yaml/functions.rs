@@ -11,7 +11,7 @@ use super::node::{Kind, Node};
 use crate::diagnostics::{Diagnostic, SourceFile, Span, codes};
 
 /// Functions of TOSCA 1.3 chapter 4 (also valid without `$` in 2.0 drafts).
-pub const SIMPLE_PROFILE: &[&str] = &[
+pub(crate) const SIMPLE_PROFILE: &[&str] = &[
     "get_input",
     "get_property",
     "get_attribute",
@@ -24,7 +24,7 @@ pub const SIMPLE_PROFILE: &[&str] = &[
 ];
 
 /// Further built-in functions of TOSCA 2.0 (only with `$`).
-pub const TOSCA_2: &[&str] = &[
+pub(crate) const TOSCA_2: &[&str] = &[
     "value",
     "node_index",
     "relationship_index",
@@ -65,7 +65,7 @@ pub const TOSCA_2: &[&str] = &[
 
 /// A function call found in a value.
 #[derive(Debug)]
-pub struct Call<'a> {
+pub(crate) struct Call<'a> {
     /// The function name without `$`.
     pub name: String,
     /// Arguments: the items of a list argument, else the one argument
@@ -76,7 +76,7 @@ pub struct Call<'a> {
 }
 
 /// What a value node is.
-pub enum Classified<'a> {
+pub(crate) enum Classified<'a> {
     /// A function call.
     Call(Call<'a>),
     /// A string that starts with `$$`: the text with one `$` removed.
@@ -86,7 +86,7 @@ pub enum Classified<'a> {
 }
 
 /// Recognise a call. `v2` enables the 2.0 `$` spellings.
-pub fn classify<'a>(
+pub(crate) fn classify<'a>(
     node: &'a Node,
     v2: bool,
     source: &SourceFile,

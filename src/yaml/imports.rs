@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 use std::path::{Component, Path};
 
-use super::ast::File;
+use super::ast::{File, Import, Spanned};
 use super::node::{self, LoadLimits};
 use super::reader;
 use super::version::{Detected, Version, detect};
@@ -27,7 +27,7 @@ use crate::diagnostics::{Diagnostic, Diagnostics, Location, SourceMap, Span, cod
 
 /// A file to compile under a namespace scope.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unit {
+pub(crate) struct Unit {
     /// Index into [`Loaded::files`].
     pub file: usize,
     /// Namespace prefixes, outermost first (empty: the global scope).
@@ -36,7 +36,7 @@ pub struct Unit {
 
 /// The files of a service template.
 #[derive(Debug, Default)]
-pub struct Loaded {
+pub(crate) struct Loaded {
     /// Parsed files; the entry is first.
     pub files: Vec<File>,
     /// Files with their scopes, in load order (the entry first).
@@ -44,7 +44,7 @@ pub struct Loaded {
 }
 
 /// Whether a 2.0 `profile` import names the Simple Profile (built in).
-pub fn is_simple_profile(name: &str) -> bool {
+pub(crate) fn is_simple_profile(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     n.contains("simple") && (n.contains("oasis") || n.starts_with("tosca"))
 }
@@ -55,7 +55,7 @@ fn is_normative_alias(name: &str) -> bool {
 }
 
 /// Load `entry` and its imports.
-pub fn load(
+pub(crate) fn load(
     csar: &mut Csar,
     entry: &str,
     max_depth: usize,
@@ -87,103 +87,7 @@ pub fn load(
             file,
             scope: scope.clone(),
         });
-        let imports = l.loaded.files[file].imports.clone();
-        let from = l.loaded.files[file].source.name().to_string();
-        let mut children = Vec::new();
-        for imp in &imports {
-            let source = l.loaded.files[file].source.clone();
-            let at = |span: Span| source.location(span);
-            if let Some(p) = &imp.prefix
-                && p.text == "tosca"
-            {
-                l.diags.push(
-                    Diagnostic::error(
-                        codes::YAML_IMPORT,
-                        "the namespace prefix `tosca` is reserved for the TOSCA types",
-                    )
-                    .at(at(p.span))
-                    .hint("choose another prefix"),
-                );
-                continue;
-            }
-            if let Some(profile) = &imp.profile {
-                if !is_simple_profile(&profile.text) {
-                    l.diags.push(
-                        Diagnostic::error(
-                            codes::YAML_IMPORT,
-                            format!("the profile `{}` is not available", profile.text),
-                        )
-                        .at(at(profile.span))
-                        .hint("toscanini has the TOSCA Simple Profile built in and never downloads profiles; import the profile's files by relative path"),
-                    );
-                }
-                continue;
-            }
-            let Some(target) = &imp.file else {
-                l.diags.push(
-                    Diagnostic::error(codes::YAML_MISSING_KEY, "the import names no file")
-                        .at(at(imp.span))
-                        .hint("an import needs `file` (1.x) or `url` (2.0)"),
-                );
-                continue;
-            };
-            if let Some(repo) = &imp.repository {
-                let url = l.loaded.files[file]
-                    .repositories
-                    .iter()
-                    .find(|(n, _)| n.text == repo.text)
-                    .and_then(|(_, u)| u.clone());
-                l.diags.push(
-                    Diagnostic::error(
-                        codes::YAML_IMPORT,
-                        format!(
-                            "`{}` is imported from the repository `{}`{}, and toscanini never uses the network",
-                            target.text,
-                            repo.text,
-                            url.map(|u| format!(" ({u})")).unwrap_or_default()
-                        ),
-                    )
-                    .at(at(repo.span))
-                    .hint("copy the file into the CSAR and import it by a relative path"),
-                );
-                continue;
-            }
-            if target.text.contains("://") {
-                l.diags.push(
-                    Diagnostic::error(
-                        codes::YAML_IMPORT,
-                        format!(
-                            "`{}` is a URL, and toscanini never uses the network",
-                            target.text
-                        ),
-                    )
-                    .at(at(target.span))
-                    .hint("copy the file into the CSAR and import it by a relative path"),
-                );
-                continue;
-            }
-            if is_normative_alias(&target.text) {
-                continue; // the normative types are built in
-            }
-            let Some(path) = l.find(&root, &from, &target.text, target.span, &source) else {
-                continue;
-            };
-            let version = l.loaded.files[file].version;
-            let Some(child) = l.file(&path, Some(at(target.span)), Some(version)) else {
-                continue;
-            };
-            // 2.0 namespaces nest (`mongodb:database:Database`); a 1.x
-            // prefix only qualifies the types of the file it imports.
-            let mut child_scope = if version.is_v2() {
-                scope.clone()
-            } else {
-                Vec::new()
-            };
-            if let Some(p) = &imp.prefix {
-                child_scope.push(p.text.clone());
-            }
-            children.push((child, child_scope));
-        }
+        let children = l.imports_of(file, &scope, &root);
         // Depth-first in file order: the queue pops from the back.
         for c in children.into_iter().rev() {
             queue.push(c);
@@ -209,6 +113,128 @@ struct Root {
 }
 
 impl Loader<'_> {
+    /// The files that `file` (compiled under `scope`) imports, loaded,
+    /// with the scopes they are compiled under, in file order.
+    fn imports_of(
+        &mut self,
+        file: usize,
+        scope: &[String],
+        root: &Root,
+    ) -> Vec<(usize, Vec<String>)> {
+        let imports = self.loaded.files[file].imports.clone();
+        let from = self.loaded.files[file].source.name().to_string();
+        let source = self.loaded.files[file].source.clone();
+        let version = self.loaded.files[file].version;
+        let mut children = Vec::new();
+        for imp in &imports {
+            let Some(target) = self.importable(imp, file) else {
+                continue;
+            };
+            let Some(path) = self.find(root, &from, &target.text, target.span, &source) else {
+                continue;
+            };
+            let Some(child) = self.file(&path, Some(source.location(target.span)), Some(version))
+            else {
+                continue;
+            };
+            // 2.0 namespaces nest (`mongodb:database:Database`); a 1.x
+            // prefix only qualifies the types of the file it imports.
+            let mut child_scope = if version.is_v2() {
+                scope.to_vec()
+            } else {
+                Vec::new()
+            };
+            if let Some(p) = &imp.prefix {
+                child_scope.push(p.text.clone());
+            }
+            children.push((child, child_scope));
+        }
+        children
+    }
+
+    /// The file name an import of `file` names, or `None` when there is
+    /// nothing to load: a profile (the Simple Profile is built in, another
+    /// one is an error), the normative types, or an import refused with an
+    /// error (the reserved prefix `tosca`, no file, a repository or a URL:
+    /// toscanini never uses the network).
+    fn importable<'i>(&mut self, imp: &'i Import, file: usize) -> Option<&'i Spanned> {
+        let source = self.loaded.files[file].source.clone();
+        let at = |span: Span| source.location(span);
+        if let Some(p) = &imp.prefix
+            && p.text == "tosca"
+        {
+            self.diags.push(
+                Diagnostic::error(
+                    codes::YAML_IMPORT,
+                    "the namespace prefix `tosca` is reserved for the TOSCA types",
+                )
+                .at(at(p.span))
+                .hint("choose another prefix"),
+            );
+            return None;
+        }
+        if let Some(profile) = &imp.profile {
+            if !is_simple_profile(&profile.text) {
+                self.diags.push(
+                    Diagnostic::error(
+                        codes::YAML_IMPORT,
+                        format!("the profile `{}` is not available", profile.text),
+                    )
+                    .at(at(profile.span))
+                    .hint("toscanini has the TOSCA Simple Profile built in and never downloads profiles; import the profile's files by relative path"),
+                );
+            }
+            return None;
+        }
+        let Some(target) = &imp.file else {
+            self.diags.push(
+                Diagnostic::error(codes::YAML_MISSING_KEY, "the import names no file")
+                    .at(at(imp.span))
+                    .hint("an import needs `file` (1.x) or `url` (2.0)"),
+            );
+            return None;
+        };
+        if let Some(repo) = &imp.repository {
+            let url = self.loaded.files[file]
+                .repositories
+                .iter()
+                .find(|(n, _)| n.text == repo.text)
+                .and_then(|(_, u)| u.clone());
+            self.diags.push(
+                Diagnostic::error(
+                    codes::YAML_IMPORT,
+                    format!(
+                        "`{}` is imported from the repository `{}`{}, and toscanini never uses the network",
+                        target.text,
+                        repo.text,
+                        url.map(|u| format!(" ({u})")).unwrap_or_default()
+                    ),
+                )
+                .at(at(repo.span))
+                .hint("copy the file into the CSAR and import it by a relative path"),
+            );
+            return None;
+        }
+        if target.text.contains("://") {
+            self.diags.push(
+                Diagnostic::error(
+                    codes::YAML_IMPORT,
+                    format!(
+                        "`{}` is a URL, and toscanini never uses the network",
+                        target.text
+                    ),
+                )
+                .at(at(target.span))
+                .hint("copy the file into the CSAR and import it by a relative path"),
+            );
+            return None;
+        }
+        if is_normative_alias(&target.text) {
+            return None; // the normative types are built in
+        }
+        Some(target)
+    }
+
     fn root(&self) -> Root {
         if !matches!(self.csar.origin, Origin::File) {
             return Root {
@@ -515,7 +541,7 @@ fn relative(root: &Root, dir: &[String], reference: &str) -> Option<String> {
 /// the versions in TOSCA.meta, `Other-Definitions` (usable only as
 /// substitution templates, so not compiled), and, without TOSCA.meta, the
 /// entry's `template_name` and `template_version` metadata.
-pub fn check_meta(csar: &Csar, loaded: &Loaded, sources: &mut SourceMap) -> Diagnostics {
+pub(crate) fn check_meta(csar: &Csar, loaded: &Loaded, sources: &mut SourceMap) -> Diagnostics {
     let mut diags = Diagnostics::new();
     if matches!(csar.origin, Origin::File) {
         return diags;
@@ -641,5 +667,66 @@ mod tests {
         assert!(is_simple_profile("org.oasis-open.simple:2.0"));
         assert!(is_simple_profile("org.oasis-open.tosca.simple:2.0"));
         assert!(!is_simple_profile("io.kubernetes:1.30"));
+    }
+
+    fn load_files(files: &[(&str, &str)]) -> (Loaded, Diagnostics) {
+        let mut csar = Csar::from_entries(
+            "t",
+            files
+                .iter()
+                .map(|(n, t)| (n.to_string(), t.as_bytes().to_vec())),
+        );
+        let mut sources = SourceMap::default();
+        load(&mut csar, files[0].0, 8, &mut sources)
+    }
+
+    #[test]
+    fn imports_load_depth_first_with_their_prefixes() {
+        let head = "tosca_definitions_version: tosca_simple_yaml_1_3\n";
+        let (loaded, d) = load_files(&[
+            (
+                "main.yaml",
+                &format!(
+                    "{head}imports:\n  - file: lib/a.yaml\n    namespace_prefix: a\n  - b.yaml\n"
+                ),
+            ),
+            ("lib/a.yaml", &format!("{head}imports: [../b.yaml]\n")),
+            ("b.yaml", head),
+        ]);
+        assert!(!d.has_errors(), "{d:?}");
+        let units: Vec<(&str, Vec<String>)> = loaded
+            .units
+            .iter()
+            .map(|u| (loaded.files[u.file].source.name(), u.scope.clone()))
+            .collect();
+        assert_eq!(
+            units,
+            [
+                ("main.yaml", vec![]),
+                ("lib/a.yaml", vec!["a".to_string()]),
+                ("b.yaml", vec![]),
+            ]
+        );
+    }
+
+    #[test]
+    fn imports_that_need_the_network_or_a_reserved_prefix_are_refused() {
+        let (loaded, d) = load_files(&[(
+            "main.yaml",
+            "tosca_definitions_version: tosca_simple_yaml_1_3\n\
+             repositories: {r: {url: 'https://example.org'}}\n\
+             imports:\n  - https://example.org/x.yaml\n  - {file: y.yaml, repository: r}\n  \
+             - {file: z.yaml, namespace_prefix: tosca}\n  - {namespace_prefix: n}\n",
+        )]);
+        assert_eq!(loaded.files.len(), 1);
+        let m: Vec<&str> = d.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(m.len(), 4, "{m:?}");
+        assert!(m[0].contains("is a URL"), "{m:?}");
+        assert!(
+            m[1].contains("from the repository `r` (https://example.org)"),
+            "{m:?}"
+        );
+        assert!(m[2].contains("prefix `tosca` is reserved"), "{m:?}");
+        assert_eq!(m[3], "the import names no file");
     }
 }

@@ -8,11 +8,11 @@
 //! [`normative`] the built-in types, [`rewrite`] the text edit that writes
 //! plans back.
 
-pub mod ast;
-pub mod functions;
-pub mod imports;
-pub mod node;
-pub mod normative;
-pub mod reader;
-pub mod rewrite;
-pub mod version;
+pub(crate) mod ast;
+pub(crate) mod functions;
+pub(crate) mod imports;
+pub(crate) mod node;
+pub(crate) mod normative;
+pub(crate) mod reader;
+pub(crate) mod rewrite;
+pub(crate) mod version;

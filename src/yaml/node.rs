@@ -12,7 +12,7 @@ use crate::diagnostics::{Diagnostic, SourceFile, Span, codes};
 
 /// What a node holds.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// `null`, `~`, or nothing.
     Null,
     /// A scalar as written; `quoted` if it was in quotes or a block scalar.
@@ -30,7 +30,7 @@ pub enum Kind {
 
 /// A node and where it is.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Node {
+pub(crate) struct Node {
     /// The content.
     pub kind: Kind,
     /// Byte span in the source.
@@ -39,7 +39,7 @@ pub struct Node {
 
 impl Node {
     /// The text of a scalar (quoted or not).
-    pub fn as_str(&self) -> Option<&str> {
+    pub(crate) fn as_str(&self) -> Option<&str> {
         match &self.kind {
             Kind::Scalar { text, .. } => Some(text),
             _ => None,
@@ -47,7 +47,7 @@ impl Node {
     }
 
     /// Entries of a mapping.
-    pub fn as_map(&self) -> Option<&[(Node, Node)]> {
+    pub(crate) fn as_map(&self) -> Option<&[(Node, Node)]> {
         match &self.kind {
             Kind::Map(m) => Some(m),
             _ => None,
@@ -55,7 +55,7 @@ impl Node {
     }
 
     /// Items of a sequence.
-    pub fn as_seq(&self) -> Option<&[Node]> {
+    pub(crate) fn as_seq(&self) -> Option<&[Node]> {
         match &self.kind {
             Kind::Seq(s) => Some(s),
             _ => None,
@@ -63,7 +63,7 @@ impl Node {
     }
 
     /// The value of a key of a mapping.
-    pub fn get(&self, key: &str) -> Option<&Node> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Node> {
         self.as_map()?
             .iter()
             .find(|(k, _)| k.as_str() == Some(key))
@@ -71,12 +71,12 @@ impl Node {
     }
 
     /// Whether the node is null.
-    pub fn is_null(&self) -> bool {
+    pub(crate) fn is_null(&self) -> bool {
         matches!(self.kind, Kind::Null)
     }
 
     /// The YAML kind, for messages.
-    pub fn kind_name(&self) -> &'static str {
+    pub(crate) fn kind_name(&self) -> &'static str {
         match self.kind {
             Kind::Null => "null",
             Kind::Scalar { .. } => "a scalar",
@@ -88,7 +88,7 @@ impl Node {
 
 /// Limits for loading.
 #[derive(Clone, Copy, Debug)]
-pub struct LoadLimits {
+pub(crate) struct LoadLimits {
     /// Maximum nesting depth.
     pub max_depth: usize,
     /// Maximum number of nodes produced by alias expansion.
@@ -105,7 +105,7 @@ impl Default for LoadLimits {
 }
 
 /// Parse the first document of `source`. An empty file is a `Null` node.
-pub fn parse(source: &Arc<SourceFile>, limits: LoadLimits) -> Result<Node, Diagnostic> {
+pub(crate) fn parse(source: &Arc<SourceFile>, limits: LoadLimits) -> Result<Node, Diagnostic> {
     let text = source.text();
     let mut loader: YamlLoader<MarkedYaml> = YamlLoader::default();
     loader.early_parse(false);

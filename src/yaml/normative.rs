@@ -20,12 +20,12 @@ const SIMPLE_PROFILE: &str = include_str!("normative/simple_profile.yaml");
 const EXAMPLES: &str = include_str!("normative/examples.yaml");
 
 /// Name of the built-in normative types file in diagnostics.
-pub const SIMPLE_PROFILE_NAME: &str = "<built-in tosca_simple_yaml_1_3 normative types>";
+pub(crate) const SIMPLE_PROFILE_NAME: &str = "<built-in tosca_simple_yaml_1_3 normative types>";
 /// Name of the built-in non-normative types file in diagnostics.
-pub const EXAMPLES_NAME: &str = "<built-in tosca_simple_yaml_1_3 non-normative types>";
+pub(crate) const EXAMPLES_NAME: &str = "<built-in tosca_simple_yaml_1_3 non-normative types>";
 
 /// The built-in files: normative types first, then the non-normative ones.
-pub fn files() -> &'static [File] {
+pub(crate) fn files() -> &'static [File] {
     static FILES: OnceLock<Vec<File>> = OnceLock::new();
     FILES.get_or_init(|| {
         [
@@ -47,14 +47,14 @@ pub fn files() -> &'static [File] {
 }
 
 /// Whether a built-in file is the normative one (not chapter 9's examples).
-pub fn is_normative(file: &File) -> bool {
+pub(crate) fn is_normative(file: &File) -> bool {
     file.source.name() == SIMPLE_PROFILE_NAME
 }
 
 /// The full names a shorthand may stand for, in the order to try them:
 /// `Compute` is `tosca.nodes.Compute` as a node type and
 /// `tosca.capabilities.Compute` as a capability type.
-pub fn expansions(kind: TypeKind, name: &str) -> Vec<String> {
+pub(crate) fn expansions(kind: TypeKind, name: &str) -> Vec<String> {
     let name = name.strip_prefix("tosca:").unwrap_or(name).trim();
     let prefixes: &[&str] = match kind {
         TypeKind::Node => &[

@@ -16,11 +16,11 @@ use super::node::{Kind, LoadLimits, Node, parse};
 use crate::diagnostics::{Diagnostic, SourceFile, Span, codes};
 
 /// The metadata key that marks generated workflows (its value is the plan's slug).
-pub const MARKER: &str = "toscanini_generated";
+pub(crate) const MARKER: &str = "toscanini_generated";
 
 /// A workflow to add.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlanWorkflow {
+pub(crate) struct PlanWorkflow {
     /// Preferred workflow name (`deploy`, `undeploy`, ...).
     pub name: String,
     /// The plan's slug, stored as the marker value (`build`, `workflow:x`).
@@ -33,7 +33,7 @@ pub struct PlanWorkflow {
 
 /// What an earlier run left in the text.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Previous {
+pub(crate) struct Previous {
     /// Names of generated workflows.
     pub names: Vec<String>,
     /// The `file` of their implementations.
@@ -68,7 +68,7 @@ fn is_generated(v: &Node) -> bool {
 /// The service template file read for a write-back, parsed once for
 /// both questions asked of it (a 100k-node file is tens of megabytes):
 /// what earlier runs added, and the text without it.
-pub struct Prepared {
+pub(crate) struct Prepared {
     /// Workflows and plan files an earlier run added (none if the text
     /// does not parse).
     pub previous: Previous,
@@ -79,7 +79,7 @@ pub struct Prepared {
 
 impl Prepared {
     /// The text without what earlier runs added.
-    pub fn without_generated(&self) -> Result<&str, Diagnostic> {
+    pub(crate) fn without_generated(&self) -> Result<&str, Diagnostic> {
         match &self.stripped {
             Ok((text, ..)) => Ok(text),
             Err(e) => Err(e.clone()),
@@ -88,7 +88,7 @@ impl Prepared {
 }
 
 /// Parse `text` (the file `name`) for a write-back.
-pub fn prepare(name: &str, text: &str) -> Prepared {
+pub(crate) fn prepare(name: &str, text: &str) -> Prepared {
     let (previous, stripped) = match parse_text(name, text) {
         Ok((source, root)) => (previous(&root), remove_generated(name, text, source, root)),
         Err(e) => (Previous::default(), Err(e)),
@@ -176,7 +176,7 @@ fn layout_error(name: &str, source: &SourceFile, span: Span, what: &str) -> Diag
 
 /// Remove generated workflows, then add `plans` (names made unique against
 /// the user's workflows). Returns the new text and the names used.
-pub fn rewrite(
+pub(crate) fn rewrite(
     prepared: Prepared,
     plans: &[PlanWorkflow],
 ) -> Result<(String, Vec<String>), Diagnostic> {

@@ -9,7 +9,7 @@ use std::fmt;
 
 /// A supported version of TOSCA YAML.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Version {
+pub(crate) enum Version {
     /// Simple Profile in YAML 1.0.
     V1_0,
     /// Simple Profile in YAML 1.1.
@@ -24,12 +24,12 @@ pub enum Version {
 
 impl Version {
     /// Whether this is TOSCA 2.0 (`service_template`, `$` functions, profiles).
-    pub fn is_v2(self) -> bool {
+    pub(crate) fn is_v2(self) -> bool {
         self == Version::V2_0
     }
 
     /// The canonical short name.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Version::V1_0 => "tosca_simple_yaml_1_0",
             Version::V1_1 => "tosca_simple_yaml_1_1",
@@ -48,7 +48,7 @@ impl fmt::Display for Version {
 
 /// What a version text says.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Detected {
+pub(crate) enum Detected {
     /// A supported version.
     Supported(Version),
     /// A supported version written in a non-standard way (accepted with a warning).
@@ -60,7 +60,7 @@ pub enum Detected {
 }
 
 /// Classify a `tosca_definitions_version` value.
-pub fn detect(text: &str) -> Detected {
+pub(crate) fn detect(text: &str) -> Detected {
     let t = text.trim();
     let simple = |v: &str| match v {
         "1_0" | "1.0" => Some(Version::V1_0),

@@ -28,14 +28,12 @@
 //! of the run is done by `.ci/run`, which needs node.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::Arc;
 
-use toscanini::diagnostics::{SourceFile, SourceMap};
+use crate::dom::{Document, ElemId};
+use toscanini::compile::bpmn_ids::Word;
+use toscanini::diagnostics::SourceMap;
 use toscanini::plan::PlanKind;
 use toscanini::plugins::{ConcretePlan, Registry};
-use toscanini::render::bpmn::bases::Word;
-use toscanini::render::templates::Templates;
-use toscanini::xml::dom::{Document, ElemId};
 
 use crate::support::{corpus_xml, repo};
 
@@ -72,8 +70,7 @@ pub(crate) struct Bpmn {
 }
 
 pub(crate) fn bpmn(loaded: &toscanini::Loaded, plan: &ConcretePlan) -> Bpmn {
-    let templates = Templates::embedded().unwrap();
-    let r = toscanini::render::bpmn::render(plan, &loaded.topology, &templates).unwrap();
+    let r = toscanini::compile::render(plan, &loaded.topology, toscanini::Language::Bpmn).unwrap();
     let (process, rest) = r.files.split_first().unwrap();
     assert!(process.name.ends_with(".bpmn"), "the process comes first");
     let files: BTreeMap<String, String> = rest
@@ -125,19 +122,13 @@ fn sample_bpmn_plans() {
         insta::assert_snapshot!(format!("{sample}__scripts"), listing);
         // With both languages, BPEL keeps the boundary operations and the
         // BPMN plans are added beside it.
-        let templates = Templates::embedded().unwrap();
         let mut rendered = Vec::new();
-        for lang in [
-            toscanini::render::Language::Bpel,
-            toscanini::render::Language::Bpmn,
-        ] {
+        for lang in [toscanini::Language::Bpel, toscanini::Language::Bpmn] {
             for p in &plans {
-                rendered.push(
-                    toscanini::render::render(lang, p, &loaded.topology, &templates).unwrap(),
-                );
+                rendered.push(toscanini::compile::render(p, &loaded.topology, lang).unwrap());
             }
         }
-        let (changes, diags) = toscanini::writeback::changes(&loaded, &rendered).unwrap();
+        let (changes, diags) = toscanini::compile::changes(&loaded, &rendered).unwrap();
         assert!(diags.is_empty(), "{diags:?}");
         let definitions = String::from_utf8(changes.put[&loaded.entry].clone()).unwrap();
         insta::assert_snapshot!(format!("{sample}__definitions_all"), definitions);
@@ -190,8 +181,7 @@ fn num(doc: &Document, e: ElemId, a: &str) -> i64 {
 
 fn check(what: &str, plan: &ConcretePlan, b: &Bpmn) {
     let text = b.text.as_str();
-    let doc = Document::parse(Arc::new(SourceFile::new("plan.bpmn", text)), 256)
-        .unwrap_or_else(|d| panic!("{what}: not well-formed: {d:?}"));
+    let doc = Document::parse(text).unwrap_or_else(|d| panic!("{what}: not well-formed: {d:?}"));
     // Flow nodes and flows of every container, and which container holds what.
     let mut parent: HashMap<String, Option<String>> = HashMap::new(); // element -> enclosing subprocess
     let mut kind: HashMap<String, String> = HashMap::new();
@@ -339,7 +329,7 @@ fn check(what: &str, plan: &ConcretePlan, b: &Bpmn) {
         .collect();
     ids.extend(&diagram_ids);
     // The reusable processes have ids of their own too.
-    let library = toscanini::render::bpmn::library_ids();
+    let library = toscanini::compile::bpmn_ids::library_ids();
     ids.retain(|id| !library.contains(id));
     let process = doc
         .attr(doc.child(0, BPMN, "process").unwrap(), "id")
@@ -359,7 +349,7 @@ fn check(what: &str, plan: &ConcretePlan, b: &Bpmn) {
             .unwrap_or_else(|| panic!("{what}: `{id}` belongs to no activity"));
         let rest = &id[owner.len() + 1..];
         let word = rest.split('_').next().unwrap();
-        match toscanini::render::bpmn::bases::suffix_word(word) {
+        match toscanini::compile::bpmn_ids::suffix_word(word) {
             Some(Word::Stem) => {}
             Some(Word::End) => assert_eq!(
                 word, rest,
@@ -608,15 +598,14 @@ fn deep_plans_are_drawn_with_few_waypoints_per_edge() {
     ] {
         let mut sources = SourceMap::new();
         let options = toscanini::Options::default();
-        let csar = toscanini::csar::Csar::from_entries("synth", entries);
+        let csar = toscanini::Csar::from_entries("synth", entries);
         let loaded = toscanini::load_csar(csar, &options, &mut sources).unwrap();
         let (registry, _) = Registry::standard(&[], &mut sources).unwrap();
         let (plans, _) =
             toscanini::derive(&loaded.topology, &[PlanKind::Build], &registry, &options).unwrap();
         let b = bpmn(&loaded, &plans[0]);
         check(&format!("synth {dialect}"), &plans[0], &b);
-        let doc =
-            Document::parse(Arc::new(SourceFile::new("plan.bpmn", b.text.clone())), 256).unwrap();
+        let doc = Document::parse(&b.text).unwrap();
         let mut edges = 0;
         let mut most = 0;
         let mut stack: Vec<ElemId> = vec![0];
@@ -643,13 +632,13 @@ fn large_plans_initialise_their_variables_in_bounded_scripts() {
     // "Method too large" (.ci/run compiles such a chain with Groovy).
     let mut sources = SourceMap::new();
     let options = toscanini::Options::default();
-    let csar = toscanini::csar::Csar::from_entries("synth", crate::synth::xml_csar(200));
+    let csar = toscanini::Csar::from_entries("synth", crate::synth::xml_csar(200));
     let loaded = toscanini::load_csar(csar, &options, &mut sources).unwrap();
     let (registry, _) = Registry::standard(&[], &mut sources).unwrap();
     let (plans, _) =
         toscanini::derive(&loaded.topology, &[PlanKind::Build], &registry, &options).unwrap();
     let b = bpmn(&loaded, &plans[0]);
-    let doc = Document::parse(Arc::new(SourceFile::new("plan.bpmn", b.text.clone())), 256).unwrap();
+    let doc = Document::parse(&b.text).unwrap();
     let mut scripts: BTreeMap<String, usize> = BTreeMap::new();
     let mut stack: Vec<ElemId> = vec![0];
     while let Some(e) = stack.pop() {
@@ -699,7 +688,7 @@ struct Model {
 
 impl Model {
     fn new(text: &str) -> Model {
-        let doc = Document::parse(Arc::new(SourceFile::new("plan.bpmn", text)), 256).unwrap();
+        let doc = Document::parse(text).unwrap();
         let mut elements = HashMap::new();
         let mut flows = Vec::new();
         let mut stack: Vec<ElemId> = vec![0];
@@ -873,7 +862,7 @@ fn on_failure_without_joins_is_routed_by_the_token() {
     assert_eq!(m.next("rollback_step_catch"), ["rollback_step_failed"]);
     // No variable decides: no exclusive gateway between the activities.
     for (id, e) in &m.elements {
-        if m.doc.get(*e).local.as_ref() == "exclusiveGateway" {
+        if m.doc.get(*e).local == "exclusiveGateway" {
             assert_ne!(m.parent(id), Some("plan_activities"), "{id}");
         }
     }

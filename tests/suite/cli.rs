@@ -47,8 +47,8 @@ fn plan_writes_beside_the_input_and_never_over_it() {
     let input = dir.join("app.csar");
     let sample = repo().join("tests/cases/valid-minimal/input");
     // Make a zip of the sample with the library's own writer.
-    let csar = toscanini::csar::Csar::open(&sample, &Default::default()).unwrap();
-    let bytes = toscanini::csar::write::archive_bytes(&csar, &Default::default()).unwrap();
+    let csar = toscanini::Csar::open(&sample, &Default::default()).unwrap();
+    let bytes = toscanini::compile::archive_bytes(&csar, &Default::default()).unwrap();
     std::fs::write(&input, &bytes).unwrap();
     let run = toscanini(&dir, &["plan", "app.csar", "--quiet"]);
     assert_eq!(run.code, 0, "{}", run.stderr);

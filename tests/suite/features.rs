@@ -15,7 +15,6 @@ use toscanini::diagnostics::SourceMap;
 use toscanini::plan::{ActivityKind, PlanKind};
 use toscanini::plugins::steps::{Binding, Otherwise, Step};
 use toscanini::plugins::{ConcretePlan, Registry};
-use toscanini::render::templates::Templates;
 
 use crate::support::{
     corpus_xml, id_pairs as set, plan_edges as edges, repo, shared, toscanini as run,
@@ -483,7 +482,6 @@ fn feature_plans_preview_as_dot_and_json() {
 /// and the corpus service template with the BPEL plans written back.
 #[test]
 fn feature_plan_snapshots() {
-    let templates = Templates::embedded().unwrap();
     for (label, path) in [
         ("w2", corpus(W2)),
         ("stateful-stack", stack()),
@@ -503,7 +501,8 @@ fn feature_plan_snapshots() {
         let mut rendered = Vec::new();
         for p in &plans {
             let kind = p.plan.kind.slug();
-            let bpel = toscanini::render::bpel::render(p, &loaded.topology, &templates).unwrap();
+            let bpel =
+                toscanini::compile::render(p, &loaded.topology, toscanini::Language::Bpel).unwrap();
             for f in bpel
                 .files
                 .iter()
@@ -526,7 +525,7 @@ fn feature_plan_snapshots() {
             );
             rendered.push(bpel);
         }
-        let (changes, _) = toscanini::writeback::changes(&loaded, &rendered).unwrap();
+        let (changes, _) = toscanini::compile::changes(&loaded, &rendered).unwrap();
         let definitions = String::from_utf8(changes.put[&loaded.entry].clone()).unwrap();
         insta::assert_snapshot!(format!("{label}__definitions"), definitions);
     }

@@ -4,8 +4,10 @@
 
 mod bpmn;
 mod cli;
+mod compile;
 mod corpus;
 mod corpus_yaml;
+mod dom;
 mod features;
 mod names;
 mod ordering;

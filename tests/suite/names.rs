@@ -6,7 +6,6 @@
 use std::collections::BTreeSet;
 
 use toscanini::plan::PlanKind;
-use toscanini::render::templates::Templates;
 
 use crate::bpmn::bpmn;
 
@@ -28,7 +27,6 @@ fn variables_of_templates_whose_names_collide_get_distinct_names() {
     )
     .unwrap();
     let (loaded, plans) = crate::support::all_plans(&file);
-    let templates = Templates::embedded().unwrap();
     let build = &plans[0];
     let b = bpmn(&loaded, build);
     for var in [
@@ -43,13 +41,8 @@ fn variables_of_templates_whose_names_collide_get_distinct_names() {
             "BPMN: {var}"
         );
     }
-    let bpel = toscanini::render::render(
-        toscanini::render::Language::Bpel,
-        build,
-        &loaded.topology,
-        &templates,
-    )
-    .unwrap();
+    let bpel =
+        toscanini::compile::render(build, &loaded.topology, toscanini::Language::Bpel).unwrap();
     let process = String::from_utf8(bpel.files[0].data.clone()).unwrap();
     for var in ["inst_web_1_url", "inst_web_1_url_2"] {
         assert!(
@@ -135,14 +128,8 @@ fn failure_flags_of_steps_whose_names_collide_are_distinct_in_bpel() {
         ],
     );
     let plan = &plan;
-    let templates = Templates::embedded().unwrap();
-    let bpel = toscanini::render::render(
-        toscanini::render::Language::Bpel,
-        plan,
-        &loaded.topology,
-        &templates,
-    )
-    .unwrap();
+    let bpel =
+        toscanini::compile::render(plan, &loaded.topology, toscanini::Language::Bpel).unwrap();
     let process = String::from_utf8(bpel.files[0].data.clone()).unwrap();
     for var in ["failed_x_1", "failed_x_1_2"] {
         let declaration = format!("<bpel:variable name=\"{var}\" type=\"xsd:string\"/>");
@@ -249,14 +236,8 @@ fn links_between_activities_whose_names_collide_are_distinct_in_bpel() {
     )
     .unwrap();
     let (loaded, plans) = crate::support::all_plans(&file);
-    let templates = Templates::embedded().unwrap();
-    let bpel = toscanini::render::render(
-        toscanini::render::Language::Bpel,
-        &plans[0],
-        &loaded.topology,
-        &templates,
-    )
-    .unwrap();
+    let bpel =
+        toscanini::compile::render(&plans[0], &loaded.topology, toscanini::Language::Bpel).unwrap();
     let process = String::from_utf8(bpel.files[0].data.clone()).unwrap();
     let mut declared = BTreeSet::new();
     for (at, _) in process.match_indices("<bpel:link name=\"") {

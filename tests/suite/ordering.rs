@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use toscanini::csar::Csar;
+use toscanini::Csar;
 use toscanini::diagnostics::SourceMap;
 use toscanini::plan::PlanKind;
 use toscanini::plugins::Registry;

@@ -2,11 +2,10 @@
 //! the same from run to run, and running on the output replaces the plans
 //! instead of adding more.
 
-use toscanini::csar::{Csar, Limits};
 use toscanini::diagnostics::SourceMap;
 use toscanini::plan::PlanKind;
 use toscanini::plugins::Registry;
-use toscanini::render::templates::Templates;
+use toscanini::{Csar, Limits};
 
 use crate::support::{corpus_xml, temp_dir};
 
@@ -23,13 +22,14 @@ fn planned(path: &std::path::Path) -> Option<Vec<u8>> {
         &options,
     )
     .unwrap();
-    let templates = Templates::embedded().unwrap();
     let rendered: Vec<_> = plans
         .iter()
-        .map(|p| toscanini::render::bpel::render(p, &loaded.topology, &templates).unwrap())
+        .map(|p| {
+            toscanini::compile::render(p, &loaded.topology, toscanini::Language::Bpel).unwrap()
+        })
         .collect();
-    let (changes, _) = toscanini::writeback::changes(&loaded, &rendered).unwrap();
-    Some(toscanini::csar::write::archive_bytes(&loaded.csar, &changes).unwrap())
+    let (changes, _) = toscanini::compile::changes(&loaded, &rendered).unwrap();
+    Some(toscanini::compile::archive_bytes(&loaded.csar, &changes).unwrap())
 }
 
 #[test]
@@ -156,13 +156,14 @@ fn a_killed_run_leaves_the_old_output_or_the_new_one_never_a_part() {
 /// Compile a YAML input into all its plans and return the output bytes.
 fn planned_yaml(path: &std::path::Path) -> Vec<u8> {
     let (loaded, plans) = crate::support::all_plans(path);
-    let templates = Templates::embedded().unwrap();
     let rendered: Vec<_> = plans
         .iter()
-        .map(|p| toscanini::render::bpel::render(p, &loaded.topology, &templates).unwrap())
+        .map(|p| {
+            toscanini::compile::render(p, &loaded.topology, toscanini::Language::Bpel).unwrap()
+        })
         .collect();
-    let (changes, _) = toscanini::writeback::changes(&loaded, &rendered).unwrap();
-    toscanini::csar::write::archive_bytes(&loaded.csar, &changes).unwrap()
+    let (changes, _) = toscanini::compile::changes(&loaded, &rendered).unwrap();
+    toscanini::compile::archive_bytes(&loaded.csar, &changes).unwrap()
 }
 
 /// What must not change when plans are written back: the templates, their
@@ -259,10 +260,9 @@ fn yaml_plans_become_workflows_and_the_text_stays_as_written() {
         // The entry is the user's text plus the workflows, nothing else.
         let original = String::from_utf8(before.get(&entry).unwrap().to_vec()).unwrap();
         let written = String::from_utf8(after.get(&new_entry).unwrap().to_vec()).unwrap();
-        let prepared = toscanini::yaml::rewrite::prepare(&entry, &written);
-        let stripped = prepared.without_generated().unwrap();
+        let stripped = toscanini::compile::user_text(&entry, &written).unwrap();
         let mut lines: Vec<&str> = stripped.split_inclusive('\n').collect();
-        if stripped != original
+        if *stripped != original
             && let Some(i) = lines.iter().position(|l| l.trim() == "workflows:")
         {
             lines.remove(i);
@@ -289,13 +289,14 @@ fn yaml_plans_become_workflows_and_the_text_stays_as_written() {
 /// write-back's diagnostics, as one-line texts.
 fn written_back(input: &std::path::Path) -> (crate::support::TempDir, Csar, Vec<String>) {
     let (loaded, plans) = crate::support::all_plans(input);
-    let templates = Templates::embedded().unwrap();
     let rendered: Vec<_> = plans
         .iter()
-        .map(|p| toscanini::render::bpel::render(p, &loaded.topology, &templates).unwrap())
+        .map(|p| {
+            toscanini::compile::render(p, &loaded.topology, toscanini::Language::Bpel).unwrap()
+        })
         .collect();
-    let (changes, diags) = toscanini::writeback::changes(&loaded, &rendered).unwrap();
-    let bytes = toscanini::csar::write::archive_bytes(&loaded.csar, &changes).unwrap();
+    let (changes, diags) = toscanini::compile::changes(&loaded, &rendered).unwrap();
+    let bytes = toscanini::compile::archive_bytes(&loaded.csar, &changes).unwrap();
     let dir = temp_dir("writeback-versions");
     let out = dir.join("out.csar");
     std::fs::write(&out, bytes).unwrap();

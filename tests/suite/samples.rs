@@ -7,7 +7,6 @@ use std::path::Path;
 use toscanini::diagnostics::SourceMap;
 use toscanini::plan::PlanKind;
 use toscanini::plugins::Registry;
-use toscanini::render::templates::Templates;
 
 use crate::support::repo;
 
@@ -20,7 +19,6 @@ const SAMPLES: [&str; 4] = [
 
 #[test]
 fn sample_plans() {
-    let templates = Templates::embedded().unwrap();
     for sample in SAMPLES {
         let mut sources = SourceMap::new();
         let options = toscanini::Options::default();
@@ -40,13 +38,14 @@ fn sample_plans() {
         assert!(warnings.is_empty(), "{sample}: {warnings:?}");
         let mut rendered = Vec::new();
         for p in &plans {
-            let r = toscanini::render::bpel::render(p, &loaded.topology, &templates).unwrap();
+            let r =
+                toscanini::compile::render(p, &loaded.topology, toscanini::Language::Bpel).unwrap();
             for f in &r.files {
                 if f.name.starts_with("invoker.") {
-                    assert_eq!(
-                        f.data,
-                        Templates::raw(&format!("bpel/{}", f.name)).as_bytes()
-                    );
+                    let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                        .join("templates/bpel")
+                        .join(&f.name);
+                    assert_eq!(f.data, std::fs::read(shipped).unwrap());
                     continue;
                 }
                 let kind = p.plan.kind.slug().replace(':', "-");
@@ -66,7 +65,7 @@ fn sample_plans() {
             );
             rendered.push(r);
         }
-        let (changes, diags) = toscanini::writeback::changes(&loaded, &rendered).unwrap();
+        let (changes, diags) = toscanini::compile::changes(&loaded, &rendered).unwrap();
         assert!(diags.is_empty());
         let entry = &loaded.entry;
         let definitions = String::from_utf8(changes.put[entry].clone()).unwrap();
@@ -85,7 +84,6 @@ fn sample_plans() {
 /// plan, its graph, and the service template with the plans written back.
 #[test]
 fn yaml_sample_plans() {
-    let templates = Templates::embedded().unwrap();
     for (label, path) in [
         ("attribute-mapping-yaml", "samples/attribute-mapping-yaml"),
         ("shop-scale-out-yaml", "samples/shop-scale-out-yaml"),
@@ -100,7 +98,8 @@ fn yaml_sample_plans() {
         let (plans, _) = toscanini::derive(&loaded.topology, &kinds, &registry, &options).unwrap();
         let mut rendered = Vec::new();
         for p in &plans {
-            let r = toscanini::render::bpel::render(p, &loaded.topology, &templates).unwrap();
+            let r =
+                toscanini::compile::render(p, &loaded.topology, toscanini::Language::Bpel).unwrap();
             let kind = p.plan.kind.slug().replace(':', "-");
             for f in &r.files {
                 let keep = f.name.ends_with(".bpel")
@@ -118,7 +117,7 @@ fn yaml_sample_plans() {
             );
             rendered.push(r);
         }
-        let (changes, _) = toscanini::writeback::changes(&loaded, &rendered).unwrap();
+        let (changes, _) = toscanini::compile::changes(&loaded, &rendered).unwrap();
         let entry = changes
             .put
             .keys()

@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use toscanini::diagnostics::SourceMap;
 use toscanini::plan::ActivityKind;
 use toscanini::plugins::{ConcretePlan, Registry};
-use toscanini::render::templates::Templates;
 
 use crate::support::{id_pairs as set, plan_edges as edges, repo, shared, toscanini as run};
 
@@ -200,11 +199,10 @@ fn the_cli_previews_explains_and_writes_the_transformation() {
 /// transformations, and the corpus service template with the plan in it.
 #[test]
 fn transformation_snapshots() {
-    let templates = Templates::embedded().unwrap();
     for (label, (a, b)) in [("mytinytodo", mytinytodo()), ("yaml", yaml_pair())] {
         let (loaded, t, plan) = transform(&a, &b);
         let topology = plan.topology(&t.topology);
-        let bpel = toscanini::render::bpel::render(&plan, topology, &templates).unwrap();
+        let bpel = toscanini::compile::render(&plan, topology, toscanini::Language::Bpel).unwrap();
         let process = bpel
             .files
             .iter()
@@ -223,7 +221,7 @@ fn transformation_snapshots() {
             toscanini::dot::plan_dot(&plan, topology)
         );
         if label == "mytinytodo" {
-            let (changes, _) = toscanini::writeback::changes(&loaded, &[bpel]).unwrap();
+            let (changes, _) = toscanini::compile::changes(&loaded, &[bpel]).unwrap();
             let definitions = String::from_utf8(changes.put[&loaded.entry].clone()).unwrap();
             insta::assert_snapshot!(format!("{label}__definitions"), definitions);
         }

@@ -16,7 +16,7 @@ use crate::yaml::node::{Kind, Node};
 
 /// Metadata key that marks the workflows toscanini wrote back (their
 /// plans are regenerated, never compiled as user workflows).
-pub const GENERATED: &str = "toscanini_generated";
+pub(super) const GENERATED: &str = "toscanini_generated";
 
 pub(super) fn lower<'a>(
     l: &mut Lowerer<'a>,
@@ -118,7 +118,6 @@ fn workflow<'a>(
     unit: Unit<'a>,
     index: &HashMap<&str, usize>,
 ) -> Workflow {
-    let name = &w.name.text;
     let steps_by_name: HashMap<&str, usize> = w
         .steps
         .iter()
@@ -142,6 +141,32 @@ fn workflow<'a>(
             }
         })
         .collect();
+    let preconditions = preconditions(l, t, w, unit);
+    // Indexes are by declaration; steps dropped here would shift them,
+    // but then an error has been reported and no plan is made.
+    let steps = w
+        .steps
+        .iter()
+        .filter_map(|s| step(l, t, w, s, unit, index, &steps_by_name))
+        .collect();
+    Workflow {
+        name: w.name.text.clone(),
+        inputs,
+        preconditions,
+        steps,
+        origin: Some(Lowerer::at(unit, w.name.span)),
+    }
+}
+
+/// The preconditions of workflow `w`; one without a valid target is
+/// reported and left out.
+fn preconditions<'a>(
+    l: &mut Lowerer<'a>,
+    t: &Topology,
+    w: &'a ast::Workflow,
+    unit: Unit<'a>,
+) -> Vec<Precondition> {
+    let name = &w.name.text;
     let mut preconditions = Vec::new();
     for p in &w.preconditions {
         let Some(target) = &p.target else {
@@ -167,83 +192,96 @@ fn workflow<'a>(
             condition,
         });
     }
-    let mut steps = Vec::new();
-    for s in &w.steps {
-        let step_ref = |l: &mut Lowerer<'a>, list: &[ast::Spanned], key: &str| -> Vec<usize> {
-            let mut out = Vec::new();
-            for n in list {
-                match steps_by_name.get(n.text.as_str()) {
-                    Some(&i) => out.push(i),
-                    None => invalid(
-                        l,
-                        unit,
-                        n.span,
-                        format!(
-                            "step `{}` of workflow `{name}` names `{}` in `{key}`, but the workflow has no such step",
-                            s.name.text, n.text
-                        ),
-                        "on_success and on_failure list step names of the same workflow",
-                    ),
-                }
-            }
-            out
-        };
-        let on_success = step_ref(l, &s.on_success, "on_success");
-        let on_failure = step_ref(l, &s.on_failure, "on_failure");
-        let Some(target) = &s.target else {
-            invalid(
+    preconditions
+}
+
+/// One step of workflow `w`, or `None` (reported) when its target is
+/// missing or unknown.
+fn step<'a>(
+    l: &mut Lowerer<'a>,
+    t: &Topology,
+    w: &'a ast::Workflow,
+    s: &'a ast::WorkflowStep,
+    unit: Unit<'a>,
+    index: &HashMap<&str, usize>,
+    steps_by_name: &HashMap<&str, usize>,
+) -> Option<WorkflowStep> {
+    let name = &w.name.text;
+    let on_success = step_refs(l, name, s, &s.on_success, "on_success", unit, steps_by_name);
+    let on_failure = step_refs(l, name, s, &s.on_failure, "on_failure", unit, steps_by_name);
+    let Some(target) = &s.target else {
+        invalid(
+            l,
+            unit,
+            s.name.span,
+            format!(
+                "step `{}` of workflow `{name}` has no `target`",
+                s.name.text
+            ),
+            "a step names the node template or group its activities act on",
+        );
+        return None;
+    };
+    let target = if let Some(g) = t.groups.iter().position(|g| g.name == target.text)
+        && s.target_relationship.is_none()
+    {
+        StepTarget::Group(g)
+    } else {
+        match template(l, t, unit, target, s.target_relationship.as_ref(), name)? {
+            TemplateRef::Node(n) => StepTarget::Node(n),
+            TemplateRef::Relationship(r) => StepTarget::Relationship(r),
+        }
+    };
+    let mut activities = Vec::new();
+    for a in &s.activities {
+        if let Some(act) = activity(l, t, a, target, unit, index, name) {
+            activities.push(act);
+        }
+    }
+    let filter = s
+        .filter
+        .as_ref()
+        .map(|f| conditions(l, f, unit))
+        .unwrap_or_default();
+    Some(WorkflowStep {
+        name: s.name.text.clone(),
+        target,
+        activities,
+        filter,
+        on_success,
+        on_failure,
+        origin: Some(Lowerer::at(unit, s.name.span)),
+    })
+}
+
+/// The indexes of the steps `list` names (in `on_success` or
+/// `on_failure`, as `key` says); an unknown name is reported.
+fn step_refs<'a>(
+    l: &mut Lowerer<'a>,
+    workflow: &str,
+    s: &ast::WorkflowStep,
+    list: &[ast::Spanned],
+    key: &str,
+    unit: Unit<'a>,
+    steps_by_name: &HashMap<&str, usize>,
+) -> Vec<usize> {
+    let mut out = Vec::new();
+    for n in list {
+        match steps_by_name.get(n.text.as_str()) {
+            Some(&i) => out.push(i),
+            None => invalid(
                 l,
                 unit,
-                s.name.span,
+                n.span,
                 format!(
-                    "step `{}` of workflow `{name}` has no `target`",
-                    s.name.text
+                    "step `{}` of workflow `{workflow}` names `{}` in `{key}`, but the workflow has no such step",
+                    s.name.text, n.text
                 ),
-                "a step names the node template or group its activities act on",
-            );
-            continue;
-        };
-        let target = if let Some(g) = t.groups.iter().position(|g| g.name == target.text)
-            && s.target_relationship.is_none()
-        {
-            StepTarget::Group(g)
-        } else {
-            match template(l, t, unit, target, s.target_relationship.as_ref(), name) {
-                Some(TemplateRef::Node(n)) => StepTarget::Node(n),
-                Some(TemplateRef::Relationship(r)) => StepTarget::Relationship(r),
-                None => continue,
-            }
-        };
-        let mut activities = Vec::new();
-        for a in &s.activities {
-            if let Some(act) = activity(l, t, a, target, unit, index, name) {
-                activities.push(act);
-            }
+                "on_success and on_failure list step names of the same workflow",
+            ),
         }
-        let filter = s
-            .filter
-            .as_ref()
-            .map(|f| conditions(l, f, unit))
-            .unwrap_or_default();
-        steps.push(WorkflowStep {
-            name: s.name.text.clone(),
-            target,
-            activities,
-            filter,
-            on_success,
-            on_failure,
-            origin: Some(Lowerer::at(unit, s.name.span)),
-        });
     }
-    // Indexes are by declaration; steps dropped above would shift them,
-    // but then an error has been reported and no plan is made.
-    Workflow {
-        name: name.clone(),
-        inputs,
-        preconditions,
-        steps,
-        origin: Some(Lowerer::at(unit, w.name.span)),
-    }
+    out
 }
 
 /// A node (or, with `target_relationship`, one of its relationships).
@@ -260,7 +298,7 @@ fn template<'a>(
         if l.node_names.contains(&target.text) {
             return None;
         }
-        let hint = match super::nearest(&target.text, &l.node_names) {
+        let hint = match super::types::nearest(&target.text, &l.node_names) {
             Some(n) => format!("did you mean `{n}`?"),
             None => {
                 "a step or precondition targets a node template or group of the topology".into()
@@ -558,4 +596,43 @@ fn conditions<'a>(l: &mut Lowerer<'a>, node: &Node, unit: Unit<'a>) -> Vec<Condi
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lower_text;
+    use crate::diagnostics::codes;
+
+    #[test]
+    fn steps_link_by_name_and_an_unknown_name_is_reported() {
+        let (t, d) = lower_text(
+            "tosca_definitions_version: tosca_simple_yaml_1_3\n\
+             topology_template:\n  node_templates:\n    a: {type: tosca.nodes.Root}\n  \
+             workflows:\n    run:\n      steps:\n        \
+             one:\n          target: a\n          activities: [{set_state: started}]\n          \
+             on_success: [two, three]\n        \
+             two:\n          target: a\n          activities: [{set_state: configured}]\n        \
+             lost:\n          activities: [{set_state: configured}]\n",
+        );
+        let w = &t.unwrap().workflows[0];
+        assert_eq!(w.steps.len(), 2, "the step without target is dropped");
+        assert_eq!(w.steps[0].on_success, vec![1]);
+        let messages: Vec<&str> = d
+            .iter()
+            .filter(|d| d.code == codes::WORKFLOW_INVALID)
+            .map(|d| d.message.as_str())
+            .collect();
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.contains("names `three` in `on_success`")),
+            "{messages:?}"
+        );
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.contains("step `lost` of workflow `run` has no `target`")),
+            "{messages:?}"
+        );
+    }
 }

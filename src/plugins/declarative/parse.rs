@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::spec::*;
 use crate::diagnostics::{Diagnostic, Diagnostics, SourceFile, codes};
-use crate::model::RelKind;
+use crate::model::{Name, RelKind};
 use crate::plugins::steps::state;
 use crate::yaml::node::{self, Kind, LoadLimits, Node};
 
@@ -339,6 +339,8 @@ impl Parser {
         items.iter().filter_map(|i| self.step(i, section)).collect()
     }
 
+    /// One step: `state`, `nothing`, `fail`, `invoke: operation`, or an
+    /// invocation of an operation.
     fn step(&mut self, n: &Node, section: &str) -> Option<StepSpec> {
         let what = format!("a step of `{section}`");
         let m = self.map(
@@ -356,13 +358,50 @@ impl Parser {
                 "fail",
             ],
         )?;
-        let get = |k: &str| {
-            m.iter()
-                .find(|(key, _)| key.as_str() == Some(k))
-                .map(|(_, v)| v)
+        let get = |k: &str| value_of(m, k);
+        self.check_step_keys(m);
+        if let Some(s) = get("state") {
+            let s = self.string(s, "`state`")?;
+            if !STATES.contains(&s.as_str()) {
+                self.error(
+                    get("state").unwrap(),
+                    format!("unknown state `{s}` (one of {})", STATES.join(", ")),
+                );
+            }
+            return Some(StepSpec::State(s));
+        }
+        if let Some(s) = get("nothing") {
+            return Some(StepSpec::Nothing(self.string(s, "`nothing`")?));
+        }
+        if let Some(s) = get("fail") {
+            let reason = self.string(s, "`fail`")?;
+            let when = self.when(m);
+            return Some(StepSpec::Fail { reason, when });
+        }
+        let Some(op) = get("invoke") else {
+            self.error(
+                n,
+                format!("{what} needs `invoke`, `state`, `nothing` or `fail`"),
+            );
+            return None;
         };
-        // Keys that mean nothing for the kind of step would be ignored
-        // silently; they are errors instead.
+        if op.as_str() == Some("operation") {
+            if self.applies_to != AppliesTo::Operation {
+                self.error(
+                    op,
+                    "`invoke: operation` (the operation being carried out) belongs in the `run` steps of an operation plugin".into(),
+                );
+            }
+            let when = self.when(m);
+            return Some(StepSpec::InvokeOperation { when });
+        }
+        self.invoke(op, m)
+    }
+
+    /// Keys that mean nothing for the kind of step would be ignored
+    /// silently; they are errors instead.
+    fn check_step_keys(&mut self, m: &[(Node, Node)]) {
+        let get = |k: &str| value_of(m, k);
         let kind = ["state", "nothing", "fail", "invoke"]
             .into_iter()
             .find(|k| get(k).is_some());
@@ -383,84 +422,33 @@ impl Parser {
                 self.error(k, format!("`{key}` has no effect in a `{kind}` step"));
             }
         }
-        if let Some(s) = get("state") {
-            let s = self.string(s, "`state`")?;
-            if !STATES.contains(&s.as_str()) {
-                self.error(
-                    get("state").unwrap(),
-                    format!("unknown state `{s}` (one of {})", STATES.join(", ")),
-                );
-            }
-            return Some(StepSpec::State(s));
+    }
+
+    /// The step's `when` conditions (none: always).
+    fn when(&mut self, m: &[(Node, Node)]) -> Vec<Condition> {
+        match value_of(m, "when") {
+            Some(v) => self.conditions(v),
+            None => Vec::new(),
         }
-        if let Some(s) = get("nothing") {
-            return Some(StepSpec::Nothing(self.string(s, "`nothing`")?));
-        }
-        if let Some(s) = get("fail") {
-            let reason = self.string(s, "`fail`")?;
-            let when = match get("when") {
-                Some(v) => self.conditions(v),
-                None => Vec::new(),
-            };
-            return Some(StepSpec::Fail { reason, when });
-        }
-        let Some(op) = get("invoke") else {
-            self.error(
-                n,
-                format!("{what} needs `invoke`, `state`, `nothing` or `fail`"),
-            );
-            return None;
-        };
-        if op.as_str() == Some("operation") {
-            if self.applies_to != AppliesTo::Operation {
-                self.error(
-                    op,
-                    "`invoke: operation` (the operation being carried out) belongs in the `run` steps of an operation plugin".into(),
-                );
-            }
-            let when = match get("when") {
-                Some(v) => self.conditions(v),
-                None => Vec::new(),
-            };
-            return Some(StepSpec::InvokeOperation { when });
-        }
+    }
+
+    /// A step that invokes operation `op` (the step's map is `m`): on
+    /// which template, when, with which inputs, where its outputs go, and
+    /// what compensates it.
+    fn invoke(&mut self, op: &Node, m: &[(Node, Node)]) -> Option<StepSpec> {
+        let get = |k: &str| value_of(m, k);
         let op = self.op(op, "`invoke`")?;
         let on = match get("on") {
             Some(v) => self.on(v)?,
             None => On::This,
         };
-        let when = match get("when") {
-            Some(v) => self.conditions(v),
-            None => Vec::new(),
-        };
-        let mut inputs = Vec::new();
-        if let Some(v) = get("inputs") {
-            if let Some(entries) = v.as_map() {
-                for (k, b) in entries {
-                    let name = k.as_str().unwrap_or("").into();
-                    if let Some(b) = self.binding(b) {
-                        inputs.push((name, b));
-                    }
-                }
-            } else {
-                self.error(v, "`inputs` must be a map of input name to value".into());
-            }
-        }
-        let mut outputs = Vec::new();
-        if let Some(v) = get("outputs") {
-            if let Some(entries) = v.as_map() {
-                for (k, p) in entries {
-                    if let Some(p) = self.string(p, "an output's property name") {
-                        outputs.push((k.as_str().unwrap_or("").into(), p.into()));
-                    }
-                }
-            } else {
-                self.error(
-                    v,
-                    "`outputs` must be a map of output name to property name".into(),
-                );
-            }
-        }
+        let when = self.when(m);
+        let inputs = get("inputs")
+            .map(|v| self.step_inputs(v))
+            .unwrap_or_default();
+        let outputs = get("outputs")
+            .map(|v| self.step_outputs(v))
+            .unwrap_or_default();
         let compensate = match get("compensate") {
             Some(v) if self.applies_to == AppliesTo::Operation => {
                 self.error(
@@ -480,6 +468,40 @@ impl Parser {
             outputs,
             compensate,
         })
+    }
+
+    /// `inputs`: input name to value.
+    fn step_inputs(&mut self, v: &Node) -> Vec<(Name, BindingSpec)> {
+        let mut inputs = Vec::new();
+        if let Some(entries) = v.as_map() {
+            for (k, b) in entries {
+                let name = k.as_str().unwrap_or("").into();
+                if let Some(b) = self.binding(b) {
+                    inputs.push((name, b));
+                }
+            }
+        } else {
+            self.error(v, "`inputs` must be a map of input name to value".into());
+        }
+        inputs
+    }
+
+    /// `outputs`: output name to the property it is stored into.
+    fn step_outputs(&mut self, v: &Node) -> Vec<(Name, Name)> {
+        let mut outputs = Vec::new();
+        if let Some(entries) = v.as_map() {
+            for (k, p) in entries {
+                if let Some(p) = self.string(p, "an output's property name") {
+                    outputs.push((k.as_str().unwrap_or("").into(), p.into()));
+                }
+            }
+        } else {
+            self.error(
+                v,
+                "`outputs` must be a map of output name to property name".into(),
+            );
+        }
+        outputs
     }
 
     fn on(&mut self, v: &Node) -> Option<On> {
@@ -641,5 +663,78 @@ impl Parser {
                 None
             }
         }
+    }
+}
+
+/// The value of key `k` in map `m`.
+fn value_of<'n>(m: &'n [(Node, Node)], k: &str) -> Option<&'n Node> {
+    m.iter()
+        .find(|(key, _)| key.as_str() == Some(k))
+        .map(|(_, v)| v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build_steps(steps: &str) -> (Vec<StepSpec>, Vec<String>) {
+        let text = format!("plugin: p\ndescription: d\nmatch: {{type: T}}\nbuild:\n{steps}");
+        let (spec, d) = parse(Arc::new(SourceFile::new("p.yaml", text)));
+        let steps = spec.and_then(|s| s.build).unwrap_or_default();
+        (steps, d.iter().map(|d| d.message.clone()).collect())
+    }
+
+    #[test]
+    fn reads_an_invocation_with_its_bindings() {
+        let (steps, errors) = build_steps(
+            "  - invoke: I/start\n    on: host\n    when: {set: Image}\n    \
+             inputs: {Image: {property: Image}}\n    outputs: {Id: ContainerId}\n    \
+             compensate: I/stop\n",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        let [
+            StepSpec::Invoke {
+                on,
+                when,
+                inputs,
+                outputs,
+                compensate,
+                ..
+            },
+        ] = &steps[..]
+        else {
+            panic!("one invocation: {steps:?}")
+        };
+        assert!(matches!(on, On::Host));
+        assert_eq!(when.len(), 1);
+        assert_eq!(&*inputs[0].0, "Image");
+        assert_eq!((&*outputs[0].0, &*outputs[0].1), ("Id", "ContainerId"));
+        assert!(compensate.is_some());
+    }
+
+    #[test]
+    fn keys_without_effect_and_bad_bindings_are_errors() {
+        let (steps, errors) = build_steps(
+            "  - state: STARTED\n    on: host\n  - invoke: I/start\n    inputs: [x]\n  - fail: no\n    inputs: {}\n",
+        );
+        assert!(steps.is_empty(), "a plugin with errors is not loaded");
+        assert!(
+            errors
+                .iter()
+                .any(|e| e == "`on` has no effect in a `state` step"),
+            "{errors:?}"
+        );
+        assert!(
+            errors
+                .iter()
+                .any(|e| e == "`inputs` must be a map of input name to value"),
+            "{errors:?}"
+        );
+        assert!(
+            errors
+                .iter()
+                .any(|e| e == "`inputs` has no effect in a `fail` step"),
+            "{errors:?}"
+        );
     }
 }

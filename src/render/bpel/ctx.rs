@@ -17,7 +17,7 @@ use crate::render::rendered::PlanParameter;
 use crate::render::vars::Vars;
 
 /// Process variables that every plan has.
-pub const FIXED: [&str; 7] = [
+pub(super) const FIXED: [&str; 7] = [
     "correlationID",
     "instanceDataAPIUrl",
     "csarEntrypoint",
@@ -28,7 +28,7 @@ pub const FIXED: [&str; 7] = [
 ];
 
 /// Optional input that overrides the management bus endpoint at run time.
-pub const BUS_URL_INPUT: &str = "ManagementBusInvokerURL";
+pub(super) const BUS_URL_INPUT: &str = "ManagementBusInvokerURL";
 
 /// What the writers of a plan's activities share.
 pub(crate) struct Ctx<'a> {

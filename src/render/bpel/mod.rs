@@ -24,7 +24,9 @@ use self::activity::activity;
 use self::ctx::{Ctx, FIXED};
 use self::init::initial_values;
 use self::links::Adjacency;
-pub use self::writer::FRAGMENTS;
+// The templates' tests check that every fragment file is listed.
+#[cfg(test)]
+pub(crate) use self::writer::FRAGMENTS;
 use self::writer::{MARKERS, W, fragments, split_skeleton};
 use super::output::{CHUNK, PlanOutput, Written};
 use super::rendered::{Language, RenderedPlan};
@@ -38,7 +40,7 @@ use crate::plan::naming::{plan_name, plan_namespace};
 use crate::plugins::ConcretePlan;
 
 /// The operation of a plan's port type.
-pub fn operation(kind: &PlanKind) -> String {
+pub(crate) fn operation(kind: &PlanKind) -> String {
     match kind {
         PlanKind::Build => "initiate".into(),
         PlanKind::Termination => "terminate".into(),
@@ -60,7 +62,7 @@ struct Output {
 }
 
 /// Render a concrete plan as a BPEL deployment unit.
-pub fn render(
+pub(crate) fn render(
     plan: &ConcretePlan,
     topology: &Topology,
     templates: &Templates,
@@ -70,7 +72,7 @@ pub fn render(
 
 /// Render a concrete plan into `output` (its files kept, or packed into
 /// the archive as they are written).
-pub fn render_into(
+pub(crate) fn render_into(
     plan: &ConcretePlan,
     topology: &Topology,
     templates: &Templates,

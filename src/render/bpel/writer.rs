@@ -62,7 +62,7 @@ pub(crate) fn fragments() -> Result<&'static Fragments> {
 }
 
 /// The fragment files of this backend, embedded at build time.
-pub const FRAGMENTS: &[(&str, &str)] = &[
+pub(crate) const FRAGMENTS: &[(&str, &str)] = &[
     (
         "bpel/fragments/check.bpel",
         include_str!("../../../templates/bpel/fragments/check.bpel"),

@@ -6,13 +6,13 @@ use crate::render::paths::url_path;
 use crate::render::vars::Vars;
 
 /// An XPath 2.0 string literal (`'` doubled inside).
-pub fn literal(s: &str) -> String {
+pub(super) fn literal(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 
 /// The expression for a binding. `input` maps a plan input name to the
 /// element of the request message that carries it.
-pub fn expr(
+pub(super) fn expr(
     b: &Binding,
     topology: &Topology,
     names: &Vars,
@@ -48,7 +48,7 @@ pub fn expr(
 /// current instance of `template`: `state` is compared, case-insensitively,
 /// with the state read into `$stateRequest`; other attributes are the
 /// template's property variables (an attribute it does not have is empty).
-pub fn condition(
+pub(super) fn condition(
     conditions: &[Condition],
     template: TemplateRef,
     topology: &Topology,

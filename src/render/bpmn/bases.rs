@@ -20,7 +20,7 @@
 use std::collections::{HashMap, HashSet};
 
 /// Whole suffixes of element ids (`<prefix>_catch`): nothing follows them.
-pub const ENDS: &[&str] = &[
+pub(crate) const ENDS: &[&str] = &[
     "abort",
     "activitiesEnd",
     "activitiesStart",
@@ -79,7 +79,7 @@ pub const ENDS: &[&str] = &[
 /// First words of longer suffixes (`<prefix>_each_f3`), besides `s` and
 /// `c` followed by a number (steps, compensation steps): the subprocesses
 /// among them have flows and diagrams of their own.
-pub const STEMS: &[&str] = &[
+pub(crate) const STEMS: &[&str] = &[
     "activities",
     "each",
     "failure",
@@ -132,7 +132,7 @@ fn could_meet(rest: &str) -> bool {
 
 /// The prefix of the plan's elements and of each activity's.
 #[derive(Debug)]
-pub struct Bases {
+pub(crate) struct Bases {
     /// The prefix of the plan's own elements (`plan`).
     pub plan: String,
     /// Activities whose prefix is not their id: index, prefix.
@@ -142,7 +142,10 @@ pub struct Bases {
 impl Bases {
     /// Prefixes for a plan with activities `activities` (their ids, in
     /// order) and the ids in `fixed`, which cannot change.
-    pub fn new<'a>(activities: impl Iterator<Item = &'a str> + Clone, fixed: &[&'a str]) -> Bases {
+    pub(crate) fn new<'a>(
+        activities: impl Iterator<Item = &'a str> + Clone,
+        fixed: &[&'a str],
+    ) -> Bases {
         // `p` is here when some id is `p_<rest>` and `p`'s family could
         // hold that id or one of its elements.
         let mut extended: HashSet<&str> = HashSet::new();

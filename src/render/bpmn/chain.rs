@@ -11,7 +11,7 @@ use super::graph::{Kind, Plane, Str, small};
 /// The id prefix of a step's elements: `<base><suffix><n>`, e.g.
 /// `Tomcat_provision_s3` (base `Tomcat_provision`, suffix `_s`, n 3).
 #[derive(Clone, Copy, Debug)]
-pub struct Prefix<'a> {
+pub(super) struct Prefix<'a> {
     /// The activity id.
     pub base: &'a str,
     /// What follows it (`_s`, `_c`, `_turn`, or nothing).
@@ -22,7 +22,7 @@ pub struct Prefix<'a> {
 
 impl<'a> Prefix<'a> {
     /// The activity itself.
-    pub fn of(base: &'a str) -> Prefix<'a> {
+    pub(super) fn of(base: &'a str) -> Prefix<'a> {
         Prefix {
             base,
             suffix: "",
@@ -31,7 +31,7 @@ impl<'a> Prefix<'a> {
     }
 
     /// Step `n` (`_s<n>`, compensation `_c<n>`).
-    pub fn step(base: &'a str, suffix: &'static str, n: usize) -> Prefix<'a> {
+    pub(super) fn step(base: &'a str, suffix: &'static str, n: usize) -> Prefix<'a> {
         Prefix {
             base,
             suffix,
@@ -52,7 +52,7 @@ impl fmt::Display for Prefix<'_> {
 }
 
 /// A chain of nodes: each added node follows the previous one.
-pub struct Chain<'p> {
+pub(super) struct Chain<'p> {
     /// The plane the chain grows in.
     pub plane: &'p mut Plane,
     /// The node the next one follows (an index in the plane).
@@ -63,7 +63,7 @@ pub struct Chain<'p> {
 
 impl<'p> Chain<'p> {
     /// A chain continuing after node `last`.
-    pub fn new(plane: &'p mut Plane, last: usize) -> Chain<'p> {
+    pub(super) fn new(plane: &'p mut Plane, last: usize) -> Chain<'p> {
         Chain {
             plane,
             last,
@@ -72,14 +72,14 @@ impl<'p> Chain<'p> {
     }
 
     /// Append a node; returns its index.
-    pub fn then(&mut self, id: Str, name: Str, kind: Kind) -> usize {
+    pub(super) fn then(&mut self, id: Str, name: Str, kind: Kind) -> usize {
         let i = self.plane.add(id, name, kind);
         self.link_to(i);
         i
     }
 
     /// Connect the chain to an existing node, which becomes the last.
-    pub fn link_to(&mut self, i: usize) {
+    pub(super) fn link_to(&mut self, i: usize) {
         let flow = self.plane.connect(self.last, i);
         if let Some(split) = self.default_of.take() {
             set_default(self.plane, split, flow);
@@ -88,14 +88,14 @@ impl<'p> Chain<'p> {
     }
 
     /// The next flow out of the current last node is its default flow.
-    pub fn default_next(&mut self) {
+    pub(super) fn default_next(&mut self) {
         self.default_of = Some(self.last);
     }
 
     /// Append an exclusive split (`split`: id and label) whose flow under
     /// `condition` (labelled `flow`) leads to a new end event (`end`: id
     /// and label); the chain goes on along the split's default flow.
-    pub fn end_if(
+    pub(super) fn end_if(
         &mut self,
         split: (Str, Str),
         end: (Str, Str),
@@ -110,6 +110,6 @@ impl<'p> Chain<'p> {
 }
 
 /// Make flow `flow` the default flow of exclusive gateway `split`.
-pub fn set_default(plane: &mut Plane, split: usize, flow: usize) {
+pub(super) fn set_default(plane: &mut Plane, split: usize, flow: usize) {
     plane.nodes[split].kind = Kind::Xor(Some(small(flow)));
 }

@@ -15,7 +15,7 @@ use crate::model::{Condition, Value};
 /// state in upper case. The expression is a comparison, a call, or
 /// parenthesised where it has operators of lower precedence, so it can be
 /// an argument as it is; to negate it, put it in parentheses.
-pub fn push(
+pub(super) fn push(
     out: &mut String,
     conditions: &[Condition],
     property: &dyn Fn(&str) -> Option<String>,

@@ -21,10 +21,10 @@ use crate::render::rendered::PlanParameter;
 use crate::render::vars::{Vars, outside_families, word};
 
 /// Input with the management bus REST endpoint (`…/ManagementBus/v1/invoker`).
-pub const BUS_URL_INPUT: &str = "ManagementBusURL";
+pub(super) const BUS_URL_INPUT: &str = "ManagementBusURL";
 
 /// Variables every plan sets before its activities run.
-pub const FIXED: [&str; 6] = [
+pub(super) const FIXED: [&str; 6] = [
     "csarID",
     "serviceTemplateURL",
     "serviceInstanceURL",
@@ -37,7 +37,7 @@ pub const FIXED: [&str; 6] = [
 /// container: `{serviceTemplateURL}/buildplans/<plan>/instances/<CorrelationID>`
 /// for a build plan, `{serviceInstanceURL}/managementplans/<plan>/instances/<CorrelationID>`
 /// for the others (as the OpenTOSCA plan builder computes it).
-pub const PLAN_INSTANCE_URL: &str = "planInstanceURL";
+pub(super) const PLAN_INSTANCE_URL: &str = "planInstanceURL";
 
 /// What the step renderers share.
 pub(crate) struct Ctx<'a> {

@@ -2,11 +2,11 @@
 //! plan; their error codes and the ids of their error elements.
 
 /// Error thrown by a failing call (HTTP status, bus fault).
-pub const ERROR_FAILURE: &str = "ToscaniniFailure";
+pub(super) const ERROR_FAILURE: &str = "ToscaniniFailure";
 /// Error an activity ends with when it failed.
-pub const ERROR_ACTIVITY: &str = "ToscaniniActivityFailed";
+pub(super) const ERROR_ACTIVITY: &str = "ToscaniniActivityFailed";
 /// Error the plan ends with when it failed.
-pub const ERROR_PLAN: &str = "ToscaniniPlanFailed";
+pub(super) const ERROR_PLAN: &str = "ToscaniniPlanFailed";
 
 /// The id of the error element of [`ERROR_FAILURE`].
 pub(crate) const ERR_FAILURE: &str = "toscanini_failure";

@@ -18,7 +18,7 @@ use crate::render::vars::Vars;
 /// A concatenation as a parameter value: JUEL text when it can be (Camunda
 /// trims text content, so a lone literal must not start or end with
 /// white space), Groovy otherwise.
-pub fn concat(text: &mut Text, parts: &[Part]) -> Value {
+pub(super) fn concat(text: &mut Text, parts: &[Part]) -> Value {
     let juel = parts.iter().all(|p| match p {
         Part::Lit(s) => juel_text(s),
         Part::Var(v) => juel_ident(v),
@@ -47,7 +47,7 @@ pub fn concat(text: &mut Text, parts: &[Part]) -> Value {
 
 /// Append the Groovy expression of a binding. `input` maps a plan input
 /// to its variable.
-pub fn expr(
+pub(super) fn expr(
     out: &mut String,
     b: &Binding,
     topology: &Topology,

@@ -17,7 +17,7 @@ use super::scripts::{PropertyFiles, Shared};
 /// A piece of a plan's [`Text`] (eight bytes: a plan has a few of them
 /// per element, and hundreds of thousands of elements).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Str {
+pub(crate) struct Str {
     start: u32,
     end: u32,
 }
@@ -25,39 +25,34 @@ pub struct Str {
 /// A position in a [`Text`] or an index of a plane, stored in 32 bits.
 /// A plan's model over 4 GiB of text or 4 billion elements would not fit
 /// in memory long before that, so passing it is a bug, not an input error.
-pub fn small(n: usize) -> u32 {
+pub(crate) fn small(n: usize) -> u32 {
     u32::try_from(n).expect("BPMN model: an index or text position over 32 bits")
 }
 
-impl Str {
-    /// Whether the piece is empty.
-    pub fn is_empty(self) -> bool {
-        self.start == self.end
-    }
-}
+impl Str {}
 
 /// The text of a plan's model (ids, labels, values) in one buffer, so that
 /// building the model does not allocate per element.
 #[derive(Debug, Default)]
-pub struct Text {
+pub(crate) struct Text {
     buf: String,
 }
 
 impl Text {
     /// Add a piece of text.
-    pub fn add(&mut self, s: &str) -> Str {
+    pub(crate) fn add(&mut self, s: &str) -> Str {
         self.build(|buf| buf.push_str(s))
     }
 
     /// Add formatted text.
-    pub fn fmt(&mut self, args: std::fmt::Arguments) -> Str {
+    pub(crate) fn fmt(&mut self, args: std::fmt::Arguments) -> Str {
         self.build(|buf| {
             let _ = buf.write_fmt(args);
         })
     }
 
     /// Add text written by `f` into the buffer.
-    pub fn build(&mut self, f: impl FnOnce(&mut String)) -> Str {
+    pub(crate) fn build(&mut self, f: impl FnOnce(&mut String)) -> Str {
         let start = small(self.buf.len());
         f(&mut self.buf);
         Str {
@@ -68,25 +63,25 @@ impl Text {
 
     /// Forget every piece, keeping the buffer (the text of one deferred
     /// subprocess after another).
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.buf.clear();
     }
 
     /// Give back the room the buffer grew into and does not use (a plan's
     /// text is kept while the plan is laid out and written).
-    pub fn shrink_to_fit(&mut self) {
+    pub(crate) fn shrink_to_fit(&mut self) {
         self.buf.shrink_to_fit();
     }
 
     /// The text of a piece.
-    pub fn get(&self, s: Str) -> &str {
+    pub(crate) fn get(&self, s: Str) -> &str {
         &self.buf[s.start as usize..s.end as usize]
     }
 }
 
 /// The value of a Camunda input or output parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Value {
+pub(crate) enum Value {
     /// Text content: a constant or a JUEL expression (`${name}`), which
     /// Camunda evaluates against the variables in scope. Written escaped.
     Text(Str),
@@ -103,7 +98,7 @@ pub enum Value {
 
 /// An HTTP call made by a Camunda Connect `http-connector` service task.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Http {
+pub(crate) struct Http {
     /// `GET`, `POST`, `PUT`.
     pub method: &'static str,
     /// The URL.
@@ -120,7 +115,7 @@ pub struct Http {
 
 /// A script task.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Script {
+pub(crate) struct Script {
     /// The script: inline Groovy or a shared script.
     pub script: Value,
     /// Local variables of the task (its input mapping), which parameterise
@@ -130,7 +125,7 @@ pub struct Script {
 
 /// How a subprocess repeats.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Repeat {
+pub(crate) enum Repeat {
     /// Runs once.
     Once,
     /// A compensation handler (`isForCompensation`).
@@ -141,7 +136,7 @@ pub enum Repeat {
 
 /// What a flow node is.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// Start event; `Some(error)` for the error start of an event subprocess.
     Start(Option<&'static str>),
     /// Error start event of an event subprocess that catches `error` (any
@@ -174,8 +169,6 @@ pub enum Kind {
     Xor(Option<u32>),
     /// Parallel gateway.
     And,
-    /// Intermediate timer catch event with an ISO 8601 duration.
-    Timer(&'static str),
     /// Intermediate throw event that compensates the completed activities of its scope.
     Compensate,
     /// Intermediate event without a definition: a named point of the flow
@@ -202,7 +195,7 @@ pub enum Kind {
 /// A call of a reusable process (`templates/bpmn/library.bpmn`), which
 /// sees only the variables passed in and gives back only those passed out.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Call {
+pub(crate) struct Call {
     /// The id of the process it calls.
     pub process: &'static str,
     /// Local variables of the call, computed before the variables are
@@ -216,7 +209,7 @@ pub struct Call {
 
 /// The value of a variable a call passes in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum In {
+pub(crate) enum In {
     /// A variable of the caller.
     Var(Str),
     /// A JUEL expression evaluated where the call is (text with `${name}`
@@ -226,7 +219,7 @@ pub enum In {
 
 /// A subprocess: its own plane and how it runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Sub {
+pub(crate) struct Sub {
     /// Its content.
     pub plane: Plane,
     /// Drawn open inside its parent (`true`) or as a box with its own diagram.
@@ -244,7 +237,7 @@ pub struct Sub {
 
 /// Builds the content of [`Kind::Deferred`] subprocesses when the writer
 /// reaches them.
-pub trait Deferred {
+pub(crate) trait Deferred {
     /// The subprocess `key`, its text added to `text` (empty when called)
     /// and its property scripts to `properties`. Keys are built in the
     /// order the writer meets them, which is the order of the plane.
@@ -261,7 +254,7 @@ pub trait Deferred {
 
 /// A flow node.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Node {
+pub(crate) struct Node {
     /// Element id (an NCName, prefixed by its activity's id).
     pub id: Str,
     /// Label (empty: none).
@@ -273,7 +266,7 @@ pub struct Node {
 /// A sequence flow. Its id is `<plane prefix>_f<n>`, `n` counting the
 /// flows of the plane from 1 ([`Plane::flow_id`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Flow {
+pub(crate) struct Flow {
     from: u32,
     to: u32,
     /// JUEL condition, for flows out of an exclusive split.
@@ -284,19 +277,19 @@ pub struct Flow {
 
 impl Flow {
     /// Source node index.
-    pub fn from(&self) -> usize {
+    pub(crate) fn from(&self) -> usize {
         self.from as usize
     }
 
     /// Target node index.
-    pub fn to(&self) -> usize {
+    pub(crate) fn to(&self) -> usize {
         self.to as usize
     }
 }
 
 /// An association from a compensation boundary event to its handler.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Association {
+pub(crate) struct Association {
     /// Element id.
     pub id: Str,
     /// The boundary event (node index).
@@ -307,7 +300,7 @@ pub struct Association {
 
 /// A plane: what one process or subprocess contains.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Plane {
+pub(crate) struct Plane {
     /// Prefix of the ids of its flows: the id of the subprocess it is the
     /// content of (so flows inside an activity start with its id), or
     /// `plan` for the process.
@@ -324,7 +317,7 @@ pub struct Plane {
 
 impl Plane {
     /// An empty plane whose flows get ids starting with `prefix`.
-    pub fn new(prefix: Str) -> Plane {
+    pub(crate) fn new(prefix: Str) -> Plane {
         Plane {
             prefix,
             ..Plane::default()
@@ -332,25 +325,25 @@ impl Plane {
     }
 
     /// Write the id of flow `k`.
-    pub fn flow_id(&self, text: &Text, k: usize, out: &mut String) {
+    pub(crate) fn flow_id(&self, text: &Text, k: usize, out: &mut String) {
         out.push_str(text.get(self.prefix));
         out.push_str("_f");
         push_uint(out, k as u64 + 1);
     }
 
     /// Add a node; returns its index.
-    pub fn add(&mut self, id: Str, name: Str, kind: Kind) -> usize {
+    pub(crate) fn add(&mut self, id: Str, name: Str, kind: Kind) -> usize {
         self.nodes.push(Node { id, name, kind });
         self.nodes.len() - 1
     }
 
     /// Add a sequence flow; returns its index.
-    pub fn connect(&mut self, from: usize, to: usize) -> usize {
+    pub(crate) fn connect(&mut self, from: usize, to: usize) -> usize {
         self.connect_if(from, to, None, "")
     }
 
     /// Add a sequence flow with a condition and a label; returns its index.
-    pub fn connect_if(
+    pub(crate) fn connect_if(
         &mut self,
         from: usize,
         to: usize,
@@ -369,7 +362,7 @@ impl Plane {
     /// Give back the room its vectors (and those of the planes inside it)
     /// grew into and do not use: a plan's planes are kept while it is laid
     /// out and written.
-    pub fn shrink_to_fit(&mut self) {
+    pub(crate) fn shrink_to_fit(&mut self) {
         self.nodes.shrink_to_fit();
         self.flows.shrink_to_fit();
         self.associations.shrink_to_fit();
@@ -381,13 +374,13 @@ impl Plane {
     }
 
     /// Add an association from a compensation boundary event to its handler.
-    pub fn associate(&mut self, id: Str, from: usize, to: usize) {
+    pub(crate) fn associate(&mut self, id: Str, from: usize, to: usize) {
         self.associations.push(Association { id, from, to });
     }
 
     /// Incoming and outgoing flows of every node (built on the first call;
     /// the plane is not to change after that).
-    pub fn adjacency(&self) -> &Adjacency {
+    pub(crate) fn adjacency(&self) -> &Adjacency {
         let a = self.adjacency.get_or_init(|| {
             Adjacency::new(
                 self.nodes.len(),
@@ -400,7 +393,7 @@ impl Plane {
 }
 
 /// Append a number in decimal.
-pub fn push_uint(out: &mut String, mut n: u64) {
+pub(crate) fn push_uint(out: &mut String, mut n: u64) {
     let mut buf = [0u8; 20];
     let mut i = buf.len();
     loop {
@@ -418,7 +411,7 @@ pub fn push_uint(out: &mut String, mut n: u64) {
 /// Flows into and out of every node of a plane, in flow order: compressed
 /// lists (of 32-bit indices), built in one pass.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Adjacency {
+pub(crate) struct Adjacency {
     out_start: Vec<u32>,
     out: Vec<u32>,
     in_start: Vec<u32>,
@@ -427,7 +420,10 @@ pub struct Adjacency {
 
 impl Adjacency {
     /// From `nodes` and the (from, to) pairs of the flows, in order.
-    pub fn new(nodes: usize, flows: impl Iterator<Item = (usize, usize)> + Clone) -> Adjacency {
+    pub(crate) fn new(
+        nodes: usize,
+        flows: impl Iterator<Item = (usize, usize)> + Clone,
+    ) -> Adjacency {
         let mut out_start = vec![0u32; nodes + 1];
         let mut in_start = vec![0u32; nodes + 1];
         let mut count = 0;
@@ -459,12 +455,12 @@ impl Adjacency {
     }
 
     /// Indices of the flows out of node `i`, in flow order.
-    pub fn outgoing(&self, i: usize) -> &[u32] {
+    pub(crate) fn outgoing(&self, i: usize) -> &[u32] {
         &self.out[self.out_start[i] as usize..self.out_start[i + 1] as usize]
     }
 
     /// Indices of the flows into node `i`, in flow order.
-    pub fn incoming(&self, i: usize) -> &[u32] {
+    pub(crate) fn incoming(&self, i: usize) -> &[u32] {
         &self.inc[self.in_start[i] as usize..self.in_start[i + 1] as usize]
     }
 }

@@ -6,7 +6,7 @@
 
 /// Append a Groovy string literal (single quotes; `\`, `'` and line
 /// breaks escaped).
-pub fn push_literal(out: &mut String, s: &str) {
+pub(super) fn push_literal(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('\'');
     // Single-quoted Groovy strings do not interpolate `$`.
@@ -22,28 +22,28 @@ pub fn push_literal(out: &mut String, s: &str) {
 }
 
 /// A Groovy string literal.
-pub fn literal(s: &str) -> String {
+pub(super) fn literal(s: &str) -> String {
     let mut out = String::new();
     push_literal(&mut out, s);
     out
 }
 
 /// Append the Groovy that reads a variable: `v('name')`.
-pub fn push_var(out: &mut String, name: &str) {
+pub(super) fn push_var(out: &mut String, name: &str) {
     out.push_str("v(");
     push_literal(out, name);
     out.push(')');
 }
 
 /// Reading a variable.
-pub fn var(name: &str) -> String {
+pub(super) fn var(name: &str) -> String {
     let mut out = String::new();
     push_var(&mut out, name);
     out
 }
 
 /// A piece of a concatenation.
-pub enum Part<'a> {
+pub(super) enum Part<'a> {
     /// Literal text.
     Lit(&'a str),
     /// The value of a variable.
@@ -52,7 +52,7 @@ pub enum Part<'a> {
 
 /// Whether a variable can be read as `${name}`: a JUEL identifier that
 /// is no keyword and no name Camunda's expressions resolve themselves.
-pub fn juel_ident(name: &str) -> bool {
+pub(super) fn juel_ident(name: &str) -> bool {
     const RESERVED: [&str; 21] = [
         "and",
         "or",
@@ -85,12 +85,12 @@ pub fn juel_ident(name: &str) -> bool {
 }
 
 /// Whether literal text means itself inside a JUEL composite expression.
-pub fn juel_text(s: &str) -> bool {
+pub(super) fn juel_text(s: &str) -> bool {
     !s.contains(['$', '#', '\\'])
 }
 
 /// Append a concatenation as a Groovy expression.
-pub fn push_groovy(out: &mut String, parts: &[Part]) {
+pub(super) fn push_groovy(out: &mut String, parts: &[Part]) {
     if parts.is_empty() {
         out.push_str("''");
     }

@@ -26,10 +26,10 @@ use crate::plugins::complete::{
 use crate::render::rendered::PlanParameter;
 
 /// Statements of one initialisation script at most.
-pub const STATEMENTS: usize = 500;
+pub(super) const STATEMENTS: usize = 500;
 
 /// The chain of initialisation scripts of a plan.
-pub struct Init {
+pub(super) struct Init {
     /// The statements before those of the templates' variables.
     head: Vec<String>,
     /// Where each script starts.
@@ -54,7 +54,7 @@ struct Cursor {
 
 impl Init {
     /// The chain of `plan`, whose inputs are `inputs`.
-    pub fn new(
+    pub(super) fn new(
         cx: &Ctx,
         plan: &ConcretePlan,
         name: &str,
@@ -74,12 +74,12 @@ impl Init {
     }
 
     /// How many scripts the chain has.
-    pub fn scripts(&self) -> usize {
+    pub(super) fn scripts(&self) -> usize {
         self.starts.len()
     }
 
     /// The text of script `k` of the chain.
-    pub fn write(
+    pub(super) fn write(
         &self,
         k: usize,
         cx: &Ctx,
@@ -263,7 +263,7 @@ fn empty(o: &mut String) {
 }
 
 /// `execution.setVariable('name', <value written by f>)` and a line break.
-pub fn set_variable(s: &mut String, name: &str, f: &dyn Fn(&mut String)) {
+pub(super) fn set_variable(s: &mut String, name: &str, f: &dyn Fn(&mut String)) {
     s.push_str("execution.setVariable(");
     push_literal(s, name);
     s.push_str(", ");

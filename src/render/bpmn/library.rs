@@ -8,13 +8,13 @@
 use crate::render::templates::Templates;
 
 /// The reusable process that invokes an operation (`templates/bpmn/library.bpmn`).
-pub const INVOKE: &str = "toscanini_invoke";
+pub(super) const INVOKE: &str = "toscanini_invoke";
 
 /// The reusable process that sets the state of an instance.
-pub const STATE: &str = "toscanini_state";
+pub(super) const STATE: &str = "toscanini_state";
 
 /// The variable of the management bus URL in the reusable processes.
-pub const BUS: &str = "ManagementBusURL";
+pub(super) const BUS: &str = "ManagementBusURL";
 
 /// The ids of the reusable processes, their elements and diagrams
 /// (`templates/bpmn/library.bpmn`, `library-diagrams.bpmn`), read from the

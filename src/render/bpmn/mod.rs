@@ -57,23 +57,23 @@
 
 mod activities;
 mod activity;
-pub mod bases;
+pub(crate) mod bases;
 mod chain;
 mod condition;
 mod ctx;
 mod errors;
 mod expr;
-pub mod graph;
+pub(crate) mod graph;
 mod groovy;
 mod init;
-pub mod layout;
+pub(crate) mod layout;
 mod library;
 mod per_instance;
 mod process;
-pub mod routing;
-pub mod scripts;
+pub(crate) mod routing;
+pub(crate) mod scripts;
 mod steps;
-pub mod xml;
+pub(crate) mod xml;
 
 use self::activity::Activities;
 use self::bases::Bases;
@@ -99,7 +99,7 @@ use crate::plugins::complete::CORRELATION_ID;
 /// The name of a BPMN plan: `<service template>_bpmn<Kind suffix>` (as
 /// OpenTOSCA's BPMN generator named them), so that it never clashes with
 /// the BPEL plan of the same kind in the same CSAR.
-pub fn bpmn_plan_name(topology: &Topology, kind: &PlanKind) -> String {
+pub(crate) fn bpmn_plan_name(topology: &Topology, kind: &PlanKind) -> String {
     let base = plan_name(topology, kind);
     let suffix = kind.suffix();
     let stem = &base[..base.len() - suffix.len()];
@@ -130,7 +130,7 @@ fn plan_bases(plan: &ConcretePlan, name: &str) -> Bases {
 /// The id of each activity's subprocess in the plan's BPMN process, in
 /// the order of the activities: the activity id, or where that id could
 /// meet another element's, the prefix it is drawn under ([`bases`]).
-pub fn activity_ids(plan: &ConcretePlan, topology: &Topology) -> Vec<String> {
+pub(crate) fn activity_ids(plan: &ConcretePlan, topology: &Topology) -> Vec<String> {
     let mut bases = plan_bases(plan, &bpmn_plan_name(topology, &plan.plan.kind));
     let activities = plan.plan.activities.iter().enumerate();
     activities
@@ -139,7 +139,7 @@ pub fn activity_ids(plan: &ConcretePlan, topology: &Topology) -> Vec<String> {
 }
 
 /// Render a concrete plan as a BPMN process.
-pub fn render(
+pub(crate) fn render(
     plan: &ConcretePlan,
     topology: &Topology,
     templates: &Templates,
@@ -150,7 +150,7 @@ pub fn render(
 /// Render a concrete plan into `output` (its files kept, or packed into
 /// the archive as they are written): the process first, then the shared
 /// scripts it uses.
-pub fn render_into(
+pub(crate) fn render_into(
     plan: &ConcretePlan,
     topology: &Topology,
     templates: &Templates,

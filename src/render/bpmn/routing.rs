@@ -39,7 +39,7 @@ use crate::plan::{AbstractPlan, Edge, Reason};
 
 /// An exit of an activity (regions drawn by token).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Exit {
+pub(crate) enum Exit {
     /// It ran and succeeded.
     Succeeded,
     /// It failed and its failure is routed.
@@ -49,9 +49,7 @@ pub enum Exit {
 }
 
 /// The routing of one plan.
-pub struct Routing {
-    /// Whether any activity's failure is routed.
-    pub any: bool,
+pub(crate) struct Routing {
     /// Per activity: it has `on_failure` edges; it catches its failure.
     pub routed: Vec<bool>,
     /// Per activity: an edge into it may be dead, so it may be skipped.
@@ -74,7 +72,7 @@ pub struct Routing {
 impl Routing {
     /// The routing of `plan`; `var` names the outcome variable of an
     /// activity (called once per activity that needs one, in order).
-    pub fn new(plan: &AbstractPlan, mut var: impl FnMut(&str) -> String) -> Routing {
+    pub(crate) fn new(plan: &AbstractPlan, mut var: impl FnMut(&str) -> String) -> Routing {
         let n = plan.activities.len();
         let graph = Adjacency::new(n, plan.edges.iter().map(|e| (e.from, e.to)));
         let mut routed = vec![false; n];
@@ -130,7 +128,6 @@ impl Routing {
             }
         }
         Routing {
-            any,
             routed,
             skippable,
             inside,
@@ -141,7 +138,7 @@ impl Routing {
     }
 
     /// The exits of activity `i` (regions drawn by token), succeeded first.
-    pub fn exits(&self, i: usize) -> impl Iterator<Item = Exit> + use<> {
+    pub(crate) fn exits(&self, i: usize) -> impl Iterator<Item = Exit> + use<> {
         [
             Some(Exit::Succeeded),
             self.routed[i].then_some(Exit::Failed),
@@ -152,7 +149,7 @@ impl Routing {
     }
 
     /// The exit on which an edge is live.
-    pub fn live(e: &Edge) -> Exit {
+    pub(crate) fn live(e: &Edge) -> Exit {
         if e.reason == Reason::OnFailure {
             Exit::Failed
         } else {
@@ -164,7 +161,7 @@ impl Routing {
     /// `i` (skippable, drawn inside) holds: a conditional edge from a
     /// source that succeeded (`ok`) or, for `on_failure`, failed (a caught
     /// error's code); other edges hold whenever their token arrives.
-    pub fn live_condition(&self, plan: &AbstractPlan, i: usize) -> String {
+    pub(crate) fn live_condition(&self, plan: &AbstractPlan, i: usize) -> String {
         let mut terms: Vec<String> = Vec::new();
         for (k, e) in plan.edges.iter().enumerate() {
             if e.to != i || !self.conditional[k] {
@@ -184,7 +181,7 @@ impl Routing {
     /// The JUEL expression (with `${}`) of activity `i`'s outcome when it
     /// ends normally (regions drawn inside): `ok`, or the error code its
     /// error event subprocess stored, or empty if it was skipped.
-    pub fn outcome_value(&self, plan: &AbstractPlan, i: usize) -> Option<String> {
+    pub(crate) fn outcome_value(&self, plan: &AbstractPlan, i: usize) -> Option<String> {
         let v = self.outcome[i].as_deref()?;
         let ran = if self.routed[i] {
             format!("({v} == '' ? 'ok' : {v})")
@@ -230,7 +227,7 @@ mod tests {
             &[(0, 2, Reason::Step), (1, 2, Reason::Step)],
         );
         let r = Routing::new(&p, |_| unreachable!());
-        assert!(!r.any);
+        assert!(r.routed.iter().all(|&x| !x));
         assert!(r.skippable.iter().all(|&s| !s));
         assert!(r.conditional.iter().all(|&c| !c));
     }
@@ -250,7 +247,7 @@ mod tests {
             ],
         );
         let r = Routing::new(&p, |a| format!("{a}_outcome"));
-        assert!(r.any);
+        assert!(r.routed.iter().any(|&x| x));
         assert_eq!(r.routed, [false, false, true, false, false]);
         assert_eq!(r.skippable, [false, false, false, true, true]);
         assert_eq!(r.conditional, [false, false, false, true, true]);

@@ -18,7 +18,7 @@ use crate::render::templates::Templates;
 
 /// A shared script of the plan archive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Shared {
+pub(crate) enum Shared {
     /// Output `httpStatus`: fail with the BPMN error unless the status is 2xx.
     Check,
     /// The instance URL in the answer to a POST of the instance API.
@@ -176,7 +176,7 @@ impl Shared {
 /// The property files of a plan: one per property name it loads (names
 /// that make a portable file name; others are read inline).
 #[derive(Debug, Default)]
-pub struct PropertyFiles {
+pub(crate) struct PropertyFiles {
     names: Vec<String>,
     index: std::collections::HashMap<String, u32>,
     lower: std::collections::HashSet<String>,
@@ -184,7 +184,7 @@ pub struct PropertyFiles {
 
 impl PropertyFiles {
     /// The shared script reading property `name`, if it gets a file.
-    pub fn get(&mut self, name: &str) -> Option<Shared> {
+    pub(crate) fn get(&mut self, name: &str) -> Option<Shared> {
         if let Some(&i) = self.index.get(name) {
             return Some(Shared::Property(i));
         }
@@ -218,14 +218,14 @@ struct Helper {
 }
 
 /// The helpers of the prelude, parsed once.
-pub struct Library {
+pub(crate) struct Library {
     helpers: Vec<Helper>,
     /// Comment lines at the top of the prelude.
     header: String,
 }
 
 /// The library of the embedded prelude.
-pub fn library() -> &'static Library {
+pub(crate) fn library() -> &'static Library {
     static LIB: OnceLock<Library> = OnceLock::new();
     LIB.get_or_init(|| Library::parse(Templates::raw("bpmn/scripts/prelude.groovy")))
 }
@@ -334,7 +334,7 @@ impl Library {
 
     /// Write a script body with the helpers it needs in front (compact
     /// copies), passing every piece through `put` (which escapes).
-    pub fn inline(&self, body: &str, mut put: impl FnMut(&str)) {
+    pub(crate) fn inline(&self, body: &str, mut put: impl FnMut(&str)) {
         let needs = self.needs(body);
         for (i, h) in self.helpers.iter().enumerate() {
             if needs & (1 << i) != 0 {
@@ -368,13 +368,17 @@ impl Library {
 
 /// Which shared scripts a plan uses.
 #[derive(Debug, Default)]
-pub struct Used {
+pub(crate) struct Used {
     slots: Vec<bool>,
 }
 
 impl Used {
     /// Note that `s` is referenced; returns its file name.
-    pub fn mark<'a>(&mut self, s: Shared, properties: &'a PropertyFiles) -> ResourceName<'a> {
+    pub(crate) fn mark<'a>(
+        &mut self,
+        s: Shared,
+        properties: &'a PropertyFiles,
+    ) -> ResourceName<'a> {
         let slot = s.slot();
         if self.slots.len() <= slot {
             self.slots.resize(slot + 1, false);
@@ -387,7 +391,7 @@ impl Used {
     }
 
     /// The files of the shared scripts used, sorted by name.
-    pub fn files(&self, properties: &PropertyFiles) -> Vec<(String, String)> {
+    pub(crate) fn files(&self, properties: &PropertyFiles) -> Vec<(String, String)> {
         let lib = library();
         let used = |s: Shared| self.slots.get(s.slot()).copied().unwrap_or(false);
         let mut out: Vec<(String, String)> = Vec::new();
@@ -414,7 +418,7 @@ impl Used {
 }
 
 /// The file name a reference writes.
-pub enum ResourceName<'a> {
+pub(crate) enum ResourceName<'a> {
     /// A fixed shared script.
     Fixed(&'static str),
     /// `property-<name>.groovy`.
@@ -423,7 +427,7 @@ pub enum ResourceName<'a> {
 
 impl ResourceName<'_> {
     /// Append `deployment://<file>`.
-    pub fn write(&self, out: &mut String) {
+    pub(crate) fn write(&self, out: &mut String) {
         out.push_str("deployment://");
         match self {
             ResourceName::Fixed(f) => out.push_str(f),

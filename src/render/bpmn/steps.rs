@@ -45,17 +45,17 @@ fn http(
 }
 
 /// Output mapping that fails the task on a status outside 2xx.
-pub fn status_check(text: &mut Text) -> (Str, Value) {
+pub(super) fn status_check(text: &mut Text) -> (Str, Value) {
     (text.add("httpStatus"), Value::Shared(Shared::Check))
 }
 
 /// A literal payload (plain text when Camunda reads it as itself).
-pub fn literal_value(text: &mut Text, s: &str) -> Value {
+pub(super) fn literal_value(text: &mut Text, s: &str) -> Value {
     concat(text, &[Part::Lit(s)])
 }
 
 /// An inline Groovy value written by `f`.
-pub fn groovy(text: &mut Text, f: impl FnOnce(&mut String)) -> Value {
+pub(super) fn groovy(text: &mut Text, f: impl FnOnce(&mut String)) -> Value {
     Value::Groovy(text.build(f))
 }
 
@@ -79,14 +79,14 @@ fn state_url(cx: &mut Ctx, t: TemplateRef) -> Value {
 }
 
 /// A task that sets the state of a template's current instance.
-pub fn set_state(cx: &mut Ctx, t: TemplateRef, state: &str) -> Kind {
+pub(super) fn set_state(cx: &mut Ctx, t: TemplateRef, state: &str) -> Kind {
     let url = cx.text.add(cx.names.url(t));
     state_call(&mut cx.text, url, state)
 }
 
 /// A call of [`STATE`]: set the state of the instance whose URL is the
 /// variable `url`; a status other than 2xx fails it.
-pub fn state_call(text: &mut Text, url: Str, state: &str) -> Kind {
+pub(super) fn state_call(text: &mut Text, url: Str, state: &str) -> Kind {
     let state = text.add(state);
     Kind::Call(Box::new(Call {
         process: STATE,
@@ -100,14 +100,14 @@ pub fn state_call(text: &mut Text, url: Str, state: &str) -> Kind {
 }
 
 /// A task that marks the failing instance ERROR (error paths).
-pub fn mark_error(cx: &mut Ctx, t: TemplateRef) -> Kind {
+pub(super) fn mark_error(cx: &mut Ctx, t: TemplateRef) -> Kind {
     let url = state_url(cx, t);
     record_state(&mut cx.text, url, "ERROR")
 }
 
 /// A task of a failure path that PUTs `state` to `url` and records the
 /// status without checking it: the path must not end in a new error.
-pub fn record_state(text: &mut Text, url: Value, state: &str) -> Kind {
+pub(super) fn record_state(text: &mut Text, url: Value, state: &str) -> Kind {
     let payload = literal_value(text, state);
     let status = (
         text.add("httpStatus"),
@@ -124,7 +124,7 @@ pub fn record_state(text: &mut Text, url: Value, state: &str) -> Kind {
 }
 
 /// A task that loads the properties of a template's current instance.
-pub fn load_properties(cx: &mut Ctx, t: TemplateRef) -> Option<Kind> {
+pub(super) fn load_properties(cx: &mut Ctx, t: TemplateRef) -> Option<Kind> {
     let Ctx {
         names,
         topology,
@@ -167,7 +167,7 @@ fn created(cx: &mut Ctx, r: TemplateRef) -> Vec<(Str, Value)> {
 }
 
 /// Append the nodes of one step. `p` is the id prefix of the step.
-pub fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
+pub(super) fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
     let t = cx.topology;
     match step {
         Step::Check {
@@ -406,7 +406,7 @@ fn is_xml_name(s: &str) -> bool {
 /// Whether `step` is drawn as nothing at all (storing the properties of a
 /// node that has none to store), so that an activity of only such steps
 /// is known to be empty before it is built.
-pub fn draws_nothing(cx: &Ctx, step: &Step) -> bool {
+pub(super) fn draws_nothing(cx: &Ctx, step: &Step) -> bool {
     match step {
         Step::StoreProperties(n) => storable(&cx.names, cx.topology, *n).next().is_none(),
         _ => false,

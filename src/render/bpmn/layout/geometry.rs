@@ -6,7 +6,7 @@
 
 /// A shape's bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Bounds {
+pub(crate) struct Bounds {
     /// Left.
     pub x: i64,
     /// Top.
@@ -33,14 +33,6 @@ impl Bounds {
     /// Vertical centre.
     pub(crate) fn cy(&self) -> i64 {
         self.y + self.h / 2
-    }
-    /// Whether two shapes overlap (touching edges do not count).
-    pub fn overlaps(&self, o: &Bounds) -> bool {
-        self.x < o.right() && o.x < self.right() && self.y < o.bottom() && o.y < self.bottom()
-    }
-    /// Whether `o` lies inside this one.
-    pub fn contains(&self, o: &Bounds) -> bool {
-        self.x <= o.x && self.y <= o.y && o.right() <= self.right() && o.bottom() <= self.bottom()
     }
 }
 

@@ -32,7 +32,7 @@ mod ranking;
 mod roles;
 mod routing;
 
-pub use self::geometry::Bounds;
+pub(crate) use self::geometry::Bounds;
 use self::geometry::{beyond_32_bits, narrow};
 use self::lanes::Lanes;
 use self::placing::PAD;
@@ -43,7 +43,7 @@ use super::graph::{Kind, Plane, Text};
 
 /// One shape of a diagram.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Shape<'a> {
+pub(crate) struct Shape<'a> {
     /// The element it draws.
     pub id: &'a str,
     /// Where.
@@ -54,7 +54,7 @@ pub struct Shape<'a> {
 
 /// The element an edge draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EdgeOf<'a> {
+pub(crate) enum EdgeOf<'a> {
     /// Flow `k` of a plane.
     Flow(&'a Plane, usize),
     /// An association, by id.
@@ -68,7 +68,7 @@ pub enum EdgeOf<'a> {
 /// expanded subprocess a laid-out plane of its own placed at the
 /// subprocess ([`Diagram::each_shape`], [`Diagram::each_edge`] walk them).
 #[derive(Default)]
-pub struct Diagram<'a> {
+pub(crate) struct Diagram<'a> {
     /// The process or collapsed subprocess it shows.
     pub element: &'a str,
     /// A deferred subprocess ([`Kind::Deferred`] with this key): its
@@ -82,7 +82,7 @@ pub struct Diagram<'a> {
 
 /// What [`Diagram::each_edge`] calls for every edge: the element, its
 /// waypoints, and the offset to move them by.
-pub type EdgeVisitor<'v, 'a> = dyn FnMut(EdgeOf<'a>, &[(i32, i32)], (i64, i64)) + 'v;
+pub(crate) type EdgeVisitor<'v, 'a> = dyn FnMut(EdgeOf<'a>, &[(i32, i32)], (i64, i64)) + 'v;
 
 /// Where the content of a diagram starts.
 const ORIGIN: (i64, i64) = (100, 80);
@@ -90,7 +90,7 @@ const ORIGIN: (i64, i64) = (100, 80);
 impl<'a> Diagram<'a> {
     /// Every shape, parents before children (the content of an expanded
     /// subprocess follows its shape).
-    pub fn each_shape(&self, f: &mut dyn FnMut(Shape<'a>)) {
+    pub(crate) fn each_shape(&self, f: &mut dyn FnMut(Shape<'a>)) {
         if let Some(p) = &self.content {
             p.each_shape(ORIGIN, f);
         }
@@ -99,7 +99,7 @@ impl<'a> Diagram<'a> {
     /// Every edge with its waypoints, which are to be moved by the offset
     /// given with them: the flows and associations of the plane, then
     /// those of each expanded subprocess.
-    pub fn each_edge(&self, f: &mut EdgeVisitor<'_, 'a>) {
+    pub(crate) fn each_edge(&self, f: &mut EdgeVisitor<'_, 'a>) {
         if let Some(p) = &self.content {
             p.each_edge(ORIGIN, f);
         }
@@ -112,7 +112,6 @@ fn size(kind: &Kind, expanded: Option<(i64, i64)>) -> (i64, i64) {
         Kind::Start(_)
         | Kind::ErrorStart { .. }
         | Kind::End(_)
-        | Kind::Timer(_)
         | Kind::Compensate
         | Kind::Marker => (36, 36),
         Kind::Boundary { .. } => (36, 36),
@@ -126,7 +125,7 @@ fn size(kind: &Kind, expanded: Option<(i64, i64)>) -> (i64, i64) {
 /// Lay out a process plane: its diagram first, then one per collapsed
 /// subprocess. (The content of a collapsed subprocess, `process` being its
 /// id, is laid out the same way.)
-pub fn layout<'a>(
+pub(crate) fn layout<'a>(
     text: &'a Text,
     process: &'a str,
     plane: &'a Plane,

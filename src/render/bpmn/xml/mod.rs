@@ -34,12 +34,12 @@ use crate::render::rendered::PlanParameter;
 use crate::render::templates::Templates;
 
 /// Escape text for XML content and attributes.
-pub fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     crate::names::xml_escape(s).into_owned()
 }
 
 /// What the document template needs.
-pub struct Document<'a> {
+pub(crate) struct Document<'a> {
     /// Comment and process name.
     pub title: &'a str,
     /// `{namespace}id` of the service template.
@@ -68,7 +68,7 @@ const DIAGRAMS: &str = "\u{1}diagrams\u{1}";
 /// at a time (a large plan's text is never held whole). Deferred
 /// subprocesses are built by `deferred` where the writer meets them, and
 /// their diagrams set aside until the process's own has been written.
-pub fn write(
+pub(crate) fn write(
     templates: &Templates,
     used: &mut Used,
     properties: &mut PropertyFiles,
@@ -446,17 +446,6 @@ impl Writer<'_> {
                 self.out.push('>');
                 self.flows(plane, adj, i);
                 self.close("parallelGateway");
-            }
-            Kind::Timer(duration) => {
-                self.open(depth, "intermediateCatchEvent", id, name);
-                self.out.push('>');
-                self.flows(plane, adj, i);
-                self.out.push_str(
-                    "<timerEventDefinition><timeDuration xsi:type=\"bpmn:tFormalExpression\">",
-                );
-                self.out.push_str(duration);
-                self.out.push_str("</timeDuration></timerEventDefinition>");
-                self.close("intermediateCatchEvent");
             }
             Kind::Compensate => {
                 self.open(depth, "intermediateThrowEvent", id, name);

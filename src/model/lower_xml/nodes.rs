@@ -1,0 +1,168 @@
+//! Node templates of a TOSCA 1.0 service template (§12.1).
+//!
+//! In: the `<NodeTemplate>`s and the type index. Out: numbered model
+//! [`NodeTemplate`]s with their type's interfaces and the deployment
+//! artifacts of the type's implementations overlaid by the template's;
+//! the ids of templates, requirements and capabilities (relationship ends
+//! name any of them); their policies. A duplicate id or an unknown type
+//! is reported and the template left out.
+
+use std::collections::{BTreeSet, HashMap};
+
+use indexmap::IndexMap;
+
+use super::Lowerer;
+use crate::diagnostics::Span;
+use crate::model::{NodeId, NodeTemplate, Policy, PolicyTarget, TypeId, Value};
+use crate::xml::ast::{self, Definitions};
+
+/// The node templates of a service template, as lowered.
+pub(super) struct Nodes {
+    pub(super) nodes: Vec<NodeTemplate>,
+    /// Node ids by the id of a template, or of its requirements and
+    /// capabilities.
+    pub(super) ids: HashMap<String, NodeId>,
+    /// Every id used so far, where it is first used.
+    pub(super) seen_ids: HashMap<String, Span>,
+    /// Templates that failed to lower, with their requirements and
+    /// capabilities: relationships to them are skipped without a second,
+    /// cascading error.
+    pub(super) failed: BTreeSet<String>,
+    /// The policies of the node templates.
+    pub(super) policies: Vec<Policy>,
+}
+
+impl<'a> Lowerer<'a> {
+    /// Lower the node templates of `st`, in order.
+    pub(super) fn node_templates(
+        &mut self,
+        st: &'a ast::ServiceTemplate,
+        doc: &'a Definitions,
+    ) -> Nodes {
+        let mut out = Nodes {
+            nodes: Vec::new(),
+            ids: HashMap::new(),
+            seen_ids: HashMap::new(),
+            failed: BTreeSet::new(),
+            policies: Vec::new(),
+        };
+        for n in &st.node_templates {
+            if let Some(prev) = out.seen_ids.insert(n.id.clone(), n.span) {
+                self.duplicate_id(doc, &n.id, n.span, prev);
+                continue;
+            }
+            let found = self.find_node_type(&n.node_type, doc);
+            if found.is_none() {
+                self.unknown_type("node type", &n.node_type, doc);
+            }
+            let Some(type_id) = found.and_then(|f| self.node_type(f)) else {
+                out.failed.insert(n.id.clone());
+                out.failed.extend(
+                    n.requirements
+                        .iter()
+                        .chain(&n.capabilities)
+                        .map(|rc| rc.id.clone()),
+                );
+                continue;
+            };
+            let node = self.node_template(n, type_id, doc);
+            let id = NodeId(out.nodes.len() as u32);
+            out.ids.insert(n.id.clone(), id);
+            out.policies.extend(node_policies(n, id, doc));
+            for rc in n.requirements.iter().chain(&n.capabilities) {
+                if let Some(prev) = out.seen_ids.insert(rc.id.clone(), rc.span) {
+                    self.duplicate_id(doc, &rc.id, rc.span, prev);
+                }
+                out.ids.entry(rc.id.clone()).or_insert(id);
+            }
+            out.nodes.push(node);
+        }
+        out
+    }
+
+    /// One node template of type `type_id`: it is running (an existing
+    /// node, registered only) if its `State` property says so.
+    fn node_template(
+        &mut self,
+        n: &'a ast::NodeTemplate,
+        type_id: TypeId,
+        doc: &'a Definitions,
+    ) -> NodeTemplate {
+        let (interfaces, impl_das, keys) = self.node_type_facts(type_id);
+        let properties = self.properties(n.properties.as_ref(), &keys);
+        let running = properties
+            .get("State")
+            .and_then(Value::as_str)
+            .is_some_and(|s| s.eq_ignore_ascii_case("running"));
+        let mut artifacts = impl_das;
+        for da in self.deployment_artifacts(&n.deployment_artifacts, doc) {
+            artifacts.retain(|a| a.name != da.name);
+            artifacts.push(da);
+        }
+        NodeTemplate {
+            id: n.id.clone(),
+            name: n.name.clone(),
+            type_id,
+            properties,
+            properties_element: n
+                .properties
+                .as_ref()
+                .map(|p| (p.ns.clone().unwrap_or_default(), p.local.clone())),
+            interfaces,
+            artifacts,
+            running,
+            is_abstract: self.types.get(type_id).is_abstract,
+            origin: Some(doc.source.location(n.span)),
+        }
+    }
+}
+
+/// The policies of a node template, as the model keeps them: typed by
+/// their QName (`{ns}local`; TOSCA 1.0 policy types are not resolved, the
+/// plans that read policies match their local names).
+fn node_policies(n: &ast::NodeTemplate, id: NodeId, doc: &Definitions) -> Vec<Policy> {
+    n.policies
+        .iter()
+        .filter_map(|p| {
+            let t = p.policy_type.as_ref()?;
+            Some(Policy {
+                name: p.name.clone().unwrap_or_default(),
+                types: vec![format!("{{{}}}{}", t.ns, t.local)],
+                targets: vec![PolicyTarget::Node(id)],
+                properties: IndexMap::new(),
+                metadata: Vec::new(),
+                origin: Some(doc.source.location(t.span)),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lower_text;
+    use crate::diagnostics::codes;
+    use crate::model::Value;
+
+    #[test]
+    fn a_running_template_is_kept_and_a_duplicate_id_is_not() {
+        let (t, d) = lower_text(
+            r#"<NodeType name="Server"/>
+            <ServiceTemplate id="S"><TopologyTemplate>
+              <NodeTemplate id="vm" type="ex:Server">
+                <Properties><P xmlns=""><State>Running</State></P></Properties>
+              </NodeTemplate>
+              <NodeTemplate id="vm" type="ex:Server"/>
+              <NodeTemplate id="lost" type="ex:Nothing"/>
+            </TopologyTemplate></ServiceTemplate>"#,
+        );
+        let t = t.unwrap();
+        assert_eq!(t.nodes.len(), 1);
+        assert!(t.nodes[0].running);
+        assert_eq!(
+            t.nodes[0].properties.get("State"),
+            Some(&Value::Scalar("Running".into()))
+        );
+        assert!(d.iter().any(|d| d.code == codes::XML_DUPLICATE_ID));
+        assert!(d.iter().any(|d| d.code == codes::UNKNOWN_TYPE));
+    }
+}

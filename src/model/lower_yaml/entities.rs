@@ -1,0 +1,339 @@
+//! Entity keywords and hops of function calls (1.3 §4.4–4.6, 2.0
+//! §10.2.1), resolved once every relationship is known.
+//!
+//! In: the topology, which node each requirement leads to, and the static
+//! capability values. Out: calls whose first argument names a node
+//! template (`SELF`, `SOURCE`, `TARGET`, `HOST` and requirement hops
+//! replaced), or the capability property value they read.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+
+use crate::model::{Interface, NodeId, TemplateRef, Topology, Value};
+
+/// The node each requirement of each node leads to.
+pub(super) type ByRequirement = HashMap<(NodeId, String), NodeId>;
+
+/// Resolve entity keywords and requirement/capability hops in every value
+/// of the topology (see the module docs).
+pub(super) fn resolve_entities(
+    t: &mut Topology,
+    by_requirement: &HashMap<(NodeId, String), NodeId>,
+    caps: &HashMap<(NodeId, String), IndexMap<String, Value>>,
+    cap_names: &HashMap<NodeId, Vec<String>>,
+) {
+    // Resolution reads the topology's structure and property names, never
+    // property values: each value is taken out, resolved against the
+    // topology and put back. Only values with entity calls change, and
+    // interfaces shared by a type stay shared unless one of their values
+    // does (a copy of the topology, and of every template's interfaces,
+    // was most of the memory of loading a large topology).
+    let resolve = |t: &Topology, ctx: TemplateRef, v: &mut Value| {
+        resolve_value(t, Some(ctx), v, by_requirement, caps, cap_names)
+    };
+    let templates: Vec<TemplateRef> = t
+        .node_ids()
+        .map(TemplateRef::Node)
+        .chain(t.relationship_ids().map(TemplateRef::Relationship))
+        .collect();
+    for ctx in templates {
+        for j in 0..t.properties(ctx).len() {
+            if has_entity_call(&t.properties(ctx)[j]) {
+                let mut v = std::mem::replace(&mut t.properties_mut(ctx)[j], Value::Null);
+                resolve(t, ctx, &mut v);
+                t.properties_mut(ctx)[j] = v;
+            }
+        }
+        let own = match ctx {
+            TemplateRef::Node(n) => &t.node(n).interfaces,
+            TemplateRef::Relationship(r) => &t.relationship(r).interfaces,
+        };
+        if let Some(ifaces) = resolve_interfaces(t, ctx, own, &resolve) {
+            match ctx {
+                TemplateRef::Node(n) => t.nodes[n.0 as usize].interfaces = ifaces,
+                TemplateRef::Relationship(r) => t.relationships[r.0 as usize].interfaces = ifaces,
+            }
+        }
+    }
+}
+
+/// The interfaces with their parameter values resolved, if any of them
+/// has an entity call (else they stay as they are, shared).
+fn resolve_interfaces(
+    t: &Topology,
+    ctx: TemplateRef,
+    interfaces: &Arc<Vec<Interface>>,
+    resolve: &dyn Fn(&Topology, TemplateRef, &mut Value),
+) -> Option<Arc<Vec<Interface>>> {
+    let params = |i: &Interface| {
+        i.operations
+            .iter()
+            .flat_map(|o| o.inputs.iter().chain(&o.outputs))
+            .filter_map(|p| p.value.as_ref())
+            .any(has_entity_call)
+    };
+    if !interfaces.iter().any(params) {
+        return None;
+    }
+    let mut ifaces = (**interfaces).clone();
+    for iface in &mut ifaces {
+        for op in &mut iface.operations {
+            for p in op.inputs.iter_mut().chain(op.outputs.iter_mut()) {
+                if let Some(v) = &mut p.value {
+                    resolve(t, ctx, v);
+                }
+            }
+        }
+    }
+    Some(Arc::new(ifaces))
+}
+
+/// Whether `v` has a call that names an entity (`get_property`,
+/// `get_attribute`, `get_operation_output`): what [`resolve_value`] changes.
+fn has_entity_call(v: &Value) -> bool {
+    match v {
+        Value::Call(c) => {
+            matches!(
+                c.function.as_str(),
+                "get_property" | "get_attribute" | "get_operation_output"
+            ) || c.args.iter().any(has_entity_call)
+        }
+        Value::List(l) => l.iter().any(has_entity_call),
+        Value::Map(m) => m.values().any(has_entity_call),
+        _ => false,
+    }
+}
+
+/// Resolve one value in the context of `ctx` (see [`resolve_entities`]).
+pub(super) fn resolve_value(
+    t: &Topology,
+    ctx: Option<TemplateRef>,
+    v: &mut Value,
+    by_requirement: &HashMap<(NodeId, String), NodeId>,
+    caps: &HashMap<(NodeId, String), IndexMap<String, Value>>,
+    cap_names: &HashMap<NodeId, Vec<String>>,
+) {
+    match v {
+        Value::Call(c) => {
+            let crate::model::Call { function, args } = &mut **c;
+            for a in args.iter_mut() {
+                resolve_value(t, ctx, a, by_requirement, caps, cap_names);
+            }
+            let entity_fn = matches!(
+                function.as_str(),
+                "get_property" | "get_attribute" | "get_operation_output"
+            );
+            if !entity_fn {
+                return;
+            }
+            tosca2_path(args);
+            let Some(entity) = args.first().and_then(Value::as_str).map(str::to_string) else {
+                return;
+            };
+            let Some(n) = entity_node(t, ctx, &entity, args) else {
+                return;
+            };
+            if function == "get_operation_output" {
+                args[0] = Value::Scalar(t.node(n).id.clone());
+                return;
+            }
+            match hop(t, n, function, args, by_requirement, caps, cap_names) {
+                Some(Hopped::Value(value)) => *v = value,
+                Some(Hopped::Args(new_args)) => *args = new_args,
+                None => args[0] = Value::Scalar(t.node(n).id.clone()),
+            }
+        }
+        Value::List(l) => l
+            .iter_mut()
+            .for_each(|a| resolve_value(t, ctx, a, by_requirement, caps, cap_names)),
+        Value::Map(m) => m
+            .values_mut()
+            .for_each(|a| resolve_value(t, ctx, a, by_requirement, caps, cap_names)),
+        _ => {}
+    }
+}
+
+/// The node an entity keyword or name stands for in the context `ctx`:
+/// `HOST` is the first node down the hosting chain that has the property
+/// (`args[1]`), or the direct host.
+fn entity_node(
+    t: &Topology,
+    ctx: Option<TemplateRef>,
+    entity: &str,
+    args: &[Value],
+) -> Option<NodeId> {
+    match (entity, ctx) {
+        ("SELF", Some(TemplateRef::Node(n))) => Some(n),
+        ("SELF", _) => None,
+        ("SOURCE", Some(TemplateRef::Relationship(r))) => Some(t.relationship(r).source),
+        ("TARGET", Some(TemplateRef::Relationship(r))) => Some(t.relationship(r).target),
+        ("HOST", Some(TemplateRef::Node(n))) => {
+            let prop = args.get(1).and_then(Value::as_str).unwrap_or_default();
+            let mut cur = t.host(n);
+            let first = cur;
+            let mut steps = 0;
+            while let Some(h) = cur {
+                if t.node(h).properties.contains_key(prop) || steps > t.nodes.len() {
+                    break;
+                }
+                cur = t.host(h);
+                steps += 1;
+            }
+            cur.or(first)
+        }
+        (name, _) => t.node_by_id(name),
+    }
+}
+
+/// What a requirement or capability hop makes of a call.
+#[derive(Debug, PartialEq)]
+enum Hopped {
+    /// The call is a static capability property: this value.
+    Value(Value),
+    /// The call's new arguments: the node reached, then the rest.
+    Args(Vec<Value>),
+}
+
+/// A requirement or capability name between the entity (node `n`) and the
+/// property: `[E, requirement, p, ...]` reads `p` of the requirement's
+/// target (or, for `get_property`, of a capability of it when the target
+/// has no such property), `[E, capability, p]` the capability's property.
+/// `None` when `args[1]` is neither.
+fn hop(
+    t: &Topology,
+    n: NodeId,
+    function: &str,
+    args: &[Value],
+    by_requirement: &ByRequirement,
+    caps: &HashMap<(NodeId, String), IndexMap<String, Value>>,
+    cap_names: &HashMap<NodeId, Vec<String>>,
+) -> Option<Hopped> {
+    if args.len() < 3 {
+        return None;
+    }
+    let hop = args[1].as_str()?.to_string();
+    if let Some(&target) = by_requirement.get(&(n, hop.clone())) {
+        let prop = args[2].clone();
+        let target_prop = prop.as_str().unwrap_or_default().to_string();
+        // The target's capability property, if it has none itself.
+        if !t.node(target).properties.contains_key(target_prop.as_str())
+            && function == "get_property"
+            && let Some(value) = cap_names.get(&target).into_iter().flatten().find_map(|c| {
+                caps.get(&(target, c.clone()))
+                    .and_then(|m| m.get(&target_prop))
+            })
+        {
+            return Some(Hopped::Value(value.clone()));
+        }
+        let mut new_args = vec![Value::Scalar(t.node(target).id.clone()), prop];
+        new_args.extend(args[3..].iter().cloned());
+        return Some(Hopped::Args(new_args));
+    }
+    if cap_names.get(&n).is_some_and(|names| names.contains(&hop)) {
+        let prop = args[2].as_str().unwrap_or_default().to_string();
+        if let Some(value) = caps.get(&(n, hop)).and_then(|m| m.get(&prop)) {
+            return Some(Hopped::Value(value.clone()));
+        }
+        let mut new_args = vec![Value::Scalar(t.node(n).id.clone())];
+        new_args.extend(args[2..].iter().cloned());
+        return Some(Hopped::Args(new_args));
+    }
+    None
+}
+
+/// Rewrite a TOSCA 2.0 path (2.0 §10.2.1) into the 1.x argument form the
+/// hops above understand: `[SELF, TARGET, p]` → `[TARGET, p]`,
+/// `[E, RELATIONSHIP, r, (index,) TARGET, (CAPABILITY, c,) p]` → `[E, r, p]`,
+/// `[E, CAPABILITY, c, p]` → `[E, c, p]`.
+fn tosca2_path(args: &mut Vec<Value>) {
+    let word = |args: &[Value], i: usize| args.get(i).and_then(Value::as_str).map(str::to_string);
+    if word(args, 0).as_deref() == Some("SELF")
+        && matches!(word(args, 1).as_deref(), Some("SOURCE" | "TARGET"))
+    {
+        args.remove(0);
+    }
+    if word(args, 1).as_deref() == Some("RELATIONSHIP") && args.len() > 3 {
+        let mut k = 3;
+        if word(args, k).is_some_and(|s| s == "ALL" || s.parse::<u64>().is_ok()) {
+            k += 1;
+        }
+        if word(args, k).as_deref() == Some("TARGET") {
+            k += 1;
+        }
+        if word(args, k).as_deref() == Some("CAPABILITY") {
+            k += 2;
+        }
+        let mut new = vec![args[0].clone(), args[2].clone()];
+        new.extend(args[k.min(args.len())..].iter().cloned());
+        *args = new;
+    }
+    if word(args, 1).as_deref() == Some("CAPABILITY") && args.len() >= 4 {
+        args.remove(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lower_text;
+    use super::*;
+
+    #[test]
+    fn reads_tosca_2_paths() {
+        let s = |v: &[&str]| {
+            v.iter()
+                .map(|x| Value::Scalar(x.to_string()))
+                .collect::<Vec<_>>()
+        };
+        let mut a = s(&[
+            "SELF",
+            "RELATIONSHIP",
+            "db",
+            "0",
+            "TARGET",
+            "CAPABILITY",
+            "endpoint",
+            "port",
+        ]);
+        tosca2_path(&mut a);
+        assert_eq!(a, s(&["SELF", "db", "port"]));
+        let mut b = s(&["SELF", "TARGET", "name"]);
+        tosca2_path(&mut b);
+        assert_eq!(b, s(&["TARGET", "name"]));
+        let mut c = s(&["SELF", "CAPABILITY", "host", "num_cpus"]);
+        tosca2_path(&mut c);
+        assert_eq!(c, s(&["SELF", "host", "num_cpus"]));
+    }
+
+    #[test]
+    fn host_and_requirement_hops_name_the_node_reached() {
+        let (t, _) = lower_text(
+            "tosca_definitions_version: tosca_simple_yaml_1_3\n\
+             topology_template:\n  node_templates:\n    \
+             vm: {type: tosca.nodes.Compute}\n    \
+             db: {type: tosca.nodes.Root}\n    \
+             app:\n      type: tosca.nodes.SoftwareComponent\n      \
+             properties:\n        \
+             ip: {get_attribute: [HOST, private_address]}\n        \
+             peer: {get_attribute: [SELF, dependency, state]}\n      \
+             requirements: [{host: vm}, {dependency: db}]\n",
+        );
+        let t = t.unwrap();
+        let app = t.node(t.node_by_id("app").unwrap());
+        let call = |f: &str, a: &[&str]| {
+            Value::call(
+                f.to_string(),
+                a.iter().map(|x| Value::Scalar(x.to_string())).collect(),
+            )
+        };
+        assert_eq!(
+            app.properties.get("ip"),
+            Some(&call("get_attribute", &["vm", "private_address"]))
+        );
+        assert_eq!(
+            app.properties.get("peer"),
+            Some(&call("get_attribute", &["db", "state"]))
+        );
+    }
+}

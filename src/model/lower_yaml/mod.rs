@@ -1,0 +1,229 @@
+//! Lowering TOSCA YAML into the [`Topology`] model.
+//!
+//! In: the files of a service template ([`Loaded`]) and the
+//! built-in Simple Profile types. Out: a topology, or diagnostics.
+//!
+//! What happens here:
+//!
+//! - Type names resolve per file: its own namespace scope first (2.0
+//!   `namespace`, 1.x `namespace_prefix` imports), then outer scopes, then
+//!   the Simple Profile shorthands (`Compute`, `tosca:Compute`). User
+//!   definitions win over the built-in ones. `derived_from` chains are
+//!   walked (a cycle is E0403, an unknown parent E0401).
+//! - Properties, attributes, requirements and interfaces are merged along
+//!   the ancestry (a subtype or template implementation overrides; interface
+//!   keys written as interface type names merge into the interface of that
+//!   type). Attributes become instance properties after the properties,
+//!   since plans keep both as instance data (1.3 §2.19).
+//! - Each requirement assignment becomes a relationship template; its type
+//!   comes from the assignment, the named relationship template, or the
+//!   requirement definition, and its kind (HostedOn, DependsOn, ConnectsTo,
+//!   AttachesTo, or Other) from the type's ancestry. A requirement whose
+//!   target is a node *type*, only a filter, or that is required and not
+//!   assigned at all is *dangling*: the orchestrator supplies the target,
+//!   which becomes a delegated node of its own (1.3 §7.2.1.1).
+//! - Delegated nodes (abstract: `substitute` directive, dangling targets,
+//!   and nodes with no implemented operation that are hosted on nothing,
+//!   like a plain Compute) are supplied by the environment; the attributes
+//!   the topology reads from them become plan inputs `<node>_<attribute>`.
+//! - Function calls stay calls ([`Value::Call`]); their entity keywords are
+//!   resolved (`HOST` walks the hosting chain, `SOURCE`/`TARGET` name the
+//!   relationship's ends, a requirement or capability name in the middle
+//!   goes to the target node or reads the capability's property), so that
+//!   plans bind them to instance data without knowing TOSCA YAML.
+//!
+//! One concept per file: `types` (names, ancestry), `values`,
+//! `artifacts`, `interfaces`, `properties`, `capabilities`, `nodes`,
+//! `requirements`, `relationships`, `delegation`, `attributes`,
+//! `entities`, `policies` (and groups), `substitution`, `workflows`;
+//! `topology` lowers the parts in order.
+
+mod artifacts;
+mod attributes;
+mod capabilities;
+mod delegation;
+mod entities;
+mod interfaces;
+mod nodes;
+mod policies;
+mod properties;
+mod relationships;
+mod requirements;
+mod substitution;
+mod topology;
+mod types;
+mod values;
+mod workflows;
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+
+use super::{Artifact, Interface, NodeId, Topology, TypeId, TypeTable, Value};
+use crate::csar::Csar;
+use crate::diagnostics::{Diagnostic, Diagnostics, Location, Span, codes};
+use crate::yaml::ast::{self, File, TypeKind};
+use crate::yaml::imports::Loaded;
+use crate::yaml::normative;
+
+/// Lower the loaded files into a topology. `csar` is used to check (and,
+/// for a single-file input, read) the artifact files operations name.
+pub(crate) fn lower(loaded: &Loaded, csar: &mut Csar) -> (Option<Topology>, Diagnostics) {
+    let mut l = Lowerer::new(loaded, csar);
+    let Some(entry) = loaded.files.first() else {
+        return (None, l.diags);
+    };
+    let Some(topo) = &entry.topology else {
+        l.diags.push(
+            Diagnostic::error(
+                codes::NO_SERVICE_TEMPLATE,
+                format!(
+                    "`{}` has no {}",
+                    entry.source.name(),
+                    if entry.version.is_v2() {
+                        "`service_template`"
+                    } else {
+                        "`topology_template`"
+                    }
+                ),
+            )
+            .at(Location::file(entry.source.name()))
+            .hint("a file with only type definitions can be imported, not compiled; compile the service template that uses them"),
+        );
+        return (None, l.diags);
+    };
+    let topology = l.topology(entry, topo);
+    (Some(topology), l.diags)
+}
+
+/// A file as compiled: under which namespace scope, and whether built in.
+#[derive(Clone, Copy)]
+struct Unit<'a> {
+    file: &'a File,
+    scope: &'a [String],
+    builtin: bool,
+}
+
+/// A type definition and the unit it was found in.
+#[derive(Clone, Copy)]
+struct Def<'a> {
+    def: &'a ast::TypeDef,
+    unit: Unit<'a>,
+}
+
+/// What `SELF` is while a value is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum This<'c> {
+    /// Outside any template (outputs).
+    Nothing,
+    /// A node template.
+    Node(&'c str),
+    /// A relationship template.
+    Relationship,
+}
+
+/// The state of one lowering: the type index of every file, and what the
+/// parts (in the files of this directory) share while the topology is
+/// lowered.
+struct Lowerer<'a> {
+    units: Vec<Unit<'a>>,
+    index: HashMap<(TypeKind, String), Def<'a>>,
+    csar: &'a mut Csar,
+    diags: Diagnostics,
+    reported: HashSet<(String, usize, usize, &'static str)>,
+    types: TypeTable,
+    type_ids: HashMap<(TypeKind, String), Option<TypeId>>,
+    chains: HashMap<(TypeKind, String), Option<Vec<String>>>,
+    inputs: BTreeSet<String>,
+    node_names: BTreeSet<String>,
+    rel_template_names: BTreeSet<String>,
+    /// 2.0 files that used a built-in type without importing a profile.
+    implicit_profile: BTreeSet<String>,
+    /// Static capability property values: (node, capability) → values.
+    capability_values: HashMap<(NodeId, String), IndexMap<String, Value>>,
+    /// Capability names of each node.
+    capability_names: HashMap<NodeId, Vec<String>>,
+    /// The relationships made for each requirement of each node.
+    rel_by_requirement: HashMap<(NodeId, String), Vec<super::RelId>>,
+    /// Interfaces (and deployment artifacts) of the node and relationship
+    /// templates that assign neither (most of a large topology), by type
+    /// key: they depend on the type alone (values keep `SELF` symbolic), so
+    /// one copy serves them all.
+    type_interfaces: HashMap<(TypeKind, String), OfType>,
+    /// Property names, shared by the templates that have them.
+    names: super::Names,
+}
+
+/// A template's interfaces and deployment artifacts, as its type gives them.
+type OfType = (Arc<Vec<Interface>>, Vec<Artifact>);
+
+impl<'a> Lowerer<'a> {
+    fn new(loaded: &'a Loaded, csar: &'a mut Csar) -> Self {
+        let mut l = Lowerer {
+            units: Vec::new(),
+            index: HashMap::new(),
+            csar,
+            diags: Diagnostics::new(),
+            reported: HashSet::new(),
+            types: TypeTable::new(),
+            type_ids: HashMap::new(),
+            chains: HashMap::new(),
+            inputs: BTreeSet::new(),
+            node_names: BTreeSet::new(),
+            rel_template_names: BTreeSet::new(),
+            implicit_profile: BTreeSet::new(),
+            capability_values: HashMap::new(),
+            capability_names: HashMap::new(),
+            rel_by_requirement: HashMap::new(),
+            type_interfaces: HashMap::new(),
+            names: super::Names::default(),
+        };
+        for u in &loaded.units {
+            l.units.push(Unit {
+                file: &loaded.files[u.file],
+                scope: &u.scope,
+                builtin: false,
+            });
+        }
+        for f in normative::files() {
+            l.units.push(Unit {
+                file: f,
+                scope: &[],
+                builtin: true,
+            });
+        }
+        l.build_index();
+        l
+    }
+
+    /// Report `d` unless the same code was reported at the same place
+    /// (definitions shared by many templates are read once per template).
+    fn push_once(&mut self, d: Diagnostic) {
+        let key = match &d.location {
+            Some(l) => (l.file.clone(), l.line as usize, l.column as usize, d.code),
+            None => (String::new(), 0, 0, d.code),
+        };
+        if self.reported.insert(key) {
+            self.diags.push(d);
+        }
+    }
+
+    /// Where `span` of `unit`'s file is.
+    fn at(unit: Unit, span: Span) -> Location {
+        unit.file.source.location(span)
+    }
+}
+
+/// Lower one service template given as text (unit tests of the parts).
+#[cfg(test)]
+fn lower_text(yaml: &str) -> (Option<Topology>, Diagnostics) {
+    let mut csar = Csar::from_entries(
+        "test",
+        [("service.yaml".to_string(), yaml.as_bytes().to_vec())],
+    );
+    let mut sources = crate::diagnostics::SourceMap::default();
+    let (loaded, diags) = crate::yaml::imports::load(&mut csar, "service.yaml", 64, &mut sources);
+    assert!(!diags.has_errors(), "{diags:?}");
+    lower(&loaded, &mut csar)
+}

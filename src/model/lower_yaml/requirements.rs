@@ -1,0 +1,542 @@
+//! Requirements (1.3 §3.6.2, §3.8.2): each requirement assignment of a
+//! node template becomes a relationship to create, and a requirement with
+//! no target template becomes a delegated node the orchestrator supplies.
+//!
+//! In: a lowered node template's AST and type key, and the names of the
+//! other node templates. Out: [`PendingRel`]s and [`Synthetic`] nodes in a
+//! [`Wiring`]; the relationships themselves are made once every node is
+//! numbered (see `relationships.rs`).
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use indexmap::IndexMap;
+
+use super::types::nearest;
+use super::{Lowerer, Unit};
+use crate::diagnostics::{Diagnostic, Location, codes};
+use crate::model::NodeId;
+use crate::names::Unique;
+use crate::yaml::ast::{self, TypeKind};
+use crate::yaml::node::Node;
+
+/// What requirement targets are looked up in.
+pub(super) struct Targets<'t, 'a> {
+    /// The relationship templates of the topology.
+    pub(super) topo: &'a ast::Topology,
+    /// Node templates lowered so far, by name.
+    pub(super) ids: &'t HashMap<String, NodeId>,
+    /// Node templates that failed to lower (their requirements are skipped).
+    pub(super) failed: &'t BTreeSet<String>,
+    /// (node, requirement) pairs that `substitution_mappings` exports.
+    pub(super) exported: &'t HashSet<(String, String)>,
+}
+
+/// What the requirements of all node templates add up to.
+#[derive(Default)]
+pub(super) struct Wiring<'a> {
+    /// Relationships to create once every node exists.
+    pub(super) pending: Vec<PendingRel<'a>>,
+    /// Delegated nodes for dangling requirements.
+    pub(super) synthetic: Vec<Synthetic>,
+    /// Relationship templates some requirement names.
+    pub(super) used_templates: BTreeSet<String>,
+    /// Names of relationships and delegated nodes, unique together.
+    pub(super) ids: Unique,
+}
+
+/// The relationship of one assignment, before its target is known.
+struct Assigned<'a> {
+    type_key: Option<(String, Unit<'a>)>,
+    properties: Vec<(&'a ast::Spanned, &'a Node, Unit<'a>)>,
+    interfaces: Vec<(&'a ast::Interface, Unit<'a>)>,
+    /// The base of the relationship's id: the template's name, or
+    /// `<node>_<requirement>`.
+    id_base: String,
+}
+
+impl<'a> Lowerer<'a> {
+    /// Add the relationships and delegated targets of node template `n`
+    /// (of type `key`, numbered `source`) to `wiring`.
+    pub(super) fn requirements(
+        &mut self,
+        n: &'a ast::NodeTemplate,
+        key: &str,
+        source: NodeId,
+        unit: Unit<'a>,
+        targets: &Targets<'_, 'a>,
+        wiring: &mut Wiring<'a>,
+    ) {
+        let reqs = self.requirement_definitions(key);
+        let mut assigned: HashSet<&str> = HashSet::new();
+        for a in &n.requirements {
+            assigned.insert(&a.name.text);
+            let def = reqs.get(&a.name.text).cloned();
+            self.assignment(n, key, a, def, source, unit, targets, wiring);
+        }
+        // Required requirements that are not assigned are dangling too.
+        for (rname, def) in &reqs {
+            if def.min == 0
+                || assigned.contains(rname.as_str())
+                || targets
+                    .exported
+                    .contains(&(n.name.text.clone(), rname.clone()))
+            {
+                continue;
+            }
+            self.unassigned(n, rname, def, source, unit, wiring);
+        }
+    }
+
+    /// The requirement definitions of a node type, merged along its
+    /// ancestry (a subtype's keys override).
+    fn requirement_definitions(&mut self, key: &str) -> IndexMap<String, ReqB<'a>> {
+        let mut reqs: IndexMap<String, ReqB<'a>> = IndexMap::new();
+        for d in &self.defs(TypeKind::Node, key) {
+            for r in &d.def.requirements {
+                let default_min = if d.unit.file.version.is_v2() { 0 } else { 1 };
+                let slot = reqs.entry(r.name.text.clone()).or_insert(ReqB {
+                    capability: None,
+                    node: None,
+                    relationship: None,
+                    interfaces: Vec::new(),
+                    min: r.min.unwrap_or(default_min),
+                });
+                if let Some(c) = &r.capability {
+                    slot.capability = Some((c, d.unit));
+                }
+                if let Some(nn) = &r.node {
+                    slot.node = Some((nn, d.unit));
+                }
+                if let Some(rel) = &r.relationship {
+                    slot.relationship = Some((rel, d.unit));
+                }
+                slot.interfaces
+                    .extend(r.relationship_interfaces.iter().map(|i| (i, d.unit)));
+                if let Some(m) = r.min {
+                    slot.min = m;
+                }
+            }
+        }
+        reqs
+    }
+
+    /// One requirement assignment `a` of node template `n`: a pending
+    /// relationship (and a delegated target if it names none), or nothing
+    /// after a diagnostic or when it is exported.
+    #[allow(clippy::too_many_arguments)]
+    fn assignment(
+        &mut self,
+        n: &'a ast::NodeTemplate,
+        key: &str,
+        a: &'a ast::RequirementAssignment,
+        def: Option<ReqB<'a>>,
+        source: NodeId,
+        unit: Unit<'a>,
+        targets: &Targets<'_, 'a>,
+        wiring: &mut Wiring<'a>,
+    ) {
+        let name = &n.name.text;
+        let origin = Self::at(unit, a.span);
+        if def.is_none() {
+            self.diags.push(
+                Diagnostic::warning(
+                    codes::W_DANGLING_REQUIREMENT,
+                    format!(
+                        "node template `{name}` assigns requirement `{}`, which its type `{key}` does not define",
+                        a.name.text
+                    ),
+                )
+                .at(origin.clone())
+                .hint("the relationship and target given here are used as they are"),
+            );
+        }
+        let Some(mut rel) =
+            self.assigned_relationship(name, a, def.as_ref(), unit, targets, wiring)
+        else {
+            return;
+        };
+        if rel.type_key.is_none()
+            && let Some((r, u)) = def.as_ref().and_then(|d| d.relationship)
+        {
+            rel.type_key = self
+                .resolve_or_report(TypeKind::Relationship, r, u, "relationship type")
+                .map(|k| (k, u));
+        }
+        // Exported by substitution_mappings: fulfilled outside (1.3 §2.11).
+        if a.node.is_none()
+            && targets
+                .exported
+                .contains(&(name.clone(), a.name.text.clone()))
+        {
+            return;
+        }
+        let Some(target) =
+            self.assigned_target(name, a, def.as_ref(), &origin, unit, targets, wiring)
+        else {
+            return;
+        };
+        wiring.pending.push(PendingRel {
+            id: wiring.ids.name(rel.id_base),
+            requirement: a.name.text.clone(),
+            source,
+            target,
+            type_key: rel.type_key,
+            properties: rel.properties,
+            interfaces: rel.interfaces,
+            origin,
+            unit,
+        });
+    }
+
+    /// The relationship an assignment names: a relationship template, a
+    /// relationship type, or one written inline (its type may still come
+    /// from the definition). `None` after reporting an unknown name.
+    fn assigned_relationship(
+        &mut self,
+        name: &str,
+        a: &'a ast::RequirementAssignment,
+        def: Option<&ReqB<'a>>,
+        unit: Unit<'a>,
+        targets: &Targets<'_, 'a>,
+        wiring: &mut Wiring<'a>,
+    ) -> Option<Assigned<'a>> {
+        let mut rel = Assigned {
+            type_key: None,
+            properties: Vec::new(),
+            interfaces: def.map(|d| d.interfaces.clone()).unwrap_or_default(),
+            id_base: format!("{name}_{}", a.name.text),
+        };
+        match &a.relationship {
+            Some(ast::RelationshipAssignment::Name(s)) => {
+                match targets
+                    .topo
+                    .relationship_templates
+                    .iter()
+                    .find(|t| t.name.text == s.text)
+                {
+                    Some(t) => {
+                        wiring.used_templates.insert(t.name.text.clone());
+                        self.take_template(&mut rel, t, unit);
+                    }
+                    None => match self.resolve(TypeKind::Relationship, &s.text, unit) {
+                        Some(k) => rel.type_key = Some((k, unit)),
+                        None => {
+                            self.push_once(
+                                Diagnostic::error(
+                                    codes::UNKNOWN_TYPE,
+                                    format!(
+                                        "requirement `{}` of `{name}` names relationship `{}`, which is neither a relationship template nor a relationship type",
+                                        a.name.text, s.text
+                                    ),
+                                )
+                                .at(Self::at(unit, s.span))
+                                .hint("define it under `relationship_templates` or `relationship_types`"),
+                            );
+                            return None;
+                        }
+                    },
+                }
+            }
+            Some(ast::RelationshipAssignment::Inline {
+                type_name,
+                properties,
+                interfaces,
+                ..
+            }) => {
+                if let Some(tn) = type_name {
+                    let k = self.resolve_or_report(
+                        TypeKind::Relationship,
+                        tn,
+                        unit,
+                        "relationship type",
+                    )?;
+                    rel.type_key = Some((k, unit));
+                }
+                rel.properties
+                    .extend(properties.iter().map(|(k, v)| (k, v, unit)));
+                rel.interfaces.extend(interfaces.iter().map(|i| (i, unit)));
+            }
+            None => {}
+        }
+        Some(rel)
+    }
+
+    /// Take type, properties, interfaces and name from relationship
+    /// template `t`.
+    fn take_template(
+        &mut self,
+        rel: &mut Assigned<'a>,
+        t: &'a ast::RelationshipTemplate,
+        unit: Unit<'a>,
+    ) {
+        rel.id_base = t.name.text.clone();
+        match &t.type_name {
+            Some(tn) => {
+                rel.type_key = self
+                    .resolve_or_report(TypeKind::Relationship, tn, unit, "relationship type")
+                    .map(|k| (k, unit))
+            }
+            None => self.push_once(
+                Diagnostic::error(
+                    codes::YAML_MISSING_KEY,
+                    format!("relationship template `{}` has no `type`", t.name.text),
+                )
+                .at(Self::at(unit, t.name.span)),
+            ),
+        }
+        rel.properties
+            .extend(t.properties.iter().map(|(k, v)| (k, v, unit)));
+        rel.interfaces
+            .extend(t.interfaces.iter().map(|i| (i, unit)));
+    }
+
+    /// The target of an assignment: a node template, or a delegated node
+    /// when it names a node type or nothing. `None` when the named
+    /// template failed or is unknown (reported).
+    #[allow(clippy::too_many_arguments)]
+    fn assigned_target(
+        &mut self,
+        name: &str,
+        a: &'a ast::RequirementAssignment,
+        def: Option<&ReqB<'a>>,
+        origin: &Location,
+        unit: Unit<'a>,
+        targets: &Targets<'_, 'a>,
+        wiring: &mut Wiring<'a>,
+    ) -> Option<TargetRef> {
+        let Some(t) = &a.node else {
+            let tk = def
+                .and_then(|d| d.node)
+                .and_then(|(t, u)| self.resolve(TypeKind::Node, &t.text, u))
+                .or_else(|| self.resolve(TypeKind::Node, "tosca.nodes.Root", unit))
+                .unwrap_or_default();
+            let id = wiring.ids.name(format!("{name}_{}_target", a.name.text));
+            let why = format!(
+                "requirement `{}` of `{name}` names no node template{}: the orchestrator supplies a `{tk}` as `{id}`, which the plans register but do not provision",
+                a.name.text,
+                if a.node_filter {
+                    " (only a node_filter)"
+                } else {
+                    ""
+                }
+            );
+            return Some(wiring.delegate(id, tk, origin.clone(), why));
+        };
+        if let Some(&id) = targets.ids.get(&t.text) {
+            return Some(TargetRef::Node(id));
+        }
+        if targets.failed.contains(&t.text) || self.node_names.contains(&t.text) {
+            return None;
+        }
+        match self.resolve(TypeKind::Node, &t.text, unit) {
+            Some(tk) => {
+                let id = wiring.ids.name(format!("{name}_{}_target", a.name.text));
+                let why = format!(
+                    "requirement `{}` of `{name}` asks for a node of type `{tk}`, not a template: the orchestrator supplies it as `{id}`, which the plans register but do not provision",
+                    a.name.text
+                );
+                Some(wiring.delegate(id, tk, origin.clone(), why))
+            }
+            None => {
+                self.push_once(
+                    Diagnostic::error(
+                        codes::DANGLING_REFERENCE,
+                        format!(
+                            "requirement `{}` of `{name}` names `{}`, which is neither a node template nor a node type",
+                            a.name.text, t.text
+                        ),
+                    )
+                    .at(Self::at(unit, t.span))
+                    .hint(closest(&t.text, &self.node_names)),
+                );
+                None
+            }
+        }
+    }
+
+    /// A required requirement `rname` that `n` does not assign: a
+    /// relationship to a delegated node of the definition's node type.
+    fn unassigned(
+        &mut self,
+        n: &'a ast::NodeTemplate,
+        rname: &str,
+        def: &ReqB<'a>,
+        source: NodeId,
+        unit: Unit<'a>,
+        wiring: &mut Wiring<'a>,
+    ) {
+        let name = &n.name.text;
+        let tk = def
+            .node
+            .and_then(|(t, u)| self.resolve(TypeKind::Node, &t.text, u))
+            .or_else(|| self.resolve(TypeKind::Node, "tosca.nodes.Root", unit))
+            .unwrap_or_default();
+        let id = wiring.ids.name(format!("{name}_{rname}_target"));
+        let origin = Self::at(unit, n.name.span);
+        let why = format!(
+            "node template `{name}` does not assign its required requirement `{rname}`: the orchestrator supplies a `{tk}` as `{id}`, which the plans register but do not provision"
+        );
+        let target = wiring.delegate(id, tk, origin.clone(), why);
+        let type_key = def.relationship.and_then(|(r, u)| {
+            self.resolve(TypeKind::Relationship, &r.text, u)
+                .map(|k| (k, u))
+        });
+        wiring.pending.push(PendingRel {
+            id: wiring.ids.name(format!("{name}_{rname}")),
+            requirement: rname.to_string(),
+            source,
+            target,
+            type_key,
+            properties: Vec::new(),
+            interfaces: def.interfaces.clone(),
+            origin,
+            unit,
+        });
+    }
+}
+
+impl Wiring<'_> {
+    /// Add a delegated node; the target that names it.
+    fn delegate(
+        &mut self,
+        id: String,
+        type_key: String,
+        origin: Location,
+        why: String,
+    ) -> TargetRef {
+        self.synthetic.push(Synthetic {
+            id,
+            type_key,
+            origin,
+            why,
+        });
+        TargetRef::Synthetic(self.synthetic.len() - 1)
+    }
+}
+
+/// A requirement definition merged along the ancestry.
+#[derive(Clone)]
+struct ReqB<'a> {
+    capability: Option<(&'a ast::Spanned, Unit<'a>)>,
+    node: Option<(&'a ast::Spanned, Unit<'a>)>,
+    relationship: Option<(&'a ast::Spanned, Unit<'a>)>,
+    interfaces: Vec<(&'a ast::Interface, Unit<'a>)>,
+    min: u64,
+}
+
+/// Where a relationship goes before nodes are numbered.
+#[derive(Clone, Copy)]
+pub(super) enum TargetRef {
+    Node(NodeId),
+    /// A dangling requirement's delegated node (index into `synthetic`).
+    Synthetic(usize),
+}
+
+/// A relationship to create once every node exists.
+pub(super) struct PendingRel<'a> {
+    pub(super) id: String,
+    pub(super) requirement: String,
+    pub(super) source: NodeId,
+    pub(super) target: TargetRef,
+    pub(super) type_key: Option<(String, Unit<'a>)>,
+    pub(super) properties: Vec<(&'a ast::Spanned, &'a Node, Unit<'a>)>,
+    pub(super) interfaces: Vec<(&'a ast::Interface, Unit<'a>)>,
+    pub(super) origin: Location,
+    pub(super) unit: Unit<'a>,
+}
+
+/// A node the orchestrator supplies for a dangling requirement.
+pub(super) struct Synthetic {
+    pub(super) id: String,
+    pub(super) type_key: String,
+    pub(super) origin: Location,
+    pub(super) why: String,
+}
+
+fn closest(name: &str, names: &BTreeSet<String>) -> String {
+    match nearest(name, names) {
+        Some(n) => format!("did you mean the node template `{n}`?"),
+        None => {
+            "name a node template of the topology, or a node type the orchestrator should supply"
+                .into()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lower_text;
+    use crate::diagnostics::codes;
+    use crate::model::RelKind;
+
+    const HEAD: &str =
+        "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  node_templates:\n";
+
+    #[test]
+    fn one_assignment_becomes_a_relationship_of_the_definitions_type() {
+        let (t, d) = lower_text(&format!(
+            "{HEAD}    server: {{type: tosca.nodes.Compute}}\n    \
+             app:\n      type: tosca.nodes.SoftwareComponent\n      \
+             requirements: [{{host: server}}]\n"
+        ));
+        let t = t.unwrap();
+        assert!(!d.has_errors(), "{d:?}");
+        assert_eq!(t.relationships.len(), 1);
+        let r = &t.relationships[0];
+        assert_eq!(r.id, "app_host");
+        assert_eq!(r.kind, RelKind::HostedOn);
+        assert_eq!(t.node(r.source).id, "app");
+        assert_eq!(t.node(r.target).id, "server");
+    }
+
+    #[test]
+    fn a_node_type_as_target_is_delegated() {
+        let (t, d) = lower_text(&format!(
+            "{HEAD}    app:\n      type: tosca.nodes.SoftwareComponent\n      \
+             requirements: [{{host: tosca.nodes.Compute}}]\n"
+        ));
+        let t = t.unwrap();
+        let target = t.node_by_id("app_host_target").expect("a delegated node");
+        assert!(t.node(target).is_abstract);
+        assert_eq!(t.node(t.relationships[0].target).id, "app_host_target");
+        assert!(d.iter().any(|d| {
+            d.code == codes::W_YAML_DELEGATED
+                && d.message
+                    .contains("asks for a node of type `tosca.nodes.Compute`")
+        }));
+    }
+
+    #[test]
+    fn an_unknown_target_is_an_error_with_a_suggestion() {
+        let (t, d) = lower_text(&format!(
+            "{HEAD}    server: {{type: tosca.nodes.Compute}}\n    \
+             app:\n      type: tosca.nodes.SoftwareComponent\n      \
+             requirements: [{{host: servr}}]\n"
+        ));
+        assert!(t.unwrap().relationships.is_empty());
+        let e = d
+            .iter()
+            .find(|d| d.code == codes::DANGLING_REFERENCE)
+            .expect("an error");
+        assert!(e.message.contains("names `servr`"), "{}", e.message);
+        assert!(
+            e.hint.as_deref().is_some_and(|h| h.contains("`server`")),
+            "{:?}",
+            e.hint
+        );
+    }
+
+    #[test]
+    fn an_unknown_relationship_name_drops_the_assignment() {
+        let (t, d) = lower_text(&format!(
+            "{HEAD}    server: {{type: tosca.nodes.Compute}}\n    \
+             app:\n      type: tosca.nodes.SoftwareComponent\n      \
+             requirements: [{{host: {{node: server, relationship: Nope}}}}]\n"
+        ));
+        assert!(t.unwrap().relationships.is_empty());
+        assert!(
+            d.iter().any(|d| d.code == codes::UNKNOWN_TYPE
+                && d.message.contains("names relationship `Nope`"))
+        );
+    }
+}

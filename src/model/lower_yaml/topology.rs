@@ -1,0 +1,252 @@
+//! The topology template as a whole: the order in which its parts are
+//! lowered, and its inputs, outputs and service template name.
+//!
+//! In: the entry file and its topology template. Out: the [`Topology`]:
+//! node templates first, then the relationships of their requirements
+//! (which need every node numbered), then what reads the finished
+//! topology (entity keywords, attributes, delegation, groups, policies,
+//! substitution, workflows).
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use super::entities::{ByRequirement, resolve_entities, resolve_value};
+use super::requirements::{Targets, Wiring};
+use super::{Lowerer, This, Unit};
+use crate::diagnostics::{Diagnostic, codes};
+use crate::model::{
+    Dialect, InputDef, NodeId, NodeTemplate, OutputDef, ServiceTemplateInfo, Topology,
+};
+use crate::yaml::ast::{self, File};
+
+/// The node templates lowered so far.
+pub(super) struct Nodes<'a> {
+    /// The model's nodes: the templates', then the delegated targets'.
+    pub(super) nodes: Vec<NodeTemplate>,
+    /// Node ids by template name.
+    pub(super) ids: HashMap<String, NodeId>,
+    /// Templates whose type is missing or broken (reported).
+    pub(super) failed: BTreeSet<String>,
+    /// The templates lowered, with their type keys, in node id order.
+    pub(super) asts: Vec<(&'a ast::NodeTemplate, String)>,
+}
+
+impl<'a> Lowerer<'a> {
+    pub(super) fn topology(&mut self, entry: &'a File, topo: &'a ast::Topology) -> Topology {
+        let unit = self.units[0];
+        self.collect_names(topo);
+        let node_templates = self.expand_copies(&topo.node_templates, unit);
+        let mut nodes = self.node_templates(&node_templates, unit);
+        let base = nodes.asts.len();
+        let wiring = self.wire(&nodes, topo, unit);
+        self.delegated_targets(&wiring.synthetic, &mut nodes);
+        self.warn_unused_templates(topo, &wiring.used_templates, unit);
+        let (relationships, by_requirement) = self.relationships(wiring, &nodes, base);
+        self.mark_provided(&mut nodes.nodes[..base]);
+        let mut topology = Topology::new(
+            Dialect::Yaml(entry.version.name().to_string()),
+            service_template_info(entry),
+            std::mem::take(&mut self.types),
+            nodes.nodes,
+            relationships,
+        );
+        // Entity keywords and requirement/capability hops, now that every
+        // relationship is known.
+        resolve_entities(
+            &mut topology,
+            &by_requirement,
+            &self.capability_values,
+            &self.capability_names,
+        );
+        self.check_weaving(&topology);
+        self.inputs(&mut topology, topo, unit);
+        self.outputs(&mut topology, topo, unit, &by_requirement);
+        self.operation_outputs(&mut topology);
+        self.delegated_attributes(&mut topology);
+        self.warn_unknown_attributes(&topology, topo, unit);
+        self.warn_delegated(&topology, base);
+        self.groups(&mut topology, topo, unit);
+        self.policies(&mut topology, topo, unit);
+        let (regions, d) = crate::model::regions_from_policies(&topology);
+        self.diags.extend(d);
+        topology.regions = regions;
+        if let Some(s) = &topo.substitution {
+            topology.substitution = self.substitution(&topology, s, unit);
+        }
+        let workflows = super::workflows::lower(self, &topology, topo, unit);
+        topology.workflows = workflows;
+        topology
+    }
+
+    /// The names values and calls may refer to: inputs (of the topology
+    /// and its workflows), node templates and relationship templates.
+    fn collect_names(&mut self, topo: &'a ast::Topology) {
+        self.inputs = topo.inputs.iter().map(|i| i.name.text.clone()).collect();
+        for w in &topo.workflows {
+            for i in &w.inputs {
+                self.inputs.insert(i.name.text.clone());
+            }
+        }
+        // Duplicate names are errors (2.0 §6.9); the YAML reader already
+        // refuses duplicate keys, so only cross-section clashes remain.
+        self.node_names = topo
+            .node_templates
+            .iter()
+            .map(|n| n.name.text.clone())
+            .collect();
+        self.rel_template_names = topo
+            .relationship_templates
+            .iter()
+            .map(|r| r.name.text.clone())
+            .collect();
+    }
+
+    /// The requirements of every lowered node template: relationships,
+    /// and delegated targets of dangling ones.
+    fn wire(&mut self, nodes: &Nodes<'a>, topo: &'a ast::Topology, unit: Unit<'a>) -> Wiring<'a> {
+        let exported: HashSet<(String, String)> = topo
+            .substitution
+            .iter()
+            .flat_map(|s| &s.requirements)
+            .filter_map(|(_, t)| match t.as_slice() {
+                [n, r, ..] => Some((n.text.clone(), r.text.clone())),
+                _ => None,
+            })
+            .collect();
+        let targets = Targets {
+            topo,
+            ids: &nodes.ids,
+            failed: &nodes.failed,
+            exported: &exported,
+        };
+        let mut wiring = Wiring::default();
+        for (i, (n, key)) in nodes.asts.iter().enumerate() {
+            let source = NodeId(i as u32);
+            self.requirements(n, key, source, unit, &targets, &mut wiring);
+        }
+        wiring
+    }
+
+    /// The topology's inputs, with their defaults.
+    fn inputs(&mut self, topology: &mut Topology, topo: &'a ast::Topology, unit: Unit<'a>) {
+        for i in &topo.inputs {
+            let default = i
+                .default
+                .as_ref()
+                .or(i.value.as_ref())
+                .map(|d| self.value(d, unit, This::Nothing));
+            topology.inputs.insert(
+                i.name.text.clone(),
+                InputDef {
+                    name: i.name.text.clone(),
+                    type_name: i.type_name.clone(),
+                    required: i.required && default.is_none(),
+                    default,
+                },
+            );
+        }
+    }
+
+    /// The topology's outputs, their entity keywords resolved; one
+    /// without a value is dropped with a warning.
+    fn outputs(
+        &mut self,
+        topology: &mut Topology,
+        topo: &'a ast::Topology,
+        unit: Unit<'a>,
+        by_requirement: &ByRequirement,
+    ) {
+        for (name, value) in &topo.outputs {
+            match value {
+                Some(v) => {
+                    let mut value = self.value(v, unit, This::Nothing);
+                    resolve_value(
+                        topology,
+                        None,
+                        &mut value,
+                        by_requirement,
+                        &self.capability_values,
+                        &self.capability_names,
+                    );
+                    topology.outputs.push(OutputDef {
+                        name: name.text.clone(),
+                        value,
+                    });
+                }
+                None => self.diags.push(
+                    Diagnostic::warning(
+                        codes::W_IGNORED,
+                        format!(
+                            "output `{}` has no `value`; the build plan does not return it",
+                            name.text
+                        ),
+                    )
+                    .at(Self::at(unit, name.span)),
+                ),
+            }
+        }
+    }
+}
+
+/// The service template's name (metadata `template_name`, else the entry
+/// file's stem), namespace and file.
+fn service_template_info(entry: &File) -> ServiceTemplateInfo {
+    ServiceTemplateInfo {
+        id: entry
+            .metadata("template_name")
+            .map(str::to_string)
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| file_stem(entry.source.name())),
+        namespace: entry
+            .namespace
+            .as_ref()
+            .map(|n| n.text.clone())
+            .unwrap_or_default(),
+        file: entry.source.name().to_string(),
+    }
+}
+
+/// A file name without directory and extension.
+fn file_stem(name: &str) -> String {
+    let file = name.rsplit('/').next().unwrap_or(name);
+    file.rsplit_once('.')
+        .map(|(s, _)| s)
+        .unwrap_or(file)
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lower_text;
+    use super::*;
+    use crate::model::Value;
+
+    #[test]
+    fn names_the_service_template_after_the_file_or_its_metadata() {
+        assert_eq!(file_stem("dir/service.yaml"), "service");
+        assert_eq!(file_stem("README"), "README");
+        let (t, _) = lower_text(
+            "tosca_definitions_version: tosca_simple_yaml_1_3\n\
+             metadata:\n  template_name: shop\n\
+             topology_template:\n  node_templates: {}\n",
+        );
+        assert_eq!(t.unwrap().service_template.id, "shop");
+    }
+
+    #[test]
+    fn an_output_without_value_is_dropped_with_a_warning() {
+        let (t, d) = lower_text(
+            "tosca_definitions_version: tosca_simple_yaml_1_3\n\
+             topology_template:\n  inputs:\n    port: {type: integer, default: 80}\n  \
+             outputs:\n    url: {value: {get_input: port}}\n    empty: {description: x}\n",
+        );
+        let t = t.unwrap();
+        assert_eq!(t.outputs.len(), 1);
+        assert_eq!(t.outputs[0].name, "url");
+        assert_eq!(t.outputs[0].value, Value::input("port".to_string()));
+        assert!(!t.inputs["port"].required);
+        assert!(
+            d.iter()
+                .any(|d| d.message.contains("output `empty` has no `value`"))
+        );
+    }
+}

@@ -1,0 +1,112 @@
+//! Values (1.3 §4): plain YAML values and function calls.
+//!
+//! In: a YAML node, the file it is written in, and what `SELF` is there.
+//! Out: a model [`Value`]; calls stay calls, and the names they refer to
+//! (inputs, templates, `SELF`/`SOURCE`/`TARGET`/`HOST` where they mean
+//! something) are checked (E0410).
+
+use super::{Lowerer, This, Unit};
+use crate::diagnostics::{Diagnostic, Span, codes};
+use crate::model::Value;
+use crate::yaml::functions::{Classified, classify};
+use crate::yaml::node::{Kind, Node};
+
+impl<'a> Lowerer<'a> {
+    pub(super) fn value(&mut self, node: &Node, unit: Unit<'a>, this: This) -> Value {
+        match classify(node, unit.file.version.is_v2(), &unit.file.source) {
+            Ok(Classified::Call(call)) => {
+                let args: Vec<Value> = call
+                    .args
+                    .iter()
+                    .map(|a| self.value(a, unit, this))
+                    .collect();
+                self.check_call(&call.name, &args, call.span, unit, this);
+                Value::call(call.name, args)
+            }
+            Ok(Classified::Escaped(s)) => Value::Scalar(s),
+            Ok(Classified::Plain) => self.plain(node, unit, this),
+            Err(d) => {
+                let warning = d.severity == crate::diagnostics::Severity::Warning;
+                self.push_once(d);
+                if warning {
+                    self.plain(node, unit, this)
+                } else {
+                    Value::Null
+                }
+            }
+        }
+    }
+
+    pub(super) fn plain(&mut self, node: &Node, unit: Unit<'a>, this: This) -> Value {
+        match &node.kind {
+            Kind::Null => Value::Null,
+            Kind::Scalar { text, .. } => Value::Scalar(text.clone()),
+            Kind::Seq(items) => {
+                Value::List(items.iter().map(|i| self.value(i, unit, this)).collect())
+            }
+            Kind::Map(entries) => Value::Map(Box::new(
+                entries
+                    .iter()
+                    .map(|(k, v)| {
+                        (
+                            k.as_str().unwrap_or_default().to_string(),
+                            self.value(v, unit, this),
+                        )
+                    })
+                    .collect(),
+            )),
+        }
+    }
+
+    /// Check the names a call refers to (E0410).
+    fn check_call(&mut self, name: &str, args: &[Value], span: Span, unit: Unit<'a>, this: This) {
+        let problem = match name {
+            "get_input" => match args.first() {
+                Some(Value::Scalar(input)) if !self.inputs.contains(input) => Some(format!(
+                    "`get_input` names `{input}`, which is not an input of the topology"
+                )),
+                _ => None,
+            },
+            "get_property" | "get_attribute" | "get_operation_output" => {
+                match args.first().and_then(Value::as_str) {
+                    Some("SELF") if this == This::Nothing => {
+                        Some(format!("`{name}` of `SELF` outside a template"))
+                    }
+                    Some("SOURCE" | "TARGET") if this != This::Relationship => Some(format!(
+                        "`{name}` of `{}` outside a relationship",
+                        args[0].as_str().unwrap_or_default()
+                    )),
+                    Some("HOST") if !matches!(this, This::Node(_)) => {
+                        Some(format!("`{name}` of `HOST` outside a node template"))
+                    }
+                    Some("SELF" | "SOURCE" | "TARGET" | "HOST") => None,
+                    Some(entity)
+                        if !self.node_names.contains(entity)
+                            && !self.rel_template_names.contains(entity) =>
+                    {
+                        Some(format!(
+                            "`{name}` names `{entity}`, which is not a node or relationship template"
+                        ))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some(message) = problem {
+            if unit.builtin {
+                return;
+            }
+            let hint = if name == "get_input" {
+                "declare it under `inputs` of the topology template (or of the workflow)"
+            } else {
+                "use SELF, SOURCE, TARGET, HOST or the name of a template"
+            };
+            self.push_once(
+                Diagnostic::error(codes::BAD_FUNCTION_REFERENCE, message)
+                    .at(Self::at(unit, span))
+                    .hint(hint),
+            );
+        }
+    }
+}

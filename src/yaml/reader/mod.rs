@@ -1,0 +1,274 @@
+//! Reading the TOSCA YAML grammar: a parsed [`Node`] tree becomes an
+//! [`ast::File`]. Every key is checked against the keys TOSCA defines at
+//! that place (unknown ones are warnings, W0304, since they change no
+//! meaning we use); values of the wrong YAML kind are errors that name the
+//! key (E0302). Both interface grammars (1.3 `operations:` and the older
+//! form with operations directly under the interface) are read, as are
+//! 1.x `topology_template` and 2.0 `service_template`.
+//!
+//! In: the parsed document and its version. Out: the AST and diagnostics.
+//!
+//! One file per TOSCA section: `imports`, `types`, `interfaces`,
+//! `artifacts`, `topology` (with relationship templates, outputs, groups
+//! and policies), `node_templates`, `requirements`, `substitution`,
+//! `workflows`; the key and value helpers they share are here.
+
+mod artifacts;
+mod imports;
+mod interfaces;
+mod node_templates;
+mod requirements;
+mod substitution;
+mod topology;
+mod types;
+mod workflows;
+
+use std::sync::Arc;
+
+use super::ast::*;
+use super::node::{Kind, Node};
+use super::version::Version;
+use crate::diagnostics::{Diagnostic, Diagnostics, SourceFile, Span, codes};
+
+const TOP_KEYS: &[&str] = &[
+    "tosca_definitions_version",
+    "namespace",
+    "metadata",
+    "description",
+    "dsl_definitions",
+    "repositories",
+    "imports",
+    "artifact_types",
+    "data_types",
+    "capability_types",
+    "interface_types",
+    "relationship_types",
+    "node_types",
+    "group_types",
+    "policy_types",
+    "topology_template",
+    "service_template",
+    "template_name",
+    "template_author",
+    "template_version",
+    "profile",
+    "functions",
+];
+
+/// Read a document.
+pub(crate) fn read(
+    source: &Arc<SourceFile>,
+    root: Node,
+    version: Version,
+    diags: &mut Diagnostics,
+) -> File {
+    let mut r = Reader {
+        source,
+        diags,
+        version,
+    };
+    let mut file = File {
+        source: source.clone(),
+        root: Node {
+            kind: Kind::Null,
+            span: Span::default(),
+        },
+        version,
+        namespace: None,
+        metadata: Vec::new(),
+        imports: Vec::new(),
+        repositories: Vec::new(),
+        types: Vec::new(),
+        topology: None,
+    };
+    for (k, v) in r.entries(&root, "the file", TOP_KEYS) {
+        match k.text.as_str() {
+            "namespace" => file.namespace = r.string(v, "namespace"),
+            "metadata" => file.metadata.extend(r.string_map(v, "metadata")),
+            "template_name" | "template_author" | "template_version" => {
+                if let Some(s) = r.string(v, &k.text) {
+                    file.metadata.push((k.text.clone(), s.text));
+                }
+            }
+            "repositories" => {
+                for (name, value) in r.entries(v, "repositories", &[]) {
+                    let url = match &value.kind {
+                        Kind::Scalar { text, .. } => Some(text.clone()),
+                        Kind::Map(_) => value.get("url").and_then(Node::as_str).map(str::to_string),
+                        _ => None,
+                    };
+                    file.repositories.push((name, url));
+                }
+            }
+            "imports" => file.imports = r.imports(v),
+            "topology_template" | "service_template" => {
+                let mut t = r.topology(v);
+                t.key_span = Span::new(k.span.start, v.span.end.max(k.span.end));
+                file.topology = Some(t);
+            }
+            section => {
+                if let Some(kind) = TypeKind::ALL.iter().find(|t| t.section() == section) {
+                    for (name, def) in r.entries(v, section, &[]) {
+                        file.types.push(r.type_def(*kind, name, def));
+                    }
+                }
+            }
+        }
+    }
+    file.root = root;
+    file
+}
+
+struct Reader<'a> {
+    source: &'a Arc<SourceFile>,
+    diags: &'a mut Diagnostics,
+    version: Version,
+}
+
+impl<'a> Reader<'a> {
+    fn wrong_kind(&mut self, node: &Node, key: &str, expected: &str) {
+        self.diags.push(
+            Diagnostic::error(
+                codes::YAML_WRONG_KIND,
+                format!("`{key}` must be {expected}, but it is {}", describe(node)),
+            )
+            .at(self.source.location(node.span)),
+        );
+    }
+
+    /// The entries of a map (null is empty); keys not in `known` (if it is
+    /// not empty) are warned about.
+    fn entries<'n>(
+        &mut self,
+        node: &'n Node,
+        what: &str,
+        known: &[&str],
+    ) -> Vec<(Spanned, &'n Node)> {
+        let items = match &node.kind {
+            Kind::Null => return Vec::new(),
+            Kind::Map(m) => m,
+            _ => {
+                self.wrong_kind(node, what, "a map");
+                return Vec::new();
+            }
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for (k, v) in items {
+            let Some(key) = k.as_str() else {
+                self.wrong_kind(k, &format!("a key in {what}"), "a string");
+                continue;
+            };
+            if !known.is_empty() && !known.contains(&key) {
+                self.unknown_key(k, key, what);
+            }
+            out.push((Spanned::new(key, k.span), v));
+        }
+        out
+    }
+
+    fn unknown_key(&mut self, k: &Node, key: &str, what: &str) {
+        self.diags.push(
+            Diagnostic::warning(
+                codes::W_YAML_UNKNOWN_KEY,
+                format!("`{key}` is not a TOSCA keyname in {what}; it is ignored"),
+            )
+            .at(self.source.location(k.span)),
+        );
+    }
+
+    /// Entries of a map or of a list of single-key maps (1.x writes
+    /// policies and some imports that way).
+    fn entries_or_list<'n>(&mut self, node: &'n Node, what: &str) -> Vec<(Spanned, &'n Node)> {
+        match &node.kind {
+            Kind::Seq(items) => {
+                let mut out = Vec::new();
+                for item in items {
+                    match item.as_map() {
+                        Some([(k, v)]) if k.as_str().is_some() => {
+                            out.push((Spanned::new(k.as_str().unwrap_or_default(), k.span), v))
+                        }
+                        _ => self.wrong_kind(
+                            item,
+                            &format!("an entry of {what}"),
+                            "a map with one key",
+                        ),
+                    }
+                }
+                out
+            }
+            _ => self.entries(node, what, &[]),
+        }
+    }
+
+    fn string(&mut self, node: &Node, key: &str) -> Option<Spanned> {
+        match &node.kind {
+            Kind::Scalar { text, .. } => Some(Spanned::new(text.clone(), node.span)),
+            Kind::Null => None,
+            _ => {
+                self.wrong_kind(node, key, "a string");
+                None
+            }
+        }
+    }
+
+    fn string_map(&mut self, node: &Node, key: &str) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (k, v) in self.entries(node, key, &[]) {
+            match &v.kind {
+                Kind::Scalar { text, .. } => out.push((k.text, text.clone())),
+                Kind::Null => out.push((k.text, String::new())),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Like [`Self::string_map`], keeping where each key and value is.
+    fn spanned_string_map(&mut self, node: &Node, key: &str) -> Vec<(Spanned, Spanned)> {
+        let mut out = Vec::new();
+        for (k, v) in self.entries(node, key, &[]) {
+            if let Kind::Scalar { text, .. } = &v.kind {
+                out.push((k, Spanned::new(text.clone(), v.span)));
+            }
+        }
+        out
+    }
+
+    fn string_list(&mut self, node: &Node, key: &str) -> Vec<Spanned> {
+        match &node.kind {
+            Kind::Null => Vec::new(),
+            Kind::Scalar { text, .. } => vec![Spanned::new(text.clone(), node.span)],
+            Kind::Seq(items) => items.iter().filter_map(|i| self.string(i, key)).collect(),
+            _ => {
+                self.wrong_kind(node, key, "a list of strings");
+                Vec::new()
+            }
+        }
+    }
+
+    fn assignments(&mut self, node: &Node, key: &str) -> Vec<(Spanned, Node)> {
+        self.entries(node, key, &[])
+            .into_iter()
+            .map(|(k, v)| (k, v.clone()))
+            .collect()
+    }
+}
+
+/// A node for messages: its kind, and a short scalar in quotes.
+pub(crate) fn describe(node: &Node) -> String {
+    match &node.kind {
+        Kind::Scalar { text, .. } if text.chars().count() <= 40 => format!("the scalar `{text}`"),
+        _ => node.kind_name().to_string(),
+    }
+}
+
+/// Read a TOSCA 1.3 document given as text (unit tests of the parts).
+#[cfg(test)]
+fn read_text(text: &str) -> (File, Diagnostics) {
+    let source = Arc::new(SourceFile::new("t.yaml", text));
+    let root = super::node::parse(&source, super::node::LoadLimits::default())
+        .unwrap_or_else(|d| panic!("{}", d.one_line()));
+    let mut diags = Diagnostics::new();
+    let file = read(&source, root, Version::V1_3, &mut diags);
+    (file, diags)
+}

@@ -1,0 +1,236 @@
+//! Requirement assignments of node templates (1.3 §3.8.2): a list of
+//! one-key maps, `name: target` or `name: {node, capability,
+//! relationship, node_filter, ...}`; the relationship is a name or
+//! written inline. A malformed item is an error that says how to fix it.
+//!
+//! In: the YAML node of that section. Out: its AST; keys TOSCA does not
+//! define there are warnings (W0304), values of the wrong kind errors
+//! (E0302).
+
+use super::{Reader, describe};
+use crate::diagnostics::{Diagnostic, codes};
+use crate::yaml::ast::{RelationshipAssignment, RequirementAssignment, Spanned};
+use crate::yaml::node::{Kind, Node};
+
+impl<'a> Reader<'a> {
+    /// The `requirements` of node template `owner`: a list of one-key maps.
+    pub(super) fn requirement_assignments(
+        &mut self,
+        node: &Node,
+        owner: &str,
+    ) -> Vec<RequirementAssignment> {
+        let items = match &node.kind {
+            Kind::Null => return Vec::new(),
+            Kind::Seq(items) => items,
+            _ => {
+                self.wrong_kind(node, &format!("`requirements` of {owner}"), "a list");
+                return Vec::new();
+            }
+        };
+        items
+            .iter()
+            .filter_map(|item| self.requirement_assignment(item, owner))
+            .collect()
+    }
+
+    /// One list item of `requirements`: `name: target` or `name: {node,
+    /// capability, relationship, ...}`; anything else is reported.
+    fn requirement_assignment(
+        &mut self,
+        item: &Node,
+        owner: &str,
+    ) -> Option<RequirementAssignment> {
+        let (k, v) = match item.as_map() {
+            Some([(k, v)]) if k.as_str().is_some() => (k, v),
+            Some(m) if m.len() > 1 => {
+                let keys: Vec<&str> = m.iter().filter_map(|(k, _)| k.as_str()).collect();
+                self.diags.push(
+                    Diagnostic::error(
+                        codes::YAML_WRONG_KIND,
+                        format!(
+                            "a requirement assignment of {owner} is a map with one key (the requirement name), but this one has {}: {}",
+                            keys.len(),
+                            keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+                        ),
+                    )
+                    .at(self.source.location(item.span))
+                    .hint("indent the keys that belong to the requirement under its name"),
+                );
+                return None;
+            }
+            _ => {
+                let mut d = Diagnostic::error(
+                    codes::YAML_WRONG_KIND,
+                    format!(
+                        "a requirement assignment of {owner} must be a map with one key, but it is {}",
+                        describe(item)
+                    ),
+                )
+                .at(self.source.location(item.span));
+                if item.as_str().is_some_and(|s| s.contains(':')) {
+                    d = d.hint("put a space after the colon: `- name: target`");
+                }
+                self.diags.push(d);
+                return None;
+            }
+        };
+        let name = Spanned::new(k.as_str().unwrap_or_default(), k.span);
+        let mut r = RequirementAssignment {
+            name,
+            node: None,
+            capability: None,
+            relationship: None,
+            node_filter: false,
+            span: item.span,
+        };
+        let what = format!("requirement `{}` of {owner}", r.name.text);
+        match &v.kind {
+            Kind::Scalar { text, .. } => r.node = Some(Spanned::new(text.clone(), v.span)),
+            Kind::Null => {}
+            Kind::Map(_) => {
+                for (rk, rv) in self.entries(
+                    v,
+                    &what,
+                    &[
+                        "node",
+                        "capability",
+                        "relationship",
+                        "node_filter",
+                        "occurrences",
+                        "count",
+                        "description",
+                        "directives",
+                        "optional",
+                        "allocation",
+                        "metadata",
+                    ],
+                ) {
+                    match rk.text.as_str() {
+                        "node" => r.node = self.string(rv, "node"),
+                        "capability" => r.capability = self.string(rv, "capability"),
+                        "node_filter" => r.node_filter = true,
+                        "relationship" => r.relationship = self.relationship_assignment(rv),
+                        _ => {}
+                    }
+                }
+            }
+            Kind::Seq(_) => self.wrong_kind(v, &what, "a node template name or a map"),
+        }
+        Some(r)
+    }
+
+    /// The `relationship` of a requirement assignment: a relationship
+    /// template or type name, or an inline relationship.
+    fn relationship_assignment(&mut self, rv: &Node) -> Option<RelationshipAssignment> {
+        match &rv.kind {
+            Kind::Scalar { text, .. } => Some(RelationshipAssignment::Name(Spanned::new(
+                text.clone(),
+                rv.span,
+            ))),
+            Kind::Map(_) => {
+                let mut type_name = None;
+                let mut properties = Vec::new();
+                let mut interfaces = Vec::new();
+                for (ik, iv) in self.entries(
+                    rv,
+                    "relationship",
+                    &[
+                        "type",
+                        "properties",
+                        "attributes",
+                        "interfaces",
+                        "description",
+                        "metadata",
+                    ],
+                ) {
+                    match ik.text.as_str() {
+                        "type" => type_name = self.string(iv, "type"),
+                        "properties" => properties = self.assignments(iv, "properties"),
+                        "interfaces" => interfaces = self.interfaces(iv),
+                        _ => {}
+                    }
+                }
+                Some(RelationshipAssignment::Inline {
+                    type_name,
+                    properties,
+                    interfaces,
+                    span: rv.span,
+                })
+            }
+            Kind::Null => None,
+            Kind::Seq(_) => {
+                self.wrong_kind(rv, "relationship", "a name or a map");
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::read_text;
+    use crate::diagnostics::codes;
+    use crate::yaml::ast::RelationshipAssignment;
+
+    fn requirements(
+        yaml: &str,
+    ) -> (
+        Vec<crate::yaml::ast::RequirementAssignment>,
+        crate::diagnostics::Diagnostics,
+    ) {
+        let (file, d) = read_text(&format!(
+            "topology_template:\n  node_templates:\n    a:\n      type: T\n      requirements:\n{yaml}"
+        ));
+        (
+            file.topology.unwrap().node_templates.remove(0).requirements,
+            d,
+        )
+    }
+
+    #[test]
+    fn reads_the_short_and_the_extended_notation() {
+        let (r, d) = requirements(
+            "        - host: vm\n        \
+             - db: {node: mysql, capability: Endpoint, relationship: {type: ConnectsTo, properties: {user: x}}}\n        \
+             - dep: {node_filter: {}, relationship: uses}\n",
+        );
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(r.len(), 3);
+        assert_eq!(r[0].node.as_ref().unwrap().text, "vm");
+        assert_eq!(r[1].capability.as_ref().unwrap().text, "Endpoint");
+        let Some(RelationshipAssignment::Inline {
+            type_name,
+            properties,
+            ..
+        }) = &r[1].relationship
+        else {
+            panic!("an inline relationship")
+        };
+        assert_eq!(type_name.as_ref().unwrap().text, "ConnectsTo");
+        assert_eq!(properties.len(), 1);
+        assert!(r[2].node_filter);
+        assert!(
+            matches!(&r[2].relationship, Some(RelationshipAssignment::Name(n)) if n.text == "uses")
+        );
+    }
+
+    #[test]
+    fn a_malformed_item_is_rejected_with_a_fix() {
+        let (r, d) = requirements("        - host:vm\n        - a: x\n          b: y\n");
+        assert!(r.is_empty());
+        let errors: Vec<_> = d
+            .iter()
+            .filter(|d| d.code == codes::YAML_WRONG_KIND)
+            .collect();
+        assert_eq!(errors.len(), 2);
+        assert_eq!(
+            errors[0].hint.as_deref(),
+            Some("put a space after the colon: `- name: target`")
+        );
+        assert!(
+            errors[1].message.contains("this one has 2: `a`, `b`"),
+            "{}",
+            errors[1].message
+        );
+    }
+}

@@ -1,0 +1,94 @@
+//! `substitution_mappings` (1.3 §3.8.13): the node type the topology
+//! implements, and how its requirements, capabilities and operations map
+//! onto the topology's templates and workflows.
+//!
+//! In: the YAML node of that section. Out: its AST; keys TOSCA does not
+//! define there are warnings (W0304), values of the wrong kind errors
+//! (E0302).
+
+use super::Reader;
+use crate::diagnostics::Span;
+use crate::yaml::ast::{Spanned, Substitution};
+use crate::yaml::node::{Kind, Node};
+
+impl<'a> Reader<'a> {
+    pub(super) fn substitution(&mut self, node: &Node) -> Substitution {
+        let mut s = Substitution {
+            node_type: None,
+            requirements: Vec::new(),
+            capabilities: Vec::new(),
+            properties: Vec::new(),
+            interfaces: Vec::new(),
+            span: node.span,
+        };
+        for (k, v) in self.entries(
+            node,
+            "substitution_mappings",
+            &[
+                "node_type",
+                "substitution_filter",
+                "node",
+                "properties",
+                "attributes",
+                "capabilities",
+                "requirements",
+                "interfaces",
+            ],
+        ) {
+            match k.text.as_str() {
+                "node_type" => s.node_type = self.string(v, "node_type"),
+                "requirements" | "capabilities" => {
+                    let mut list = Vec::new();
+                    for (name, mv) in self.entries_or_list(v, &k.text) {
+                        let target = match &mv.kind {
+                            Kind::Seq(_) => self.string_list(mv, &k.text),
+                            Kind::Map(_) => Vec::new(),
+                            _ => self.string_list(mv, &k.text),
+                        };
+                        list.push((name, target));
+                    }
+                    if k.text == "requirements" {
+                        s.requirements = list;
+                    } else {
+                        s.capabilities = list;
+                    }
+                }
+                "properties" => s.properties = self.assignments(v, "properties"),
+                // 1.3: `<interface>: {<operation>: <workflow>}` (older texts:
+                // `<operation>: <workflow>`); 2.0 drafts map lists. Only the
+                // workflow names are kept.
+                "interfaces" => {
+                    for (name, wv) in self.entries(v, "interfaces", &[]) {
+                        match &wv.kind {
+                            Kind::Scalar { text, .. } => s
+                                .interfaces
+                                .push((name, Spanned::new(text.clone(), wv.span))),
+                            Kind::Map(_) => {
+                                for (op, w) in self.entries(wv, "interfaces", &[]) {
+                                    if let Some(w) = w.as_str() {
+                                        let key = Spanned::new(
+                                            format!("{}.{}", name.text, op.text),
+                                            op.span,
+                                        );
+                                        s.interfaces.push((key, Spanned::new(w, w_span(wv, &op))));
+                                    }
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        s
+    }
+}
+
+/// The span of the value of `key` in the map `node`.
+fn w_span(node: &Node, key: &Spanned) -> Span {
+    node.as_map()
+        .and_then(|m| m.iter().find(|(k, _)| k.span == key.span))
+        .map(|(_, v)| v.span)
+        .unwrap_or(key.span)
+}
