@@ -67,6 +67,7 @@ pub(crate) fn load(
         diags: Diagnostics::new(),
         loaded: Loaded::default(),
         by_path: HashMap::new(),
+        imported: HashMap::new(),
         limits: LoadLimits {
             max_depth,
             ..LoadLimits::default()
@@ -102,6 +103,8 @@ struct Loader<'a> {
     diags: Diagnostics,
     loaded: Loaded,
     by_path: HashMap<String, Option<usize>>,
+    /// The imports of each file, once found (see `Loader::imported`).
+    imported: HashMap<usize, Vec<(usize, Option<String>)>>,
     limits: LoadLimits,
 }
 
@@ -121,11 +124,39 @@ impl Loader<'_> {
         scope: &[String],
         root: &Root,
     ) -> Vec<(usize, Vec<String>)> {
+        let v2 = self.loaded.files[file].version.is_v2();
+        let mut children = Vec::new();
+        for (child, prefix) in self.imported(file, root) {
+            // A file is compiled under the scope of the file that imports
+            // it: a prefix qualifies every type the prefixed file makes
+            // visible, those of its own unprefixed imports included (1.3
+            // §3.2.1), and prefixes nest (2.0 `mongodb:database:Database`;
+            // a 1.x file prefixed inside a prefixed file alike).
+            let own: Vec<String> = prefix.into_iter().collect();
+            let nested: Vec<String> = scope.iter().chain(&own).cloned().collect();
+            // In 1.x a file's types also stay where its own import puts
+            // them (tosca-parser reads an unprefixed import of a prefixed
+            // file into the global scope, and real templates rely on it).
+            if !v2 && nested != own {
+                children.push((child, own));
+            }
+            children.push((child, nested));
+        }
+        children
+    }
+
+    /// The files `file` imports, loaded, each with the prefix it is
+    /// imported under: found once per file, however many scopes the file
+    /// is compiled under, so that what finding them reports is reported once.
+    fn imported(&mut self, file: usize, root: &Root) -> Vec<(usize, Option<String>)> {
+        if let Some(known) = self.imported.get(&file) {
+            return known.clone();
+        }
         let imports = self.loaded.files[file].imports.clone();
         let from = self.loaded.files[file].source.name().to_string();
         let source = self.loaded.files[file].source.clone();
         let version = self.loaded.files[file].version;
-        let mut children = Vec::new();
+        let mut found = Vec::new();
         for imp in &imports {
             let Some(target) = self.importable(imp, file) else {
                 continue;
@@ -133,23 +164,13 @@ impl Loader<'_> {
             let Some(path) = self.find(root, &from, &target.text, target.span, &source) else {
                 continue;
             };
-            let Some(child) = self.file(&path, Some(source.location(target.span)), Some(version))
-            else {
-                continue;
-            };
-            // 2.0 namespaces nest (`mongodb:database:Database`); a 1.x
-            // prefix only qualifies the types of the file it imports.
-            let mut child_scope = if version.is_v2() {
-                scope.to_vec()
-            } else {
-                Vec::new()
-            };
-            if let Some(p) = &imp.prefix {
-                child_scope.push(p.text.clone());
+            let at = Some(source.location(target.span));
+            if let Some(child) = self.file(&path, at, Some(version)) {
+                found.push((child, imp.prefix.as_ref().map(|p| p.text.clone())));
             }
-            children.push((child, child_scope));
         }
-        children
+        self.imported.insert(file, found.clone());
+        found
     }
 
     /// The file name an import of `file` names, or `None` when there is
@@ -704,8 +725,39 @@ mod tests {
             [
                 ("main.yaml", vec![]),
                 ("lib/a.yaml", vec!["a".to_string()]),
+                // b.yaml is made visible by a.yaml, so under `a` too
+                // (1.3 §3.2.1), and where its own import puts it.
                 ("b.yaml", vec![]),
+                ("b.yaml", vec!["a".to_string()]),
             ]
+        );
+    }
+
+    #[test]
+    fn a_file_imported_under_several_scopes_is_looked_for_once() {
+        // a.yaml is compiled under two prefixes; its import of a file found
+        // only in the directory above is reported once.
+        let head = "tosca_definitions_version: tosca_simple_yaml_1_3\n";
+        let (loaded, d) = load_files(&[
+            (
+                "main.yaml",
+                &format!(
+                    "{head}imports:\n  - file: lib/a.yaml\n    namespace_prefix: p\n  - file: lib/a.yaml\n    namespace_prefix: q\n"
+                ),
+            ),
+            ("lib/a.yaml", &format!("{head}imports: [c.yaml]\n")),
+            ("c.yaml", head),
+        ]);
+        assert_eq!(d.warning_count(), 1, "{d:?}");
+        let scopes: Vec<Vec<String>> = loaded
+            .units
+            .iter()
+            .filter(|u| loaded.files[u.file].source.name() == "c.yaml")
+            .map(|u| u.scope.clone())
+            .collect();
+        assert_eq!(
+            scopes,
+            [vec![], vec!["p".to_string()], vec!["q".to_string()]]
         );
     }
 
