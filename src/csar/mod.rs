@@ -131,6 +131,44 @@ impl Csar {
         self.get(name)
     }
 
+    /// Whether `dir` is a directory of the archive: some entry lies below
+    /// it. For a single-file input its files are read from beside the file,
+    /// as [`Csar::load_on_demand`] reads one (each under the size limit, at
+    /// most the entry limit of them), so that the output CSAR keeps the
+    /// directory.
+    pub(crate) fn load_dir_on_demand(&mut self, dir: &str) -> bool {
+        let prefix = format!("{}/", dir.trim_end_matches('/'));
+        let below = |entries: &BTreeMap<String, Content>| {
+            entries
+                .range(prefix.clone()..)
+                .next()
+                .is_some_and(|(k, _)| k.starts_with(&prefix))
+        };
+        if below(&self.entries) || !matches!(self.origin, Origin::File) {
+            return below(&self.entries);
+        }
+        let base = self.path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let files = walkdir::WalkDir::new(base.join(dir))
+            .sort_by_file_name()
+            .into_iter()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_file())
+            .take(self.limits.max_entries);
+        for file in files {
+            let Ok(rel) = file.path().strip_prefix(&base) else {
+                continue;
+            };
+            let name: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if let Ok(bytes) = read::read_limited_file(file.path(), &self.limits) {
+                self.entries.insert(name.join("/"), Content::new(bytes));
+            }
+        }
+        below(&self.entries)
+    }
+
     /// The text of an entry as a [`SourceFile`]; invalid UTF-8 is a
     /// diagnostic. A UTF-8 byte order mark is dropped.
     pub fn source(&self, name: &str) -> Result<SourceFile, Diagnostic> {

@@ -212,7 +212,6 @@ fn upload_artifacts(topology: &Topology, n: NodeId, body: &mut Body) {
         .artifacts
         .iter()
         .flat_map(|a| a.files.iter().map(move |f| (a.name.as_str(), f.as_str())))
-        .filter(|(_, f)| !f.contains("://"))
         .collect();
     if files.is_empty() {
         return;
@@ -243,12 +242,9 @@ fn upload_artifacts(topology: &Topology, n: NodeId, body: &mut Body) {
         let explicit = vec![
             (
                 Name::from("TargetAbsolutePath"),
-                Binding::Literal(format!("~/{dir}/{file}")),
+                Binding::Literal(format!("~/{dir}/{}", target_path(file))),
             ),
-            (
-                Name::from("SourceURLorLocalPath"),
-                Binding::ArtifactUrl(file.to_string()),
-            ),
+            (Name::from("SourceURLorLocalPath"), Binding::artifact(file)),
         ];
         let call = Call {
             target: h,
@@ -268,12 +264,37 @@ fn upload_artifacts(topology: &Topology, n: NodeId, body: &mut Body) {
     }
 }
 
+/// Where an uploaded artifact goes below the service template's directory:
+/// a CSAR file or directory (`dir/`) at its path, a URL's file at its name
+/// (`https://host/a/app.tar.gz`: `app.tar.gz`).
+fn target_path(file: &str) -> &str {
+    match file.split_once("://") {
+        Some((_, rest)) => rest
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or(rest),
+        None => file,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::csar::Csar;
     use crate::plan::{AbstractPlan, PlanKind};
     use crate::plugins::api::PluginOptions;
+
+    #[test]
+    fn uploads_go_to_the_path_or_the_url_file_name() {
+        assert_eq!(target_path("files/app.war"), "files/app.war");
+        assert_eq!(target_path("scripts/lib/"), "scripts/lib/");
+        assert_eq!(
+            target_path("https://example.com/a/app.tar.gz"),
+            "app.tar.gz"
+        );
+        assert_eq!(target_path("https://example.com/"), "example.com");
+    }
 
     /// `db` implements create and start; `app` (hosted on it, connected to
     /// it with a pre_configure_source script) implements configure; `old`

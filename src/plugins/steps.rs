@@ -31,6 +31,19 @@ pub enum Binding {
     Concat(Vec<Binding>),
 }
 
+impl Binding {
+    /// An artifact's file as the management bus takes it: a URL as it is
+    /// (never fetched, never taken for a path), a file or directory (`dir/`)
+    /// of the CSAR as the container serves it.
+    pub(crate) fn artifact(file: &str) -> Binding {
+        if file.contains("://") {
+            Binding::Literal(file.to_string())
+        } else {
+            Binding::ArtifactUrl(file.to_string())
+        }
+    }
+}
+
 /// Instance states written to the instance API (OpenTOSCA's set).
 pub mod state {
     /// Being created.

@@ -2,6 +2,7 @@
 //! tests/cases and the spec examples run in the other, `per_case.rs`, as a
 //! test each. How to add a case: tests/README.md.
 
+mod artifacts;
 mod bpmn;
 mod cli;
 mod compile;

@@ -62,13 +62,8 @@ impl<'a> Lowerer<'a> {
             }]
         } else {
             let path = Self::path_beside(unit.file, &file);
-            self.check_file(
-                &path,
-                a.file.as_ref().map(|f| f.span).unwrap_or(a.span),
-                unit,
-                owner,
-            );
-            vec![path]
+            let span = a.file.as_ref().map(|f| f.span).unwrap_or(a.span);
+            vec![self.local_file(path, span, unit, owner)]
         };
         Artifact {
             name: a.name.text.clone(),
@@ -81,9 +76,15 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn check_file(&mut self, path: &str, span: Span, unit: Unit<'a>, owner: &str) {
-        if unit.builtin || self.csar.load_on_demand(path).is_some() {
-            return;
+    /// The CSAR path of a local artifact: a file, or a directory (with a
+    /// trailing `/`, so that the plans upload it as one). One missing from
+    /// the CSAR is a warning.
+    fn local_file(&mut self, path: String, span: Span, unit: Unit<'a>, owner: &str) -> String {
+        if unit.builtin || self.csar.load_on_demand(&path).is_some() {
+            return path;
+        }
+        if self.csar.load_dir_on_demand(&path) {
+            return format!("{path}/");
         }
         self.push_once(
             Diagnostic::warning(
@@ -93,6 +94,7 @@ impl<'a> Lowerer<'a> {
             .at(Self::at(unit, span))
             .hint("artifact paths are relative to the file that names them; the plan will fail where it uses this file"),
         );
+        path
     }
 
     pub(super) fn implementation(
@@ -130,12 +132,17 @@ impl<'a> Lowerer<'a> {
                 if s.text.trim().is_empty() {
                     return None;
                 }
-                let path = Self::path_beside(unit.file, &s.text);
-                self.check_file(&path, s.span, unit, owner);
+                // A URL stays a URL: never fetched, never a path.
+                let file = if s.text.contains("://") {
+                    s.text.clone()
+                } else {
+                    let path = Self::path_beside(unit.file, &s.text);
+                    self.local_file(path, s.span, unit, owner)
+                };
                 Some(Artifact {
                     name: s.text.clone(),
                     artifact_type: TypeName::new("", infer_type(&s.text)),
-                    files: vec![path],
+                    files: vec![file],
                     properties: Default::default(),
                 })
             }

@@ -564,7 +564,7 @@ fn eval(
                 .ok_or_else(|| {
                     format!("`{}` has no deployment artifact of type {p}", t.node(n).id)
                 })?;
-            Binding::ArtifactUrl(file.clone())
+            Binding::artifact(file)
         }
         BindingSpec::Concat(parts) => Binding::Concat(
             parts
@@ -613,7 +613,7 @@ fn eval(
                 ));
             };
             match part {
-                ArtifactPart::Url => Binding::ArtifactUrl(file.clone()),
+                ArtifactPart::Url => Binding::artifact(file),
                 ArtifactPart::Path => Binding::Literal(file.clone()),
                 ArtifactPart::File => {
                     Binding::Literal(file.rsplit('/').next().unwrap_or(file).to_string())
