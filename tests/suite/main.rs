@@ -10,6 +10,7 @@ mod corpus;
 mod corpus_yaml;
 mod dom;
 mod features;
+mod layers;
 mod names;
 mod ordering;
 mod plugins;
