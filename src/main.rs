@@ -1,6 +1,8 @@
 //! The `toscanini` command: arguments parsed and results printed by
 //! [`cli`]; the work is the library's ([`toscanini::compile`]).
 
+#![warn(unreachable_pub)]
+
 mod cli;
 
 /// mimalloc instead of the system allocator: with glibc's per-thread

@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// workflows) in WS-BPEL 2.0 or BPMN 2.0, written back into the CSAR.
 #[derive(Debug, Parser)]
 #[command(name = "toscanini", version, max_term_width = 100)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -33,7 +33,7 @@ pub struct Cli {
 
 /// `--message-format`.
 #[derive(Clone, Copy, Debug, Default, ValueEnum, PartialEq, Eq)]
-pub enum MessageFormat {
+pub(crate) enum MessageFormat {
     /// For people: rustc-style text with a snippet, and a summary line.
     #[default]
     Human,
@@ -43,7 +43,7 @@ pub enum MessageFormat {
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Generate plans and write them into a copy of the CSAR.
     Plan(PlanArgs),
     /// Print a plan graph, or the topology, as DOT or JSON.
@@ -56,7 +56,7 @@ pub enum Command {
 
 /// Options shared by every command that compiles an input.
 #[derive(Debug, Args)]
-pub struct CompileArgs {
+pub(crate) struct CompileArgs {
     /// The CSAR: a .csar/.zip file, an unpacked CSAR directory, or a TOSCA YAML file.
     pub input: PathBuf,
     /// The service template to compile, if the entry definitions hold several.
@@ -98,7 +98,7 @@ pub struct CompileArgs {
 
 /// `--same-host`.
 #[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum SameHost {
+pub(crate) enum SameHost {
     /// One activity at a time per host.
     Serial,
     /// Only relationships order activities.
@@ -107,7 +107,7 @@ pub enum SameHost {
 
 /// `--unknown-relationships`.
 #[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum UnknownRelationships {
+pub(crate) enum UnknownRelationships {
     /// Target before source, like DependsOn.
     DependsOn,
     /// No order between the ends.
@@ -116,7 +116,7 @@ pub enum UnknownRelationships {
 
 /// `--non-interruptive`.
 #[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum NonInterruptiveArg {
+pub(crate) enum NonInterruptiveArg {
     /// Wrap unless connectTo is in the nonInterruptive interface.
     Opentosca,
     /// Wrap only if connectTo is in the nonInterruptive interface.
@@ -125,7 +125,7 @@ pub enum NonInterruptiveArg {
 
 /// Plan languages.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-pub enum Lang {
+pub(crate) enum Lang {
     /// WS-BPEL 2.0 for Apache ODE.
     Bpel,
     /// BPMN 2.0 for Camunda 7 / Operaton.
@@ -136,7 +136,7 @@ pub enum Lang {
 
 impl Lang {
     /// The languages this choice stands for.
-    pub fn languages(self) -> Vec<toscanini::Language> {
+    pub(crate) fn languages(self) -> Vec<toscanini::Language> {
         use toscanini::Language;
         match self {
             Lang::Bpel => vec![Language::Bpel],
@@ -148,7 +148,7 @@ impl Lang {
 
 /// `toscanini plan`.
 #[derive(Debug, Args)]
-pub struct PlanArgs {
+pub(crate) struct PlanArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
     /// Where to write the CSAR with plans [default: <input stem>.planned.csar beside the input].
@@ -186,7 +186,7 @@ pub struct PlanArgs {
 
 /// Output formats of `graph`.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// Graphviz DOT.
     Dot,
     /// JSON.
@@ -197,7 +197,7 @@ pub enum Format {
 
 /// `toscanini graph`.
 #[derive(Debug, Args)]
-pub struct GraphArgs {
+pub(crate) struct GraphArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
     /// The plan: build, termination, scale-out:NAME, workflow:NAME, freeze,
@@ -217,7 +217,7 @@ pub struct GraphArgs {
 
 /// `toscanini export`.
 #[derive(Debug, Args)]
-pub struct ExportArgs {
+pub(crate) struct ExportArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
     /// The plan: build, termination, scale-out:NAME, workflow:NAME, freeze,
@@ -234,7 +234,7 @@ pub struct ExportArgs {
 
 /// `toscanini plugins`.
 #[derive(Debug, Args)]
-pub struct PluginsArgs {
+pub(crate) struct PluginsArgs {
     /// What to do.
     #[command(subcommand)]
     pub action: PluginsAction,
@@ -242,7 +242,7 @@ pub struct PluginsArgs {
 
 /// Plugin subcommands.
 #[derive(Debug, Subcommand)]
-pub enum PluginsAction {
+pub(crate) enum PluginsAction {
     /// List the built-in and loaded plugins in the order they are asked.
     List {
         /// Also load the plugin files in DIR; may be repeated.

@@ -6,7 +6,7 @@ use super::session::Session;
 use toscanini::compile::{ExportRequest, export};
 use toscanini::error::{Error, Result};
 
-pub fn run(session: &mut Session, a: ExportArgs) -> Result<()> {
+pub(super) fn run(session: &mut Session, a: ExportArgs) -> Result<()> {
     let language = match a.lang.languages().as_slice() {
         [one] => *one,
         _ => {

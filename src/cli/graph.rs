@@ -6,7 +6,7 @@ use super::session::Session;
 use toscanini::compile::{PreviewRequest, preview};
 use toscanini::error::Result;
 
-pub fn run(session: &mut Session, a: GraphArgs) -> Result<()> {
+pub(super) fn run(session: &mut Session, a: GraphArgs) -> Result<()> {
     let request = PreviewRequest {
         input: a.compile.input.clone(),
         options: session.options(&a.compile),

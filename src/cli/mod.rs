@@ -14,10 +14,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-pub use args::Cli;
+pub(crate) use args::Cli;
 
 /// Run toscanini with these arguments (the first is the program name).
-pub fn run<I, T>(args: I) -> ExitCode
+pub(crate) fn run<I, T>(args: I) -> ExitCode
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,

@@ -6,7 +6,7 @@ use super::session::Session;
 use toscanini::compile::{Output, Request, compile};
 use toscanini::error::Result;
 
-pub fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
+pub(super) fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
     let request = Request {
         input: a.compile.input.clone(),
         options: session.options(&a.compile),

@@ -7,7 +7,7 @@ use super::session::Session;
 use toscanini::error::{Error, Result};
 use toscanini::plugins::Registry;
 
-pub fn run(session: &mut Session, a: PluginsArgs) -> Result<()> {
+pub(super) fn run(session: &mut Session, a: PluginsArgs) -> Result<()> {
     match a.action {
         PluginsAction::List { plugin_dirs } => {
             let (registry, warnings) = Registry::standard(&plugin_dirs, &mut session.sources)?;

@@ -13,7 +13,7 @@ use toscanini::plugins::CompleteOptions;
 use toscanini::plugins::api::NonInterruptive;
 
 /// State of one command run.
-pub struct Session {
+pub(super) struct Session {
     /// Every source file read, for snippets.
     pub sources: SourceMap,
     /// How problems are printed.
@@ -29,7 +29,7 @@ struct Printing {
 }
 
 impl Session {
-    pub fn new(format: MessageFormat, verbose: bool) -> Session {
+    pub(super) fn new(format: MessageFormat, verbose: bool) -> Session {
         Session {
             sources: SourceMap::new(),
             format: Printing { format, verbose },
@@ -37,13 +37,13 @@ impl Session {
     }
 
     /// Print diagnostics (warnings, or errors of a failed run) to stderr.
-    pub fn print(&self, diags: &Diagnostics) {
+    pub(super) fn print(&self, diags: &Diagnostics) {
         print(self.format, diags, &self.sources);
     }
 
     /// A [`Report`](toscanini::compile::Report) sink that prints, and the
     /// sources it reads (the library fills them as it reads the input).
-    pub fn reporting(&mut self) -> (&mut SourceMap, impl FnMut(&Diagnostics, &SourceMap) + use<>) {
+    pub(super) fn reporting(&mut self) -> (&mut SourceMap, impl FnMut(&Diagnostics, &SourceMap) + use<>) {
         let format = self.format;
         (&mut self.sources, move |d: &Diagnostics, s: &SourceMap| {
             print(format, d, s)
@@ -51,7 +51,7 @@ impl Session {
     }
 
     /// Print a failure and return its exit code.
-    pub fn report(&self, e: Error) -> u8 {
+    pub(super) fn report(&self, e: Error) -> u8 {
         match &e {
             Error::Input(d) => {
                 self.print(d);
@@ -74,7 +74,7 @@ impl Session {
     }
 
     /// Options from the command line.
-    pub fn options(&self, a: &CompileArgs) -> Options {
+    pub(super) fn options(&self, a: &CompileArgs) -> Options {
         Options {
             limits: Limits {
                 max_entries: a.max_entries,
