@@ -43,7 +43,9 @@ impl Session {
 
     /// A [`Report`](toscanini::compile::Report) sink that prints, and the
     /// sources it reads (the library fills them as it reads the input).
-    pub(super) fn reporting(&mut self) -> (&mut SourceMap, impl FnMut(&Diagnostics, &SourceMap) + use<>) {
+    pub(super) fn reporting(
+        &mut self,
+    ) -> (&mut SourceMap, impl FnMut(&Diagnostics, &SourceMap) + use<>) {
         let format = self.format;
         (&mut self.sources, move |d: &Diagnostics, s: &SourceMap| {
             print(format, d, s)

@@ -79,6 +79,8 @@ pub const W_YAML_ARTIFACT_MISSING: &str = "W0312";
 pub const W_YAML_DELEGATED: &str = "W0313";
 /// A relationship operation needs an intermediate state of a delegated node (1.3 §7.2.1.1).
 pub const W_YAML_WEAVING: &str = "W0314";
+/// TOSCA grammar that toscanini recognises but does not support yet.
+pub const YAML_UNSUPPORTED: &str = "E0315";
 
 // ---- 4: the topology model (model::)
 /// A type reference names no known type.

@@ -138,7 +138,7 @@ impl<'a> Lowerer<'a> {
                 Diagnostic::warning(
                     codes::W_UNKNOWN_RELATIONSHIP_KIND,
                     format!(
-                        "relationship `{}` has type `{key}`, which derives from none of HostedOn, DependsOn, ConnectsTo, AttachesTo; it is ordered like DependsOn (target first)",
+                        "relationship `{}` has type `{key}`, which derives from none of the normative tosca.relationships.HostedOn, DependsOn, ConnectsTo and AttachesTo; it is ordered like DependsOn (target first)",
                         p.id
                     ),
                 )

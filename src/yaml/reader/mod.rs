@@ -179,25 +179,56 @@ impl<'a> Reader<'a> {
     /// Entries of a map or of a list of single-key maps (1.x writes
     /// policies and some imports that way).
     fn entries_or_list<'n>(&mut self, node: &'n Node, what: &str) -> Vec<(Spanned, &'n Node)> {
-        match &node.kind {
-            Kind::Seq(items) => {
-                let mut out = Vec::new();
-                for item in items {
-                    match item.as_map() {
-                        Some([(k, v)]) if k.as_str().is_some() => {
-                            out.push((Spanned::new(k.as_str().unwrap_or_default(), k.span), v))
-                        }
-                        _ => self.wrong_kind(
-                            item,
-                            &format!("an entry of {what}"),
-                            "a map with one key",
-                        ),
-                    }
+        self.named_entries(node, what, false)
+    }
+
+    /// [`Reader::entries_or_list`] for the requirement mappings of a
+    /// substitution, where a list as the key is TOSCA 2.0's `[name, count]`
+    /// form (§15.5), which toscanini does not support yet.
+    fn requirement_mappings<'n>(&mut self, node: &'n Node) -> Vec<(Spanned, &'n Node)> {
+        self.named_entries(node, "requirements", true)
+    }
+
+    fn named_entries<'n>(
+        &mut self,
+        node: &'n Node,
+        what: &str,
+        counted_keys: bool,
+    ) -> Vec<(Spanned, &'n Node)> {
+        let Kind::Seq(items) = &node.kind else {
+            return self.entries(node, what, &[]);
+        };
+        let mut out = Vec::new();
+        for item in items {
+            match item.as_map() {
+                Some([(k, v)]) if k.as_str().is_some() => {
+                    out.push((Spanned::new(k.as_str().unwrap_or_default(), k.span), v))
                 }
-                out
+                Some([(k, _)]) if counted_keys && matches!(k.kind, Kind::Seq(_)) => {
+                    self.diags.push(
+                        Diagnostic::error(
+                            codes::YAML_UNSUPPORTED,
+                            "the `[name, count]` form of requirement mappings (TOSCA 2.0 §15.5) is not supported",
+                        )
+                        .at(self.source.location(k.span))
+                        .hint("map the requirement by its name alone: `- <name>: [ <node template>, <its requirement> ]`"),
+                    )
+                }
+                // `- [ a, b ]: …` is one key, but not a name.
+                Some([(k, _)]) => self.diags.push(
+                    Diagnostic::error(
+                        codes::YAML_WRONG_KIND,
+                        format!(
+                            "the key of an entry of `{what}` must be a name, but it is {}",
+                            describe(k)
+                        ),
+                    )
+                    .at(self.source.location(k.span)),
+                ),
+                _ => self.wrong_kind(item, &format!("an entry of {what}"), "a map with one key"),
             }
-            _ => self.entries(node, what, &[]),
         }
+        out
     }
 
     fn string(&mut self, node: &Node, key: &str) -> Option<Spanned> {

@@ -39,7 +39,12 @@ impl<'a> Reader<'a> {
                 "node_type" => s.node_type = self.string(v, "node_type"),
                 "requirements" | "capabilities" => {
                     let mut list = Vec::new();
-                    for (name, mv) in self.entries_or_list(v, &k.text) {
+                    let entries = if k.text == "requirements" {
+                        self.requirement_mappings(v)
+                    } else {
+                        self.entries_or_list(v, &k.text)
+                    };
+                    for (name, mv) in entries {
                         let target = match &mv.kind {
                             Kind::Seq(_) => self.string_list(mv, &k.text),
                             Kind::Map(_) => Vec::new(),
