@@ -1,5 +1,5 @@
 //! Operational failures: everything that stops a run and is not a problem in
-//! the user's TOSCA input (those are [`Diagnostics`](crate::diagnostics::Diagnostics)).
+//! the user's TOSCA input (those are [`Diagnostics`]).
 
 use std::path::PathBuf;
 

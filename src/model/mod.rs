@@ -1,7 +1,7 @@
 //! Stage 3: the unified topology model. Both dialects lower into it;
 //! nothing after this stage sees XML or YAML.
 //!
-//! In: dialect ASTs (via [`lower_xml`] and `lower_yaml`). Out: a
+//! In: dialect ASTs (via `lower_xml` and `lower_yaml`). Out: a
 //! [`Topology`]: node and relationship templates with their types'
 //! ancestry resolved, effective interfaces and implementations, the
 //! relationship kind that orders plans, properties as [`Value`]s, and the

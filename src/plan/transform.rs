@@ -1,6 +1,6 @@
 //! From two topologies to the transformation plan between them: which
-//! templates the two share ([`super::matching`]), the merged topology the plan
-//! runs on ([`crate::model::merge`]), the plan itself
+//! templates the two share (`plan::matching`), the merged topology the plan
+//! runs on (`model::merge`), the plan itself
 //! ([`transformation_plan`]), and for each template the sentence that says
 //! whether it is kept, terminated or provisioned and why (`--explain`).
 //!

@@ -53,7 +53,7 @@ pub struct RenderedPlan {
     /// Its language.
     pub language: Language,
     /// Its files, in archive order (empty when rendered straight into
-    /// the archive, see [`super::pack`]).
+    /// the archive, as `compile` renders them).
     pub files: Vec<PlanFile>,
     /// The archive, when rendered straight into it.
     pub packed: Option<output::Packed>,
