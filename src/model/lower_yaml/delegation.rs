@@ -11,7 +11,7 @@ use super::Lowerer;
 use super::requirements::Synthetic;
 use super::topology::Nodes;
 use crate::diagnostics::{Diagnostic, codes};
-use crate::model::{NodeId, NodeTemplate, RELATIONSHIP_CONFIGURE, Topology};
+use crate::model::{NodeId, NodeTemplate, RELATIONSHIP_CONFIGURE, Topology, TypeTable};
 use crate::yaml::ast::TypeKind;
 
 impl<'a> Lowerer<'a> {
@@ -46,11 +46,7 @@ impl<'a> Lowerer<'a> {
                 .iter()
                 .flat_map(|i| &i.operations)
                 .any(|o| o.implementation.is_some());
-            let provided =
-                self.types.ancestry(node.type_id).iter().any(|&t| {
-                    ORCHESTRATOR_PROVIDED.contains(&self.types.get(t).name.name.as_str())
-                });
-            if !implemented && provided && !node.running {
+            if !implemented && provided(&self.types, node) && !node.running {
                 node.is_abstract = true;
             }
         }
@@ -118,17 +114,29 @@ impl<'a> Lowerer<'a> {
                         .map(|i| format!("`{k}` from plan input `{i}`"))
                 })
                 .collect();
-            let why = if node.running {
-                "has the `select` directive: an existing node is used"
-            } else if node
+            let implemented = node
                 .interfaces
                 .iter()
                 .flat_map(|i| &i.operations)
-                .any(|o| o.implementation.is_some())
-            {
-                "has the `substitute` directive"
+                .any(|o| o.implementation.is_some());
+            // Only the directive makes an implemented node, or one of a
+            // type the orchestrator does not provide, abstract.
+            let implement = "give the node implementations (e.g. `Standard.create`) if the plans should provision it";
+            let (why, hint) = if node.running {
+                (
+                    "has the `select` directive: an existing node is used",
+                    implement,
+                )
+            } else if implemented || !provided(&t.types, node) {
+                (
+                    "has the `substitute` directive, and toscanini does not substitute a node by another service template (TOSCA 2.0 §15)",
+                    "drop the directive (and give the node implementations) if the plans should provision it",
+                )
             } else {
-                "implements no operation and is infrastructure the orchestrator provides"
+                (
+                    "implements no operation and is infrastructure the orchestrator provides",
+                    implement,
+                )
             };
             self.diags.push(
                 Diagnostic::warning(
@@ -141,10 +149,19 @@ impl<'a> Lowerer<'a> {
                     ),
                 )
                 .at_opt(node.origin.clone())
-                .hint("give the node implementations (e.g. `Standard.create`) if the plans should provision it"),
+                .hint(hint),
             );
         }
     }
+}
+
+/// Whether the node's type is infrastructure the orchestrator provides
+/// when nothing of it is implemented.
+fn provided(types: &TypeTable, node: &NodeTemplate) -> bool {
+    types
+        .ancestry(node.type_id)
+        .iter()
+        .any(|&t| ORCHESTRATOR_PROVIDED.contains(&types.get(t).name.name.as_str()))
 }
 
 /// Normative node types whose templates, when they implement nothing, the
