@@ -12,7 +12,6 @@ use crate::Options;
 use crate::diagnostics::SourceMap;
 use crate::error::{Error, Result};
 use crate::render::Language;
-use crate::render::templates::Templates;
 
 /// What to export.
 #[derive(Clone, Debug)]
@@ -47,9 +46,7 @@ pub fn export(
     let kind = plan_kind(&request.plan)?;
     let (plans, warnings) = crate::derive(&loaded.topology, &[kind], &registry, &request.options)?;
     report(&warnings, sources);
-    let templates = Templates::embedded()?;
-    let rendered =
-        crate::render::render(request.language, &plans[0], &loaded.topology, &templates)?;
+    let rendered = super::render(&plans[0], &loaded.topology, request.language)?;
     let out = &request.out;
     if out.exists() {
         let empty = std::fs::read_dir(out)

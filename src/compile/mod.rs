@@ -59,10 +59,11 @@ pub use select::{plan_kind, plan_kinds};
 use crate::csar::Csar;
 use crate::diagnostics::{Diagnostics, SourceMap};
 use crate::error::Result;
+use crate::model::Topology;
 use crate::plan::PlanKind;
 use crate::plugins::{ConcretePlan, Registry};
 use crate::render::{Language, RenderedPlan};
-use crate::{Loaded, Options};
+use crate::{Loaded, Options, Transformation};
 
 /// Where the compiled CSAR goes.
 #[derive(Clone, Debug)]
@@ -205,9 +206,7 @@ fn compile_archive(
         .collect();
     let mut explanation = String::new();
     if let Some(target) = &request.transform_to {
-        let b = load_target(target, &options, sources, report)?;
-        let t = crate::transformation(&loaded.topology, &b.topology, &options)?;
-        report(&t.warnings, sources);
+        let t = transformation_to(&loaded.topology, target, &options, sources, report)?;
         if request.explain && !t.report.is_empty() {
             explanation.push_str(&explain::transformation_report(&t.report));
         }
@@ -286,19 +285,23 @@ fn load(
     Ok((loaded, registry))
 }
 
-/// Load the target of a transformation: its own service template (the
-/// only or first one).
-fn load_target(
+/// The transformation from `topology` to the CSAR `target` (its own
+/// service template: the only or first one); the warnings of loading the
+/// target and of the transformation go to `report`.
+fn transformation_to(
+    topology: &Topology,
     target: &Path,
     options: &Options,
     sources: &mut SourceMap,
     report: Report,
-) -> Result<Loaded> {
-    let mut options = options.clone();
-    options.service_template = None;
-    let b = crate::load(target, &options, sources)?;
+) -> Result<Transformation> {
+    let mut target_options = options.clone();
+    target_options.service_template = None;
+    let b = crate::load(target, &target_options, sources)?;
     report(&b.warnings, sources);
-    Ok(b)
+    let t = crate::transformation(topology, &b.topology, options)?;
+    report(&t.warnings, sources);
+    Ok(t)
 }
 
 /// The completed transformation plan from `loaded` to `target`, with its
@@ -311,9 +314,7 @@ fn transformation(
     sources: &mut SourceMap,
     report: Report,
 ) -> Result<ConcretePlan> {
-    let b = load_target(target, options, sources, report)?;
-    let t = crate::transformation(&loaded.topology, &b.topology, options)?;
-    report(&t.warnings, sources);
+    let t = transformation_to(&loaded.topology, target, options, sources, report)?;
     let own = std::sync::Arc::new(t.topology);
     let (plan, d) = crate::plugins::complete(&own, t.plan, registry, &options.complete);
     let Some(mut plan) = plan.filter(|_| !d.has_errors()) else {

@@ -22,8 +22,9 @@ pub fn render(
     crate::render::render(language, plan, topology, templates()?)
 }
 
-/// The embedded templates, parsed once per process.
-fn templates() -> Result<&'static Templates> {
+/// The embedded templates, parsed once per process (every compile,
+/// export and render of the process uses them).
+pub(super) fn templates() -> Result<&'static Templates> {
     static TEMPLATES: OnceLock<Templates> = OnceLock::new();
     if let Some(t) = TEMPLATES.get() {
         return Ok(t);

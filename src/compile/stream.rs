@@ -26,7 +26,6 @@ use crate::error::{Error, Result};
 use crate::model::Topology;
 use crate::plan::AbstractPlan;
 use crate::plugins::{ConcretePlan, Registry};
-use crate::render::templates::Templates;
 use crate::render::{Language, RenderedPlan};
 
 /// An abstract plan, with the topology it is derived on when that is not
@@ -51,10 +50,9 @@ pub(super) fn complete_and_render(
     languages: &[Language],
     spool: Option<&Path>,
 ) -> Result<Streamed> {
-    let templates = Templates::embedded()?;
+    let templates = super::render::templates()?;
     let explain = !options.complete.brief;
     let mut diagnostics = Diagnostics::new();
-    let templates = &templates;
     let (rendered, activities, explained) = std::thread::scope(|scope| {
         let (send, receive) = sync_channel::<ConcretePlan>(0);
         // The renderer owns the sender: if it stops, waiting for it ends.

@@ -144,8 +144,11 @@ impl Csar {
                 .next()
                 .is_some_and(|(k, _)| k.starts_with(&prefix))
         };
-        if below(&self.entries) || !matches!(self.origin, Origin::File) {
-            return below(&self.entries);
+        if below(&self.entries) {
+            return true;
+        }
+        if !matches!(self.origin, Origin::File) {
+            return false;
         }
         let base = self.path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let files = walkdir::WalkDir::new(base.join(dir))

@@ -230,6 +230,14 @@ pub struct NodeTemplate {
 }
 
 impl NodeTemplate {
+    /// Whether any operation of any of its interfaces has an implementation.
+    pub fn implements_any(&self) -> bool {
+        self.interfaces
+            .iter()
+            .flat_map(|i| &i.operations)
+            .any(|o| o.implementation.is_some())
+    }
+
     /// Find an operation in any interface; returns the interface too.
     pub fn find_operation(&self, name: &str) -> Option<(&Interface, &Operation)> {
         self.interfaces

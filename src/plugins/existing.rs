@@ -32,11 +32,7 @@ impl Plugin for Existing {
             return Outcome::NotApplicable;
         };
         let node = cx.topology.node(n);
-        let implemented = node
-            .interfaces
-            .iter()
-            .flat_map(|i| &i.operations)
-            .any(|o| o.implementation.is_some());
+        let implemented = node.implements_any();
         let why = if node.running {
             "it is already running (State=Running)"
         } else if node.is_abstract && !implemented {

@@ -41,11 +41,7 @@ impl<'a> Lowerer<'a> {
     /// nothing of it is implemented.
     pub(super) fn mark_provided(&self, templates: &mut [NodeTemplate]) {
         for node in templates {
-            let implemented = node
-                .interfaces
-                .iter()
-                .flat_map(|i| &i.operations)
-                .any(|o| o.implementation.is_some());
+            let implemented = node.implements_any();
             if !implemented && provided(&self.types, node) && !node.running {
                 node.is_abstract = true;
             }
@@ -114,11 +110,7 @@ impl<'a> Lowerer<'a> {
                         .map(|i| format!("`{k}` from plan input `{i}`"))
                 })
                 .collect();
-            let implemented = node
-                .interfaces
-                .iter()
-                .flat_map(|i| &i.operations)
-                .any(|o| o.implementation.is_some());
+            let implemented = node.implements_any();
             // Only the directive makes an implemented node, or one of a
             // type the orchestrator does not provide, abstract.
             let implement = "give the node implementations (e.g. `Standard.create`) if the plans should provision it";
