@@ -16,14 +16,16 @@
 //! importing file is looked up in the directories above it (a warning).
 
 use std::collections::HashMap;
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use super::ast::{File, Import, Spanned};
 use super::node::{self, LoadLimits};
+use super::profiles::Catalog;
 use super::reader;
 use super::version::{Detected, Version, detect};
 use crate::csar::{Csar, Origin};
-use crate::diagnostics::{Diagnostic, Diagnostics, Location, SourceMap, Span, codes};
+use crate::diagnostics::{Diagnostic, Diagnostics, Location, SourceFile, SourceMap, Span, codes};
 
 /// A file to compile under a namespace scope.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,18 +56,23 @@ fn is_normative_alias(name: &str) -> bool {
     matches!(detect(name), Detected::Supported(_))
 }
 
-/// Load `entry` and its imports.
+/// Load `entry` and its imports; `profiles` are the directories of the
+/// profile catalog ([`Catalog`]).
 pub(crate) fn load(
     csar: &mut Csar,
     entry: &str,
     max_depth: usize,
+    profiles: &[PathBuf],
     sources: &mut SourceMap,
 ) -> (Loaded, Diagnostics) {
+    let catalog = Catalog::new(profiles, csar.limits());
     let mut l = Loader {
         csar,
+        catalog,
         sources,
         diags: Diagnostics::new(),
         loaded: Loaded::default(),
+        archive_of: Vec::new(),
         by_path: HashMap::new(),
         imported: HashMap::new(),
         limits: LoadLimits {
@@ -74,7 +81,7 @@ pub(crate) fn load(
         },
     };
     let root = l.root();
-    let Some(first) = l.file(entry, None, None) else {
+    let Some(first) = l.file(INPUT, entry, None, None) else {
         return (l.loaded, l.diags);
     };
     let mut queue = vec![(first, Vec::<String>::new())];
@@ -97,12 +104,20 @@ pub(crate) fn load(
     (l.loaded, l.diags)
 }
 
+/// The archive of the input: files of the profile catalog are in
+/// archives of their own, numbered from 1 (catalog directory `k` is `k + 1`).
+const INPUT: usize = 0;
+
 struct Loader<'a> {
     csar: &'a mut Csar,
+    catalog: Catalog,
     sources: &'a mut SourceMap,
     diags: Diagnostics,
     loaded: Loaded,
-    by_path: HashMap<String, Option<usize>>,
+    /// The archive each file of `loaded.files` is in.
+    archive_of: Vec<usize>,
+    /// Files by archive and name, once parsed (`None`: could not be).
+    by_path: HashMap<(usize, String), Option<usize>>,
     /// The imports of each file, once found (see `Loader::imported`).
     imported: HashMap<usize, Vec<(usize, Option<String>)>>,
     limits: LoadLimits,
@@ -153,31 +168,95 @@ impl Loader<'_> {
             return known.clone();
         }
         let imports = self.loaded.files[file].imports.clone();
-        let from = self.loaded.files[file].source.name().to_string();
         let source = self.loaded.files[file].source.clone();
         let version = self.loaded.files[file].version;
+        let archive = self.archive_of[file];
         let mut found = Vec::new();
         for imp in &imports {
+            let prefix = imp.prefix.as_ref().map(|p| p.text.clone());
+            if let Some(profile) = &imp.profile {
+                if let Some(child) = self.profile(profile, &source, version) {
+                    found.push((child, prefix));
+                }
+                continue;
+            }
             let Some(target) = self.importable(imp, file) else {
                 continue;
             };
-            let Some(path) = self.find(root, &from, &target.text, target.span, &source) else {
+            // Names in a catalog directory are names in its archive.
+            let from = match archive {
+                INPUT => source.name().to_string(),
+                _ => self.archive_name(file),
+            };
+            let catalog_root = Root {
+                segments: Vec::new(),
+                may_escape: false,
+            };
+            let within = if archive == INPUT {
+                root
+            } else {
+                &catalog_root
+            };
+            let Some(path) = self.find(archive, within, &from, &target.text, target.span, &source)
+            else {
                 continue;
             };
             let at = Some(source.location(target.span));
-            if let Some(child) = self.file(&path, at, Some(version)) {
-                found.push((child, imp.prefix.as_ref().map(|p| p.text.clone())));
+            if let Some(child) = self.file(archive, &path, at, Some(version)) {
+                found.push((child, prefix));
             }
         }
         self.imported.insert(file, found.clone());
         found
     }
 
+    /// The file of the catalog that declares the imported `profile`,
+    /// loaded; `None` for the Simple Profile (built in) and for a profile
+    /// the catalog does not have (an error).
+    fn profile(
+        &mut self,
+        profile: &Spanned,
+        source: &Arc<SourceFile>,
+        version: Version,
+    ) -> Option<usize> {
+        if is_simple_profile(&profile.text) {
+            return None;
+        }
+        let at = source.location(profile.span);
+        match self
+            .catalog
+            .find(&profile.text, &mut self.diags, self.sources)
+        {
+            Ok((k, name)) => self.file(k + 1, &name, Some(at), Some(version)),
+            Err(d) => {
+                self.diags.push(d.at(at));
+                None
+            }
+        }
+    }
+
+    /// The name of `file` in its archive (the source of a catalog file is
+    /// named by its path, for diagnostics).
+    fn archive_name(&self, file: usize) -> String {
+        self.by_path
+            .iter()
+            .find(|(_, v)| **v == Some(file))
+            .map(|((_, name), _)| name.clone())
+            .unwrap_or_default()
+    }
+
+    /// Entry `name` of `archive`, read if need be; whether it exists.
+    fn exists(&mut self, archive: usize, name: &str) -> bool {
+        match archive {
+            INPUT => self.csar.load_on_demand(name).is_some(),
+            k => self.catalog.archive(k - 1).get(name).is_some(),
+        }
+    }
+
     /// The file name an import of `file` names, or `None` when there is
-    /// nothing to load: a profile (the Simple Profile is built in, another
-    /// one is an error), the normative types, or an import refused with an
+    /// nothing to load: the normative types, or an import refused with an
     /// error (the reserved prefix `tosca`, no file, a repository or a URL:
-    /// toscanini never uses the network).
+    /// toscanini never uses the network). Profiles are [`Loader::profile`]'s.
     fn importable<'i>(&mut self, imp: &'i Import, file: usize) -> Option<&'i Spanned> {
         let source = self.loaded.files[file].source.clone();
         let at = |span: Span| source.location(span);
@@ -192,19 +271,6 @@ impl Loader<'_> {
                 .at(at(p.span))
                 .hint("choose another prefix"),
             );
-            return None;
-        }
-        if let Some(profile) = &imp.profile {
-            if !is_simple_profile(&profile.text) {
-                self.diags.push(
-                    Diagnostic::error(
-                        codes::YAML_IMPORT,
-                        format!("the profile `{}` is not available", profile.text),
-                    )
-                    .at(at(profile.span))
-                    .hint("toscanini has the TOSCA Simple Profile built in and never downloads profiles; import the profile's files by relative path"),
-                );
-            }
             return None;
         }
         let Some(target) = &imp.file else {
@@ -286,6 +352,7 @@ impl Loader<'_> {
     /// directories above it.
     fn find(
         &mut self,
+        archive: usize,
         root: &Root,
         from: &str,
         reference: &str,
@@ -307,7 +374,7 @@ impl Loader<'_> {
         dir.pop();
         let first = relative(root, &dir, &reference);
         match &first {
-            Some(name) if self.csar.load_on_demand(name).is_some() => return Some(name.clone()),
+            Some(name) if self.exists(archive, name) => return Some(name.clone()),
             None => {
                 self.diags.push(
                     Diagnostic::error(
@@ -330,7 +397,7 @@ impl Loader<'_> {
         while up.len() > floor {
             up.pop();
             if let Some(name) = relative(root, &up, &reference)
-                && self.csar.load_on_demand(&name).is_some()
+                && self.exists(archive, &name)
             {
                 self.diags.push(
                     Diagnostic::warning(
@@ -353,7 +420,7 @@ impl Loader<'_> {
             .collect();
         for skip in 1..segments.len() {
             let name = segments[skip..].join("/");
-            if !name.starts_with("..") && self.csar.load_on_demand(&name).is_some() {
+            if !name.starts_with("..") && self.exists(archive, &name) {
                 self.diags.push(
                     Diagnostic::warning(
                         codes::W_YAML_LENIENT,
@@ -381,28 +448,67 @@ impl Loader<'_> {
         None
     }
 
-    /// Parse a file once; `None` if it cannot be read (diagnosed).
+    /// Parse a file of `archive` once; `None` if it cannot be read
+    /// (diagnosed).
     fn file(
         &mut self,
+        archive: usize,
         name: &str,
         imported_at: Option<Location>,
         importer: Option<Version>,
     ) -> Option<usize> {
-        if let Some(known) = self.by_path.get(name) {
+        let key = (archive, name.to_string());
+        if let Some(known) = self.by_path.get(&key) {
             return *known;
         }
-        let result = self.parse(name, imported_at, importer);
-        self.by_path.insert(name.to_string(), result);
+        let result = self.parse(archive, name, imported_at, importer);
+        if let Some(i) = result {
+            self.archive_of.resize(i + 1, INPUT);
+            self.archive_of[i] = archive;
+            self.check_profile(i);
+        }
+        self.by_path.insert(key, result);
         result
+    }
+
+    /// A file that declares a profile defines no service template (2.0
+    /// §6.7.1); one that does is read all the same (Puccini's examples
+    /// have such files), with a warning.
+    fn check_profile(&mut self, i: usize) {
+        let file = &self.loaded.files[i];
+        let (Some(profile), Some(_)) = (&file.profile, &file.topology) else {
+            return;
+        };
+        self.diags.push(
+            Diagnostic::warning(
+                codes::W_YAML_LENIENT,
+                format!(
+                    "`{}` declares the profile `{}` and also a service template, which TOSCA 2.0 §6.7.1 forbids; both are read",
+                    file.source.name(),
+                    profile.text
+                ),
+            )
+            .at(file
+                .source
+                .key_location("service_template")
+                .or_else(|| file.source.key_location("topology_template"))
+                .unwrap_or_else(|| file.source.location(Span::new(0, 0))))
+            .hint("keep the profile's types in a file of their own, imported by the service template, or drop `profile`"),
+        );
     }
 
     fn parse(
         &mut self,
+        archive: usize,
         name: &str,
         imported_at: Option<Location>,
         importer: Option<Version>,
     ) -> Option<usize> {
-        let source = match self.csar.source(name) {
+        let source = match archive {
+            INPUT => self.csar.source(name),
+            k => self.catalog.source(k - 1, name),
+        };
+        let source = match source {
             Ok(s) => self.sources.add(s),
             Err(d) => {
                 self.diags.push(d.at_opt(imported_at));
@@ -558,100 +664,6 @@ fn relative(root: &Root, dir: &[String], reference: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-/// Check the CSAR metadata a YAML CSAR carries (1.3 §6.2–§6.3, 2.0 §6):
-/// the versions in TOSCA.meta, `Other-Definitions` (usable only as
-/// substitution templates, so not compiled), and, without TOSCA.meta, the
-/// entry's `template_name` and `template_version` metadata.
-pub(crate) fn check_meta(csar: &Csar, loaded: &Loaded, sources: &mut SourceMap) -> Diagnostics {
-    let mut diags = Diagnostics::new();
-    if matches!(csar.origin, Origin::File) {
-        return diags;
-    }
-    let (meta, _) = csar.meta(sources);
-    let file = sources.get(crate::csar::META_PATH).cloned();
-    let Some(meta) = meta else {
-        let Some(entry) = loaded.files.first() else {
-            return diags;
-        };
-        let missing: Vec<&str> = ["template_name", "template_version"]
-            .into_iter()
-            .filter(|k| entry.metadata(k).is_none())
-            .collect();
-        if !missing.is_empty() {
-            diags.push(
-                Diagnostic::warning(
-                    codes::W_META_VERSION,
-                    format!(
-                        "the CSAR has no TOSCA-Metadata/TOSCA.meta, and its entry `{}` has no {} metadata",
-                        entry.source.name(),
-                        missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(" and ")
-                    ),
-                )
-                .at(entry
-                    .source
-                    .key_location("metadata")
-                    .unwrap_or_else(|| entry.source.location(Span::new(0, 0))))
-                .hint("a CSAR without TOSCA.meta names itself by the entry's metadata (TOSCA 1.3 §6.3)"),
-            );
-        }
-        return diags;
-    };
-    let at = |span: Span| file.as_ref().map(|f| f.location(span));
-    let v2 = loaded.files.first().is_some_and(|f| f.version.is_v2());
-    match meta
-        .get("TOSCA-Meta-File-Version")
-        .or(meta.get("TOSCA-Meta-Version"))
-    {
-        Some(e) if !matches!(e.value.as_str(), "1.0" | "1.1") => diags.push(
-            Diagnostic::warning(
-                codes::W_META_VERSION,
-                format!("TOSCA-Meta-File-Version `{}` is not 1.0 or 1.1", e.value),
-            )
-            .at_opt(at(e.span)),
-        ),
-        None if !v2 => diags.push(
-            Diagnostic::warning(
-                codes::W_META_VERSION,
-                "TOSCA.meta has no TOSCA-Meta-File-Version",
-            )
-            .at_opt(file.as_ref().map(|f| f.location(Span::new(0, 0))))
-            .hint("block 0 starts with `TOSCA-Meta-File-Version: 1.1`"),
-        ),
-        _ => {}
-    }
-    match meta.get("CSAR-Version") {
-        Some(e) if !matches!(e.value.as_str(), "1.0" | "1.1" | "2.0") => diags.push(
-            Diagnostic::warning(
-                codes::W_META_VERSION,
-                format!("CSAR-Version `{}` is not 1.1 (TOSCA 1.3) or 2.0", e.value),
-            )
-            .at_opt(at(e.span)),
-        ),
-        None => diags.push(
-            Diagnostic::warning(codes::W_META_VERSION, "TOSCA.meta has no CSAR-Version")
-                .at_opt(file.as_ref().map(|f| f.location(Span::new(0, 0)))),
-        ),
-        _ => {}
-    }
-    if let Some(e) = meta.get("Other-Definitions") {
-        for other in meta.other_definitions() {
-            let known = crate::csar::path::normalize(&other)
-                .ok()
-                .is_some_and(|n| csar.contains(&n));
-            if !known {
-                diags.push(
-                    Diagnostic::warning(
-                        codes::W_META_VERSION,
-                        format!("Other-Definitions names `{other}`, which is not in the CSAR"),
-                    )
-                    .at_opt(at(e.span)),
-                );
-            }
-        }
-    }
-    diags
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -698,7 +710,7 @@ mod tests {
                 .map(|(n, t)| (n.to_string(), t.as_bytes().to_vec())),
         );
         let mut sources = SourceMap::default();
-        load(&mut csar, files[0].0, 8, &mut sources)
+        load(&mut csar, files[0].0, 8, &[], &mut sources)
     }
 
     #[test]

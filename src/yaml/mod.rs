@@ -11,8 +11,10 @@
 pub(crate) mod ast;
 pub(crate) mod functions;
 pub(crate) mod imports;
+pub(crate) mod meta;
 pub(crate) mod node;
 pub(crate) mod normative;
+pub(crate) mod profiles;
 pub(crate) mod reader;
 pub(crate) mod rewrite;
 pub(crate) mod version;
