@@ -379,10 +379,13 @@ impl Loader<'_> {
                 self.diags.push(
                     Diagnostic::error(
                         codes::YAML_IMPORT,
-                        format!("the import `{reference}` leaves the CSAR"),
+                        match archive {
+                            INPUT => format!("the import `{reference}` leaves the CSAR"),
+                            _ => format!("the import `{reference}` leaves the profile's directory"),
+                        },
                     )
                     .at(source.location(span))
-                    .hint("imports must name files inside the archive"),
+                    .hint("imports must name files inside the archive (a profile's: inside its directory)"),
                 );
                 return None;
             }
