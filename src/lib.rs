@@ -59,7 +59,7 @@ pub use csar::{Csar, Limits};
 pub use load::{LoadOptions, Loaded};
 pub use plan::all_plans;
 pub use plan::transform::Transformation;
-pub use render::{Language, PlanFile, RenderedPlan};
+pub use render::{Language, Layout, PlanFile, RenderedPlan};
 
 /// Everything that changes how an input is compiled.
 #[derive(Clone, Debug, Default)]
@@ -74,6 +74,8 @@ pub struct Options {
     pub unknown_relationships: Option<plan::UnknownOrdering>,
     /// Plugin completion options.
     pub complete: CompleteOptions,
+    /// How the plans' XML is laid out.
+    pub layout: Layout,
 }
 
 impl Options {

@@ -182,6 +182,10 @@ pub(crate) struct PlanArgs {
     /// Print only diagnostics.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Indent BPEL plans by nesting depth (by default each element is on a
+    /// line of its own, not indented; BPMN plans are written that way either way).
+    #[arg(long)]
+    pub pretty: bool,
 }
 
 /// Output formats of `graph`.
@@ -230,6 +234,10 @@ pub(crate) struct ExportArgs {
     /// Plan language: bpel or bpmn.
     #[arg(long, value_enum, default_value = "bpel")]
     pub lang: Lang,
+    /// Indent BPEL plans by nesting depth (by default each element is on a
+    /// line of its own, not indented; BPMN plans are written that way either way).
+    #[arg(long)]
+    pub pretty: bool,
 }
 
 /// `toscanini plugins`.

@@ -5,6 +5,7 @@ use super::args::ExportArgs;
 use super::session::Session;
 use toscanini::compile::{ExportRequest, export};
 use toscanini::error::{Error, Result};
+use toscanini::{Layout, Options};
 
 pub(super) fn run(session: &mut Session, a: ExportArgs) -> Result<()> {
     let language = match a.lang.languages().as_slice() {
@@ -17,7 +18,14 @@ pub(super) fn run(session: &mut Session, a: ExportArgs) -> Result<()> {
     };
     let request = ExportRequest {
         input: a.compile.input.clone(),
-        options: session.options(&a.compile),
+        options: Options {
+            layout: if a.pretty {
+                Layout::Pretty
+            } else {
+                Layout::Compact
+            },
+            ..session.options(&a.compile)
+        },
         plugin_dirs: a.compile.plugin_dirs.clone(),
         plan: a.plan.clone(),
         language,

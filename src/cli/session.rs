@@ -4,6 +4,7 @@
 use std::io::Write;
 
 use super::args::{CompileArgs, MessageFormat, NonInterruptiveArg, SameHost, UnknownRelationships};
+use toscanini::Layout;
 use toscanini::Limits;
 use toscanini::Options;
 use toscanini::diagnostics::{Diagnostics, SourceMap, render};
@@ -102,6 +103,8 @@ impl Session {
                 // Only `plan --explain` prints the decision log.
                 brief: true,
             },
+            // `plan` and `export` say otherwise with --pretty.
+            layout: Layout::Compact,
         }
     }
 }

@@ -46,7 +46,12 @@ pub fn export(
     let kind = plan_kind(&request.plan)?;
     let (plans, warnings) = crate::derive(&loaded.topology, &[kind], &registry, &request.options)?;
     report(&warnings, sources);
-    let rendered = super::render(&plans[0], &loaded.topology, request.language)?;
+    let rendered = super::render::render_laid_out(
+        &plans[0],
+        &loaded.topology,
+        request.language,
+        request.options.layout,
+    )?;
     let out = &request.out;
     if out.exists() {
         let empty = std::fs::read_dir(out)

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 pub use explain::explain;
 pub use export::{ExportRequest, export};
 pub use preview::{Preview, PreviewRequest, preview};
-pub use render::render;
+pub use render::{render, render_laid_out};
 
 // The write-back in memory, for callers that render plans themselves
 // (with [`render`]): the changes that put the plans into the CSAR, and the

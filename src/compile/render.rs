@@ -11,15 +11,26 @@ use crate::error::Result;
 use crate::model::Topology;
 use crate::plugins::ConcretePlan;
 use crate::render::templates::Templates;
-use crate::render::{Language, RenderedPlan};
+use crate::render::{Language, Layout, RenderedPlan};
 
-/// Render `plan` in `language`.
+/// Render `plan` in `language`, laid out as `compile` lays plans out by
+/// default ([`Layout::Compact`]).
 pub fn render(
     plan: &ConcretePlan,
     topology: &Topology,
     language: Language,
 ) -> Result<RenderedPlan> {
-    crate::render::render(language, plan, topology, templates()?)
+    render_laid_out(plan, topology, language, Layout::default())
+}
+
+/// Render `plan` in `language`, laid out as `layout` says.
+pub fn render_laid_out(
+    plan: &ConcretePlan,
+    topology: &Topology,
+    language: Language,
+    layout: Layout,
+) -> Result<RenderedPlan> {
+    crate::render::render(language, plan, topology, templates()?, layout)
 }
 
 /// The embedded templates, parsed once per process (every compile,

@@ -73,7 +73,14 @@ pub(super) fn complete_and_render(
                 if languages.len() == 1 {
                     go_when(0);
                 }
-                for r in crate::render::pack_all(&jobs, topology, templates, spool, &go_when)? {
+                for r in crate::render::pack_all(
+                    &jobs,
+                    topology,
+                    templates,
+                    options.layout,
+                    spool,
+                    &go_when,
+                )? {
                     activities.push(plan.plan.activities.len());
                     rendered.push(r);
                 }

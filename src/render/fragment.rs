@@ -75,14 +75,16 @@ impl Fragment {
     }
 
     /// Write the fragment into `out`, every line indented by `indent`
-    /// spaces, every hole replaced by its value in `values`.
+    /// spaces (with `None`, not indented at all: the fragment's own
+    /// indentation is left out too), every hole replaced by its value in
+    /// `values`.
     pub(crate) fn write(
         &self,
         out: &mut String,
-        indent: usize,
+        indent: Option<usize>,
         values: &[(&str, &str)],
     ) -> Result<()> {
-        let pad = &SPACES[..indent.min(SPACES.len())];
+        let pad = indent.map_or("", |i| &SPACES[..i.min(SPACES.len())]);
         let mut line_start = true;
         for piece in &self.pieces {
             match piece {
@@ -92,10 +94,14 @@ impl Fragment {
                     continue;
                 }
                 Piece::Text(t) => {
-                    if line_start {
+                    if !line_start {
+                        out.push_str(t);
+                    } else if indent.is_some() {
                         out.push_str(pad);
+                        out.push_str(t);
+                    } else {
+                        out.push_str(t.trim_start());
                     }
-                    out.push_str(t);
                 }
                 Piece::Hole(h) => {
                     if line_start {
@@ -177,7 +183,7 @@ impl Fragments {
         &self,
         out: &mut String,
         name: &str,
-        indent: usize,
+        indent: Option<usize>,
         values: &[(&str, &str)],
     ) -> Result<()> {
         self.get(name)?.write(out, indent, values)
@@ -196,12 +202,20 @@ mod tests {
         )])
         .unwrap();
         let mut out = String::new();
-        f.write(&mut out, "a", 2, &[("name", "n")]).unwrap();
-        f.write(&mut out, "b", 0, &[("v", "w")]).unwrap();
+        f.write(&mut out, "a", Some(2), &[("name", "n")]).unwrap();
+        f.write(&mut out, "b", Some(0), &[("v", "w")]).unwrap();
         assert_eq!(out, "  <x name=\"n\">\n    <y/>\n  </x>\nw!\n");
         let mut out = String::new();
-        assert!(f.write(&mut out, "a", 0, &[]).is_err());
-        assert!(f.write(&mut out, "c", 0, &[]).is_err());
+        assert!(f.write(&mut out, "a", Some(0), &[]).is_err());
+        assert!(f.write(&mut out, "c", Some(0), &[]).is_err());
+    }
+
+    #[test]
+    fn without_indentation_every_line_starts_at_its_element() {
+        let f = Fragments::parse(&[("t", "{# a #}\n  <x>{{ v }}\n    <y/>\n  </x>\n")]).unwrap();
+        let mut out = String::new();
+        f.write(&mut out, "a", None, &[("v", " kept ")]).unwrap();
+        assert_eq!(out, "<x> kept \n<y/>\n</x>\n");
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub(crate) mod templates;
 pub(crate) mod vars;
 
 pub use self::output::PlanFile;
-pub use self::rendered::{Language, RenderedPlan};
+pub use self::rendered::{Language, Layout, RenderedPlan};
 use crate::model::Topology;
 
 /// Render a concrete plan in a language, keeping its files.
@@ -25,9 +25,10 @@ pub(crate) fn render(
     plan: &crate::plugins::ConcretePlan,
     topology: &Topology,
     templates: &templates::Templates,
+    layout: Layout,
 ) -> crate::error::Result<RenderedPlan> {
     match language {
-        Language::Bpel => bpel::render(plan, topology, templates),
+        Language::Bpel => bpel::render(plan, topology, templates, layout),
         Language::Bpmn => bpmn::render(plan, topology, templates),
     }
 }
@@ -40,6 +41,7 @@ pub(crate) fn pack(
     plan: &crate::plugins::ConcretePlan,
     topology: &Topology,
     templates: &templates::Templates,
+    layout: Layout,
     spool: Option<&std::path::Path>,
 ) -> crate::error::Result<RenderedPlan> {
     let out = match spool {
@@ -47,7 +49,7 @@ pub(crate) fn pack(
         None => output::PlanOutput::archive(),
     };
     match language {
-        Language::Bpel => bpel::render_into(plan, topology, templates, out),
+        Language::Bpel => bpel::render_into(plan, topology, templates, layout, out),
         Language::Bpmn => bpmn::render_into(plan, topology, templates, out),
     }
 }
@@ -60,6 +62,7 @@ pub(crate) fn pack_all(
     jobs: &[(Language, &crate::plugins::ConcretePlan)],
     topology: &Topology,
     templates: &templates::Templates,
+    layout: Layout,
     spool: Option<&std::path::Path>,
     done: &(dyn Fn(usize) + Sync),
 ) -> crate::error::Result<Vec<RenderedPlan>> {
@@ -82,7 +85,7 @@ pub(crate) fn pack_all(
                     let Some(&(language, plan)) = jobs.get(i) else {
                         break;
                     };
-                    let r = pack(language, plan, topology, templates, spool);
+                    let r = pack(language, plan, topology, templates, layout, spool);
                     if let Ok(mut all) = results.lock() {
                         all[i] = Some(r);
                     }

@@ -46,9 +46,7 @@ fn variables_of_templates_whose_names_collide_get_distinct_names() {
     let process = String::from_utf8(bpel.files[0].data.clone()).unwrap();
     for var in ["inst_web_1_url", "inst_web_1_url_2"] {
         assert!(
-            process.contains(&format!(
-                "<bpel:variable name=\"{var}\" type=\"xsd:string\"/>"
-            )),
+            process.contains(&format!("<variable name=\"{var}\" type=\"xsd:string\"/>")),
             "BPEL: {var}"
         );
     }
@@ -132,7 +130,7 @@ fn failure_flags_of_steps_whose_names_collide_are_distinct_in_bpel() {
         toscanini::compile::render(plan, &loaded.topology, toscanini::Language::Bpel).unwrap();
     let process = String::from_utf8(bpel.files[0].data.clone()).unwrap();
     for var in ["failed_x_1", "failed_x_1_2"] {
-        let declaration = format!("<bpel:variable name=\"{var}\" type=\"xsd:string\"/>");
+        let declaration = format!("<variable name=\"{var}\" type=\"xsd:string\"/>");
         assert_eq!(process.matches(&declaration).count(), 1, "{var}");
     }
 }
@@ -240,8 +238,9 @@ fn links_between_activities_whose_names_collide_are_distinct_in_bpel() {
         toscanini::compile::render(&plans[0], &loaded.topology, toscanini::Language::Bpel).unwrap();
     let process = String::from_utf8(bpel.files[0].data.clone()).unwrap();
     let mut declared = BTreeSet::new();
-    for (at, _) in process.match_indices("<bpel:link name=\"") {
-        let rest = &process[at + 17..];
+    let open = "<link name=\"";
+    for (at, _) in process.match_indices(open) {
+        let rest = &process[at + open.len()..];
         let name = &rest[..rest.find('"').unwrap()];
         assert!(declared.insert(name), "link `{name}` declared twice");
     }
@@ -252,7 +251,7 @@ fn links_between_activities_whose_names_collide_are_distinct_in_bpel() {
         assert!(declared.contains(name), "no link `{name}`");
         // One source and one target each.
         for end in ["source", "target"] {
-            let uses = format!("<bpel:{end} linkName=\"{name}\"");
+            let uses = format!("<{end} linkName=\"{name}\"");
             assert_eq!(process.matches(&uses).count(), 1, "{end} of {name}");
         }
     }

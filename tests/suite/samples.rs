@@ -130,3 +130,67 @@ fn yaml_sample_plans() {
         );
     }
 }
+
+/// The element tree of a plan, whitespace between elements left out.
+#[derive(Debug, PartialEq)]
+struct Tree {
+    ns: Option<String>,
+    name: String,
+    attrs: Vec<String>,
+    text: String,
+    children: Vec<Tree>,
+}
+
+fn tree(doc: &crate::dom::Document, id: crate::dom::ElemId) -> Tree {
+    let e = doc.get(id);
+    let text = if e.children.is_empty() {
+        e.text.clone()
+    } else {
+        e.text.trim().to_string()
+    };
+    let attrs = e
+        .attrs
+        .iter()
+        .map(|(ns, local, v)| format!("{ns:?}{local}={v}"))
+        .collect();
+    let children = e.children.iter().map(|&c| tree(doc, c)).collect();
+    Tree {
+        ns: e.ns.clone(),
+        name: e.local.clone(),
+        attrs,
+        text,
+        children,
+    }
+}
+
+/// A compact BPEL plan (the default: one element per line) says exactly
+/// what the indented one (`--pretty`) says, in fewer bytes, and no line of
+/// it is indented.
+#[test]
+fn compact_and_pretty_bpel_are_the_same_plan() {
+    use toscanini::{Language, Layout};
+    let (loaded, plans) = crate::support::all_plans(&repo().join("samples/mytinytodo-docker"));
+    for plan in &plans {
+        let text = |layout| {
+            let r =
+                toscanini::compile::render_laid_out(plan, &loaded.topology, Language::Bpel, layout)
+                    .unwrap();
+            String::from_utf8(r.files[0].data.clone()).unwrap()
+        };
+        let (compact, pretty) = (text(Layout::Compact), text(Layout::Pretty));
+        let read = |s: &str| {
+            let doc = crate::dom::Document::parse(s).unwrap();
+            tree(&doc, 0)
+        };
+        assert_eq!(read(&compact), read(&pretty), "{}", plan.plan.kind.slug());
+        assert!(
+            compact.len() * 10 < pretty.len() * 9,
+            "compact is not smaller"
+        );
+        assert!(pretty.lines().any(|l| l.starts_with("    <")));
+        assert!(
+            !compact.lines().any(|l| l.starts_with(' ')),
+            "an indented line"
+        );
+    }
+}

@@ -27,9 +27,9 @@ use self::links::Adjacency;
 // The templates' tests check that every fragment file is listed.
 #[cfg(test)]
 pub(crate) use self::writer::FRAGMENTS;
-use self::writer::{MARKERS, W, fragments, split_skeleton};
+use self::writer::{MARKERS, W, fragments, laid_out, split_skeleton};
 use super::output::{CHUNK, PlanOutput, Written};
-use super::rendered::{Language, RenderedPlan};
+use super::rendered::{Language, Layout, RenderedPlan};
 use super::templates::Templates;
 use crate::error::Result;
 use crate::model::Topology;
@@ -66,8 +66,9 @@ pub(crate) fn render(
     plan: &ConcretePlan,
     topology: &Topology,
     templates: &Templates,
+    layout: Layout,
 ) -> Result<RenderedPlan> {
-    render_into(plan, topology, templates, PlanOutput::files())
+    render_into(plan, topology, templates, layout, PlanOutput::files())
 }
 
 /// Render a concrete plan into `output` (its files kept, or packed into
@@ -76,6 +77,7 @@ pub(crate) fn render_into(
     plan: &ConcretePlan,
     topology: &Topology,
     templates: &Templates,
+    layout: Layout,
     mut output: PlanOutput,
 ) -> Result<RenderedPlan> {
     // A plan completed against a topology of its own (a test plan's) is
@@ -115,9 +117,12 @@ pub(crate) fn render_into(
     // the topology (variables, their initial values, links, activities)
     // are written between its parts, handed on to the output in chunks.
     let skeleton = templates.render("bpel/process.bpel", &process)?;
-    let parts = split_skeleton(&skeleton)?;
+    let parts: Vec<String> = split_skeleton(&skeleton)?
+        .into_iter()
+        .map(|part| laid_out(part, layout))
+        .collect();
     output.start(&format!("{name}.bpel"))?;
-    write_body(&cx, plan, &parts, &failures, &mut output)?;
+    write_body(&cx, plan, &parts, &failures, layout, &mut output)?;
     output.end()?;
     let wsdl = templates.render("bpel/plan.wsdl", &process)?;
     let deploy = templates.render("bpel/deploy.xml", &process)?;
@@ -195,16 +200,18 @@ fn outputs(cx: &Ctx, plan: &ConcretePlan) -> Vec<Output> {
 fn write_body(
     cx: &Ctx,
     plan: &ConcretePlan,
-    parts: &[&str],
+    parts: &[String],
     failures: &[Option<String>],
+    layout: Layout,
     output: &mut PlanOutput,
 ) -> Result<()> {
     let edges = Adjacency::new(plan);
     let mut w = W {
         out: String::with_capacity(CHUNK + CHUNK / 4),
         fr: fragments()?,
+        layout,
     };
-    w.out.push_str(parts[0]);
+    w.out.push_str(&parts[0]);
     for v in FIXED
         .iter()
         .copied()
@@ -214,9 +221,9 @@ fn write_body(
         w.put("variable", 4, &[("name", v)])?;
         w.flush_if_full(output)?;
     }
-    w.out.push_str(parts[1]);
+    w.out.push_str(&parts[1]);
     initial_values(cx, plan, failures, &mut w, output)?;
-    w.out.push_str(parts[2]);
+    w.out.push_str(&parts[2]);
     if !plan.plan.edges.is_empty() {
         w.put("links", 6, &[])?;
         for e in 0..plan.plan.edges.len() {
@@ -226,7 +233,7 @@ fn write_body(
         }
         w.put("links-end", 6, &[])?;
     }
-    w.out.push_str(parts[3]);
+    w.out.push_str(&parts[3]);
     for i in 0..plan.plan.activities.len() {
         activity(cx, &mut w, 6, plan, i, &edges, failures)?;
         w.flush_if_full(output)?;
@@ -234,6 +241,6 @@ fn write_body(
     if plan.plan.activities.is_empty() {
         w.put("empty", 6, &[("name", "nothingToDo")])?;
     }
-    w.out.push_str(parts[4]);
+    w.out.push_str(&parts[4]);
     output.write(&mut w.out)
 }

@@ -12,6 +12,7 @@ use crate::names::xml_escape;
 use crate::render::fragment::Fragments;
 use crate::render::output::{CHUNK, PlanOutput};
 use crate::render::paths::url_path;
+use crate::render::rendered::Layout;
 
 /// Where the lists of the skeleton go: variables, their initial values,
 /// links, activities (in this order in the text).
@@ -38,6 +39,20 @@ pub(crate) fn split_skeleton(skeleton: &str) -> Result<Vec<&str>> {
     }
     parts.push(rest);
     Ok(parts)
+}
+
+/// A part of the skeleton laid out as `layout` says: with
+/// [`Layout::Compact`], every line (the part's first too) without its
+/// indentation.
+pub(crate) fn laid_out(part: &str, layout: Layout) -> String {
+    if layout == Layout::Pretty {
+        return part.to_string();
+    }
+    let mut out = String::with_capacity(part.len());
+    for line in part.split_inclusive('\n') {
+        out.push_str(line.trim_start_matches(' '));
+    }
+    out
 }
 
 /// Escape text for element content (XPath expressions).
@@ -89,12 +104,15 @@ pub(crate) const FRAGMENTS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Output of the process body: fragments written at an indentation.
+/// Output of the process body: fragments written at an indentation
+/// (with [`Layout::Pretty`]) or one element per line.
 pub(crate) struct W<'a> {
     /// Text not yet handed on.
     pub(crate) out: String,
     /// The fragments.
     pub(crate) fr: &'a Fragments,
+    /// How the text is laid out.
+    pub(crate) layout: Layout,
 }
 
 impl W<'_> {
@@ -105,6 +123,7 @@ impl W<'_> {
         indent: usize,
         values: &[(&str, &str)],
     ) -> Result<()> {
+        let indent = (self.layout == Layout::Pretty).then_some(indent);
         self.fr.write(&mut self.out, section, indent, values)
     }
 
