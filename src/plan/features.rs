@@ -227,13 +227,16 @@ pub(crate) fn supports(topology: &Topology, n: NodeId, kind: &PlanKind) -> bool 
         PlanKind::Freeze => freezable(topology, n).is_ok(),
         PlanKind::Defrost => defrostable(topology, n).is_ok(),
         PlanKind::Backup => saves_state(topology, n).is_ok(),
+        // A test policy counts where it can run, and where it is malformed
+        // (E0513): the plan is made, so the error is reported rather than
+        // the test missing silently. One left out (W0512) does not count.
         PlanKind::Test => {
             !tests(topology, n).is_empty()
                 || super::test_policies::policy_tests(topology, n)
                     .iter()
-                    .any(|t| {
-                        t.as_ref()
-                            .map_or_else(|d| d.severity == Severity::Error, |_| true)
+                    .any(|t| match t {
+                        Ok(_) => true,
+                        Err(d) => d.severity == Severity::Error,
                     })
         }
         PlanKind::Update => update_operation(topology, n).is_ok(),

@@ -268,5 +268,19 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+        // In YAML the object may be written as a map of strings.
+        let map = |v: Value| Value::Map(Box::new(IndexMap::from([("a".to_string(), v)])));
+        let yaml = policy(INPUTS, map(Value::Scalar("1".into())));
+        assert_eq!(
+            object(&yaml, n, INPUTS).unwrap(),
+            [("a".to_string(), "1".to_string())]
+        );
+        let nested = policy(INPUTS, map(Value::List(Vec::new())));
+        let d = object(&nested, n, INPUTS).unwrap_err();
+        assert!(
+            d.message.contains("a map whose entry `a` is not a string"),
+            "{}",
+            d.message
+        );
     }
 }
