@@ -139,8 +139,8 @@ pub const W_TEST_LEFT_OUT: &str = "W0512";
 /// A test policy's `TestInputParameters` or `ExpectedOutputParameters` is
 /// not a JSON object of strings.
 pub const TEST_POLICY_INVALID: &str = "E0513";
-/// A test policy the OpenTOSCA container runs itself after a deployment
-/// (`HttpTest`, `TcpPingTest`, …): the test plan does not run it.
+/// A node has a test policy the OpenTOSCA container runs itself after a
+/// deployment (`HttpTest`, `TcpPingTest`, …): the test plan does not run it.
 pub const W_TEST_BY_CONTAINER: &str = "W0514";
 /// The service template already binds the boundary operation to another plan.
 pub const W_BOUNDARY_TAKEN: &str = "W0505";

@@ -280,6 +280,7 @@ pub(crate) fn missing(topology: &Topology, kind: &PlanKind) -> String {
             PlanKind::Test => {
                 node.interfaces.iter().any(is_tests)
                     || !super::test_policies::policy_tests(topology, n).is_empty()
+                    || !super::test_policies::container_tests(topology, n).is_empty()
             }
             PlanKind::Update => node
                 .interfaces
@@ -311,6 +312,16 @@ pub(crate) fn missing(topology: &Topology, kind: &PlanKind) -> String {
                     super::test_policies::policy_tests(topology, n)
                         .into_iter()
                         .filter_map(|t| t.err().map(|d| d.message)),
+                );
+                near.extend(
+                    super::test_policies::container_tests(topology, n)
+                        .into_iter()
+                        .map(|(p, kind)| {
+                            format!(
+                                "test policy `{}` of `{}` is of type {kind}, which the OpenTOSCA container runs, not a plan",
+                                p.name, node.id
+                            )
+                        }),
                 );
                 None
             }

@@ -195,42 +195,37 @@ pub(super) fn result_properties(topology: &Topology, n: NodeId) -> Vec<String> {
 }
 
 /// What a test plan says about the topology's test policies: those it
-/// leaves out (W0512) or cannot read (E0513), and, once per type, those
-/// the container runs instead (W0514, at the first, naming every node).
+/// leaves out (W0512) or cannot read (E0513), and those the container
+/// runs instead (W0514): one per node and type, at the node's first
+/// policy of the type, worded alike but for the node so that the text
+/// output prints it once for many nodes (`diagnostics::group`).
 pub(crate) fn diagnostics(topology: &Topology) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    // Per container-run type, in order of first appearance: where it
-    // first is, and the nodes that have it.
-    let mut by_type: Vec<(&str, Option<crate::diagnostics::Location>, Vec<String>)> = Vec::new();
     for n in topology.node_ids() {
         out.extend(
             policy_tests(topology, n)
                 .into_iter()
                 .filter_map(Result::err),
         );
+        let mut seen = BTreeSet::new();
         for (policy, kind) in container_tests(topology, n) {
-            let id = format!("`{}`", topology.node(n).id);
-            match by_type.iter_mut().find(|(k, _, _)| *k == kind) {
-                Some((_, _, nodes)) if nodes.contains(&id) => {}
-                Some((_, _, nodes)) => nodes.push(id),
-                None => by_type.push((kind, policy.origin.clone(), vec![id])),
+            if !seen.insert(kind) {
+                continue;
             }
+            out.push(
+                Diagnostic::warning(
+                    codes::W_TEST_BY_CONTAINER,
+                    format!(
+                        "`{}` has a test policy of type {kind}, which the OpenTOSCA container runs after a deployment: the test plan does not run it",
+                        topology.node(n).id
+                    ),
+                )
+                .at_opt(policy.origin.clone())
+                .hint(format!(
+                    "to test this in the plan, add a {OPERATION_TEST} policy that invokes a test operation of the node's type"
+                )),
+            );
         }
-    }
-    for (kind, origin, nodes) in by_type {
-        out.push(
-            Diagnostic::warning(
-                codes::W_TEST_BY_CONTAINER,
-                format!(
-                    "the test plan does not run the {kind} test policies (on {}): the OpenTOSCA container runs them after a deployment",
-                    nodes.join(", ")
-                ),
-            )
-            .at_opt(origin)
-            .hint(format!(
-                "to test this in the plan, add a {OPERATION_TEST} policy that invokes a test operation of the node's type"
-            )),
-        );
     }
     out
 }

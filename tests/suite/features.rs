@@ -555,7 +555,7 @@ fn test_policies_invoke_their_operation_and_check_what_they_expect() {
                 .any(|s| matches!(s, Step::Check { .. })),
             "{what}"
         );
-        // The container's own tests are reported, once per type.
+        // The container's own tests are reported, once per node and type.
         let by_container: Vec<&str> = diags
             .iter()
             .filter(|d| d.code == "W0514")
@@ -563,12 +563,12 @@ fn test_policies_invoke_their_operation_and_check_what_they_expect() {
             .collect();
         let expected: &[&str] = if what.ends_with("service.yaml") {
             &[
-                "the test plan does not run the HttpTest test policies (on `app`): the OpenTOSCA container runs them after a deployment",
+                "`app` has a test policy of type HttpTest, which the OpenTOSCA container runs after a deployment: the test plan does not run it",
             ]
         } else {
             &[
-                "the test plan does not run the TcpPingTest test policies (on `server`): the OpenTOSCA container runs them after a deployment",
-                "the test plan does not run the HttpTest test policies (on `app`): the OpenTOSCA container runs them after a deployment",
+                "`server` has a test policy of type TcpPingTest, which the OpenTOSCA container runs after a deployment: the test plan does not run it",
+                "`app` has a test policy of type HttpTest, which the OpenTOSCA container runs after a deployment: the test plan does not run it",
             ]
         };
         assert_eq!(by_container, expected, "{what}");
