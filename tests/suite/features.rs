@@ -2,9 +2,11 @@
 //! update. Their order on a corpus CSAR (`MyTinyToDo-MySql_OpenStack-w2`,
 //! the one with a freezable database), on `tests/features/stateful-stack`
 //! (two freezable stores on each other, a stateful cache that is not
-//! freezable, tests on three nodes) and on `tests/features/update-stack` (a
+//! freezable, tests on three nodes), on `tests/features/update-stack` (a
 //! runtime updated in place under an application, a freezable store and a
-//! front end that cannot be stopped); the steps the plugins emit; where the
+//! front end that cannot be stopped) and on `tests/features/test-policies`
+//! and `yaml-test-policies` (OpenTOSCA's test policies, with fixed,
+//! resolved and expected values); the steps the plugins emit; where the
 //! plans are made and the error where they cannot be; snapshots of the
 //! plans in both languages.
 
