@@ -38,20 +38,9 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-        let mut typed = Vec::with_capacity(cap_types.len());
         for (cname, (ctype, cunit)) in &cap_types {
             let mut values: IndexMap<String, Value> = IndexMap::new();
-            let key = self.resolve(TypeKind::Capability, ctype, *cunit);
-            let lineage = match &key {
-                Some(k) => self.lineage(k),
-                None => Vec::new(),
-            };
-            typed.push(OfferedCapability {
-                name: cname.clone(),
-                type_key: key.clone(),
-                lineage,
-            });
-            if let Some(ck) = key {
+            if let Some(ck) = self.resolve(TypeKind::Capability, ctype, *cunit) {
                 for d in self.defs(TypeKind::Capability, &ck) {
                     for p in &d.def.properties {
                         if let Some(v) = p.default.as_ref().or(p.value.as_ref()) {
@@ -63,7 +52,6 @@ impl<'a> Lowerer<'a> {
             }
             self.capability_values.insert((id, cname.clone()), values);
         }
-        self.capability_types.insert(id, typed);
         for c in &n.capabilities {
             if !cap_names.contains(&c.name.text) {
                 self.diags.push(
@@ -101,16 +89,13 @@ impl<'a> Lowerer<'a> {
         &mut self,
         p: &PendingRel<'a>,
         target: NodeId,
+        target_type: &str,
         nodes: &[NodeTemplate],
     ) {
         let Some((wanted, unit)) = p.capability else {
             return;
         };
-        let offered = self
-            .capability_types
-            .get(&target)
-            .cloned()
-            .unwrap_or_default();
+        let offered = self.offered(target_type);
         let fulfils = match self.resolve(TypeKind::Capability, &wanted.text, unit) {
             Some(key) => {
                 let wanted_def = self.lineage(&key).first().copied();
@@ -163,6 +148,40 @@ impl<'a> Lowerer<'a> {
 }
 
 impl<'a> Lowerer<'a> {
+    /// The capabilities node type `key` defines along its ancestry, with
+    /// their types: found once per node type (a large topology has many
+    /// templates of few types).
+    fn offered(&mut self, key: &str) -> Vec<OfferedCapability<'a>> {
+        if let Some(known) = self.capability_types.get(key) {
+            return known.clone();
+        }
+        let mut typed: IndexMap<String, Option<(String, Unit<'a>)>> = IndexMap::new();
+        for d in self.defs(TypeKind::Node, key) {
+            for (cname, ctype) in &d.def.capabilities {
+                let slot = typed.entry(cname.text.clone()).or_default();
+                if let Some(t) = ctype {
+                    *slot = Some((t.text.clone(), d.unit));
+                }
+            }
+        }
+        let mut offered = Vec::with_capacity(typed.len());
+        for (name, ty) in typed {
+            let type_key = ty.and_then(|(t, u)| self.resolve(TypeKind::Capability, &t, u));
+            let lineage = match &type_key {
+                Some(k) => self.lineage(k),
+                None => Vec::new(),
+            };
+            offered.push(OfferedCapability {
+                name,
+                type_key,
+                lineage,
+            });
+        }
+        self.capability_types
+            .insert(key.to_string(), offered.clone());
+        offered
+    }
+
     /// The definitions of capability type `key` and its ancestors, nearest
     /// first.
     fn lineage(&mut self, key: &str) -> Vec<&'a ast::TypeDef> {

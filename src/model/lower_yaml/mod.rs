@@ -152,12 +152,13 @@ struct Lowerer<'a> {
     capability_values: HashMap<(NodeId, String), IndexMap<String, Value>>,
     /// Capability names of each node.
     capability_names: HashMap<NodeId, Vec<String>>,
-    /// The capabilities of each node template: name, type as resolved,
-    /// and the definitions of the type and its ancestors (nearest first;
-    /// none where the type is unknown), for checking that a requirement's
-    /// target can fulfil it. Definitions, not names: a file imported under
-    /// two namespaces defines each type once.
-    capability_types: HashMap<NodeId, Vec<OfferedCapability<'a>>>,
+    /// The capabilities of each node type (by key) that is a requirement's
+    /// target: name, type as resolved, and the definitions of the type and
+    /// its ancestors (nearest first; none where the type is unknown), for
+    /// checking that the target can fulfil the requirement. Definitions,
+    /// not names: a file imported under two namespaces defines each type
+    /// once.
+    capability_types: HashMap<String, Vec<OfferedCapability<'a>>>,
     /// The relationships made for each requirement of each node.
     rel_by_requirement: HashMap<(NodeId, String), Vec<super::RelId>>,
     /// Interfaces (and deployment artifacts) of the node and relationship

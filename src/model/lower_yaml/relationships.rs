@@ -46,6 +46,11 @@ impl<'a> Lowerer<'a> {
                 .entry((p.source, p.requirement.clone()))
                 .or_insert(target);
             let key = (p.source, p.requirement.clone());
+            if let TargetRef::Node(_) = p.target
+                && let Some((_, target_type)) = nodes.asts.get(target.0 as usize)
+            {
+                self.check_fulfils(&p, target, target_type, &nodes.nodes);
+            }
             if let Some(rel) = self.relationship(p, target, &nodes.nodes) {
                 self.rel_by_requirement
                     .entry(key)
@@ -107,9 +112,6 @@ impl<'a> Lowerer<'a> {
                 self.resolve(TypeKind::Relationship, "tosca.relationships.Root", p.unit)?
             }
         };
-        if let TargetRef::Node(_) = p.target {
-            self.check_fulfils(&p, target, nodes);
-        }
         let type_id = self.type_id(TypeKind::Relationship, &key)?;
         let kind = self.relationship_kind(&p, &key);
         let defs = self.defs(TypeKind::Relationship, &key);
