@@ -6,7 +6,8 @@
 //! nest, so `mongodb:database:Database` names a type of a file that
 //! `mongodb` imports as `database`).
 //!
-//! Relative imports resolve against the importing file. A single `.yaml`
+//! Relative imports resolve against the importing file; in 2.0 a path
+//! with a leading `/` starts at the root of the CSAR (§6.8.2.2). A single `.yaml`
 //! given on the command line may import files outside its directory; they
 //! are read on demand. Nothing is ever fetched: a URL or a repository
 //! import is an error that names it (E0306). The Simple Profile types are
@@ -161,7 +162,8 @@ impl Loader<'_> {
             let Some(target) = self.importable(imp, file) else {
                 continue;
             };
-            let Some(path) = self.find(root, &from, &target.text, target.span, &source) else {
+            let Some(path) = self.find(root, &from, &target.text, target.span, &source, version)
+            else {
                 continue;
             };
             let at = Some(source.location(target.span));
@@ -291,8 +293,12 @@ impl Loader<'_> {
         reference: &str,
         span: Span,
         source: &crate::diagnostics::SourceFile,
+        version: Version,
     ) -> Option<String> {
         let reference = reference.replace('\\', "/");
+        if reference.starts_with('/') && version.is_v2() {
+            return self.find_from_root(root, &reference, span, source);
+        }
         if reference.starts_with('/') {
             self.diags.push(
                 Diagnostic::error(
@@ -377,6 +383,33 @@ impl Loader<'_> {
             .hint(format!(
                 "the import `{reference}` is resolved relative to `{from}`"
             )),
+        );
+        None
+    }
+
+    /// A 2.0 import path with a leading `/`: it starts at the root of the
+    /// repository, which for a file in a CSAR is the CSAR (2.0 §6.8.2.2);
+    /// for a single file given on the command line, its directory.
+    fn find_from_root(
+        &mut self,
+        root: &Root,
+        reference: &str,
+        span: Span,
+        source: &crate::diagnostics::SourceFile,
+    ) -> Option<String> {
+        let name = relative(root, &root.segments, reference.trim_start_matches('/'));
+        if let Some(name) = name
+            && self.csar.load_on_demand(&name).is_some()
+        {
+            return Some(name);
+        }
+        self.diags.push(
+            Diagnostic::error(
+                codes::YAML_IMPORT,
+                format!("the imported file `{reference}` is not in the CSAR"),
+            )
+            .at(source.location(span))
+            .hint("a path that starts with `/` is read from the root of the CSAR (TOSCA 2.0 §6.8.2.2)"),
         );
         None
     }
@@ -699,6 +732,41 @@ mod tests {
         );
         let mut sources = SourceMap::default();
         load(&mut csar, files[0].0, 8, &mut sources)
+    }
+
+    #[test]
+    fn a_2_0_path_with_a_leading_slash_starts_at_the_csar_root() {
+        let v2 = "tosca_definitions_version: tosca_2_0\n";
+        let (loaded, d) = load_files(&[
+            (
+                "defs/main.yaml",
+                &format!("{v2}imports: [{{url: /lib/b.yaml}}]\n"),
+            ),
+            ("lib/b.yaml", v2),
+        ]);
+        assert!(!d.has_errors(), "{d:?}");
+        assert_eq!(
+            loaded.files[loaded.units[1].file].source.name(),
+            "lib/b.yaml"
+        );
+        let (_, d) = load_files(&[
+            (
+                "main.yaml",
+                &format!("{v2}imports: [{{url: /lib/none.yaml}}]\n"),
+            ),
+            ("lib/b.yaml", v2),
+        ]);
+        assert!(
+            format!("{d:?}").contains("`/lib/none.yaml` is not in the CSAR"),
+            "{d:?}"
+        );
+        // 1.x defines no such path: it stays an error.
+        let v13 = "tosca_definitions_version: tosca_simple_yaml_1_3\n";
+        let (_, d) = load_files(&[
+            ("main.yaml", &format!("{v13}imports: [/lib/b.yaml]\n")),
+            ("lib/b.yaml", v13),
+        ]);
+        assert!(format!("{d:?}").contains("is an absolute path"), "{d:?}");
     }
 
     #[test]
