@@ -153,4 +153,38 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn a_counted_mapping_maps_its_name_and_a_bad_count_is_an_error() {
+        let text = |count: &str| {
+            format!(
+                "service_template:\n  substitution_mappings:\n    node_type: Client\n    \
+                 requirements:\n    - [ service, {count} ]: [ software, service ]\n"
+            )
+        };
+        for count in ["2", "UNBOUNDED"] {
+            let (file, d) = read_text(&text(count));
+            assert!(!d.has_errors(), "{d:?}");
+            let s = file.topology.unwrap().substitution.unwrap();
+            assert_eq!(s.requirements[0].0.text, "service");
+            assert_eq!(s.requirements[0].1[1].text, "service");
+        }
+        let (file, d) = read_text(&text("two"));
+        assert!(
+            file.topology
+                .unwrap()
+                .substitution
+                .unwrap()
+                .requirements
+                .is_empty()
+        );
+        let errors: Vec<_> = d.iter().map(|d| (d.code, d.message.clone())).collect();
+        assert_eq!(
+            errors,
+            [(
+                crate::diagnostics::codes::YAML_WRONG_KIND,
+                "a requirement mapping with a count must be keyed `[ <name>, <count> ]`, but the key is `[ service, two ]`".to_string()
+            )]
+        );
+    }
 }
