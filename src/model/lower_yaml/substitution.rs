@@ -112,7 +112,9 @@ mod tests {
         let not_selectable = ignored("other");
         assert_eq!(
             not_selectable,
-            ["substitution requirement `host` is not of the form [node, requirement]; it is ignored"]
+            [
+                "substitution requirement `host` is not of the form [node, requirement]; it is ignored"
+            ]
         );
     }
 }

@@ -167,13 +167,24 @@ impl<'a> Reader<'a> {
     }
 
     fn unknown_key(&mut self, k: &Node, key: &str, what: &str) {
-        self.diags.push(
-            Diagnostic::warning(
-                codes::W_YAML_UNKNOWN_KEY,
-                format!("`{key}` is not a TOSCA keyname in {what}; it is ignored"),
-            )
-            .at(self.source.location(k.span)),
-        );
+        let mut d = Diagnostic::warning(
+            codes::W_YAML_UNKNOWN_KEY,
+            format!("`{key}` is not a TOSCA keyname in {what}; it is ignored"),
+        )
+        .at(self.source.location(k.span));
+        // `node_templates` beside `service_template` instead of in it (a
+        // slip that even the 2.0 text makes, §14.1) drops the templates.
+        if what == "the file" && key != "description" && topology::TOPOLOGY_KEYS.contains(&key) {
+            let section = if self.version.is_v2() {
+                "service_template"
+            } else {
+                "topology_template"
+            };
+            d = d.hint(format!(
+                "`{key}` belongs in `{section}`: indent it under that key"
+            ));
+        }
+        self.diags.push(d);
     }
 
     /// Entries of a map or of a list of single-key maps (1.x writes
