@@ -68,6 +68,9 @@ pub struct Options {
     pub limits: Limits,
     /// The service template to compile (TOSCA 1.0 documents may hold several).
     pub service_template: Option<String>,
+    /// Directories of TOSCA 2.0 profiles (`--profiles`): the catalog that
+    /// `imports` entries with `profile: NAME` are found in.
+    pub profiles: Vec<std::path::PathBuf>,
     /// Override the dialect's default for serialising nodes on one host.
     pub same_host_serial: Option<bool>,
     /// How unknown relationship kinds order their ends.
@@ -84,6 +87,7 @@ impl Options {
         LoadOptions {
             limits: self.limits.clone(),
             service_template: self.service_template.clone(),
+            profiles: self.profiles.clone(),
         }
     }
 }

@@ -18,6 +18,8 @@ pub struct LoadOptions {
     pub limits: Limits,
     /// The service template to compile (TOSCA 1.0 documents may hold several).
     pub service_template: Option<String>,
+    /// Directories of TOSCA 2.0 profiles that `profile` imports name.
+    pub profiles: Vec<std::path::PathBuf>,
 }
 
 /// The front end's result: the archive and its topology.
@@ -115,9 +117,14 @@ fn load_yaml(
     options: &LoadOptions,
     sources: &mut SourceMap,
 ) -> Result<Loaded> {
-    let (files, mut diags) =
-        yaml::imports::load(&mut csar, &entry, options.limits.max_depth, sources);
-    diags.extend(yaml::imports::check_meta(&csar, &files, sources));
+    let (files, mut diags) = yaml::imports::load(
+        &mut csar,
+        &entry,
+        options.limits.max_depth,
+        &options.profiles,
+        sources,
+    );
+    diags.extend(yaml::meta::check_meta(&csar, &files, sources));
     let unreadable = diags.iter().any(|d| {
         matches!(
             d.code,

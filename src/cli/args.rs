@@ -65,6 +65,11 @@ pub(crate) struct CompileArgs {
     /// Also load the plugin files (*.yaml) in DIR; may be repeated.
     #[arg(long = "plugins", value_name = "DIR")]
     pub plugin_dirs: Vec<PathBuf>,
+    /// A directory of TOSCA 2.0 profiles: the files in it (and below it)
+    /// that declare `profile: NAME` are what `imports: - profile: NAME`
+    /// loads; may be repeated.
+    #[arg(long = "profiles", value_name = "DIR")]
+    pub profile_dirs: Vec<PathBuf>,
     /// Generate plans even if no plugin handles some template (a warning
     /// instead of an error; such activities do nothing).
     #[arg(long)]

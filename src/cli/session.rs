@@ -87,6 +87,7 @@ impl Session {
                 max_depth: a.max_depth,
             },
             service_template: a.service_template.clone(),
+            profiles: a.profile_dirs.clone(),
             same_host_serial: a.same_host.map(|s| matches!(s, SameHost::Serial)),
             unknown_relationships: Some(match a.unknown_relationships {
                 UnknownRelationships::DependsOn => UnknownOrdering::DependsOn,

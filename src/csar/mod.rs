@@ -131,6 +131,11 @@ impl Csar {
         self.get(name)
     }
 
+    /// The limits it was read with.
+    pub(crate) fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
     /// Whether `dir` is a directory of the archive: some entry lies below
     /// it. For a single-file input its files are read from beside the file,
     /// as [`Csar::load_on_demand`] reads one (each under the size limit, at

@@ -81,6 +81,9 @@ pub const W_YAML_DELEGATED: &str = "W0313";
 pub const W_YAML_WEAVING: &str = "W0314";
 /// TOSCA grammar that toscanini recognises but does not support yet.
 pub const YAML_UNSUPPORTED: &str = "E0315";
+/// The catalog of TOSCA 2.0 profiles (§6.7) cannot be used: a directory
+/// cannot be read, or a profile name is declared twice.
+pub const YAML_PROFILE: &str = "E0316";
 
 // ---- 4: the topology model (model::)
 /// A type reference names no known type.

@@ -44,6 +44,8 @@ pub(crate) struct File {
     pub version: Version,
     /// `namespace` (1.x).
     pub namespace: Option<Spanned>,
+    /// `profile` (2.0): the name the file's definitions are a profile of.
+    pub profile: Option<Spanned>,
     /// `metadata` (and 1.x top-level `template_name` & co.), in order.
     pub metadata: Vec<(String, String)>,
     /// `imports`.

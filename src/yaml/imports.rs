@@ -17,14 +17,17 @@
 //! importing file is looked up in the directories above it (a warning).
 
 use std::collections::HashMap;
-use std::path::{Component, Path};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::ast::{File, Import, Spanned};
+use super::import_paths::{Root, absolute, relative};
 use super::node::{self, LoadLimits};
+use super::profiles::Catalog;
 use super::reader;
 use super::version::{Detected, Version, detect};
 use crate::csar::{Csar, Origin};
-use crate::diagnostics::{Diagnostic, Diagnostics, Location, SourceMap, Span, codes};
+use crate::diagnostics::{Diagnostic, Diagnostics, Location, SourceFile, SourceMap, Span, codes};
 
 /// A file to compile under a namespace scope.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,18 +58,23 @@ fn is_normative_alias(name: &str) -> bool {
     matches!(detect(name), Detected::Supported(_))
 }
 
-/// Load `entry` and its imports.
+/// Load `entry` and its imports; `profiles` are the directories of the
+/// profile catalog ([`Catalog`]).
 pub(crate) fn load(
     csar: &mut Csar,
     entry: &str,
     max_depth: usize,
+    profiles: &[PathBuf],
     sources: &mut SourceMap,
 ) -> (Loaded, Diagnostics) {
+    let catalog = Catalog::new(profiles, csar.limits());
     let mut l = Loader {
         csar,
+        catalog,
         sources,
         diags: Diagnostics::new(),
         loaded: Loaded::default(),
+        archive_of: Vec::new(),
         by_path: HashMap::new(),
         imported: HashMap::new(),
         limits: LoadLimits {
@@ -75,7 +83,7 @@ pub(crate) fn load(
         },
     };
     let root = l.root();
-    let Some(first) = l.file(entry, None, None) else {
+    let Some(first) = l.file(INPUT, entry, None, None) else {
         return (l.loaded, l.diags);
     };
     let mut queue = vec![(first, Vec::<String>::new())];
@@ -98,22 +106,23 @@ pub(crate) fn load(
     (l.loaded, l.diags)
 }
 
+/// The archive of the input: files of the profile catalog are in
+/// archives of their own, numbered from 1 (catalog directory `k` is `k + 1`).
+const INPUT: usize = 0;
+
 struct Loader<'a> {
     csar: &'a mut Csar,
+    catalog: Catalog,
     sources: &'a mut SourceMap,
     diags: Diagnostics,
     loaded: Loaded,
-    by_path: HashMap<String, Option<usize>>,
+    /// The archive each file of `loaded.files` is in.
+    archive_of: Vec<usize>,
+    /// Files by archive and name, once parsed (`None`: could not be).
+    by_path: HashMap<(usize, String), Option<usize>>,
     /// The imports of each file, once found (see `Loader::imported`).
     imported: HashMap<usize, Vec<(usize, Option<String>)>>,
     limits: LoadLimits,
-}
-
-/// Where the CSAR root is, as path segments, for resolving `..` lexically;
-/// empty (and no escaping) for archives and directories.
-struct Root {
-    segments: Vec<String>,
-    may_escape: bool,
 }
 
 impl Loader<'_> {
@@ -154,32 +163,96 @@ impl Loader<'_> {
             return known.clone();
         }
         let imports = self.loaded.files[file].imports.clone();
-        let from = self.loaded.files[file].source.name().to_string();
         let source = self.loaded.files[file].source.clone();
         let version = self.loaded.files[file].version;
+        let archive = self.archive_of[file];
         let mut found = Vec::new();
         for imp in &imports {
+            let prefix = imp.prefix.as_ref().map(|p| p.text.clone());
+            if let Some(profile) = &imp.profile {
+                if let Some(child) = self.profile(profile, &source, version) {
+                    found.push((child, prefix));
+                }
+                continue;
+            }
             let Some(target) = self.importable(imp, file) else {
                 continue;
             };
-            let Some(path) = self.find(root, &from, &target.text, target.span, &source, version)
-            else {
+            // Names in a catalog directory are names in its archive.
+            let from = match archive {
+                INPUT => source.name().to_string(),
+                _ => self.archive_name(file),
+            };
+            let catalog_root = Root::archive();
+            let within = if archive == INPUT {
+                root
+            } else {
+                &catalog_root
+            };
+            let located = if version.is_v2() && target.text.starts_with('/') {
+                self.find_from_root(archive, within, &target.text, target.span, &source)
+            } else {
+                self.find(archive, within, &from, &target.text, target.span, &source)
+            };
+            let Some(path) = located else {
                 continue;
             };
             let at = Some(source.location(target.span));
-            if let Some(child) = self.file(&path, at, Some(version)) {
-                found.push((child, imp.prefix.as_ref().map(|p| p.text.clone())));
+            if let Some(child) = self.file(archive, &path, at, Some(version)) {
+                found.push((child, prefix));
             }
         }
         self.imported.insert(file, found.clone());
         found
     }
 
+    /// The file of the catalog that declares the imported `profile`,
+    /// loaded; `None` for the Simple Profile (built in) and for a profile
+    /// the catalog does not have (an error).
+    fn profile(
+        &mut self,
+        profile: &Spanned,
+        source: &Arc<SourceFile>,
+        version: Version,
+    ) -> Option<usize> {
+        if is_simple_profile(&profile.text) {
+            return None;
+        }
+        let at = source.location(profile.span);
+        match self
+            .catalog
+            .find(&profile.text, &mut self.diags, self.sources)
+        {
+            Ok((k, name)) => self.file(k + 1, &name, Some(at), Some(version)),
+            Err(d) => {
+                self.diags.push(d.at(at));
+                None
+            }
+        }
+    }
+
+    /// The name of `file` in its archive (the source of a catalog file is
+    /// named by its path, for diagnostics).
+    fn archive_name(&self, file: usize) -> String {
+        self.by_path
+            .iter()
+            .find(|(_, v)| **v == Some(file))
+            .map(|((_, name), _)| name.clone())
+            .unwrap_or_default()
+    }
+
+    /// Entry `name` of `archive`, read if need be; whether it exists.
+    fn exists(&mut self, archive: usize, name: &str) -> bool {
+        match archive {
+            INPUT => self.csar.load_on_demand(name).is_some(),
+            k => self.catalog.archive(k - 1).get(name).is_some(),
+        }
+    }
+
     /// The file name an import of `file` names, or `None` when there is
-    /// nothing to load: a profile (the Simple Profile is built in, another
-    /// one is an error), the normative types, or an import refused with an
+    /// nothing to load: the normative types, or an import refused with an
     /// error (the reserved prefix `tosca`, no file, a repository or a URL:
-    /// toscanini never uses the network).
+    /// toscanini never uses the network). Profiles are [`Loader::profile`]'s.
     fn importable<'i>(&mut self, imp: &'i Import, file: usize) -> Option<&'i Spanned> {
         let source = self.loaded.files[file].source.clone();
         let at = |span: Span| source.location(span);
@@ -194,19 +267,6 @@ impl Loader<'_> {
                 .at(at(p.span))
                 .hint("choose another prefix"),
             );
-            return None;
-        }
-        if let Some(profile) = &imp.profile {
-            if !is_simple_profile(&profile.text) {
-                self.diags.push(
-                    Diagnostic::error(
-                        codes::YAML_IMPORT,
-                        format!("the profile `{}` is not available", profile.text),
-                    )
-                    .at(at(profile.span))
-                    .hint("toscanini has the TOSCA Simple Profile built in and never downloads profiles; import the profile's files by relative path"),
-                );
-            }
             return None;
         }
         let Some(target) = &imp.file else {
@@ -259,27 +319,9 @@ impl Loader<'_> {
     }
 
     fn root(&self) -> Root {
-        if !matches!(self.csar.origin, Origin::File) {
-            return Root {
-                segments: Vec::new(),
-                may_escape: false,
-            };
-        }
-        let dir = self.csar.path.parent().unwrap_or(Path::new("."));
-        let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-        let mut segments: Vec<String> = Vec::new();
-        for c in abs.components() {
-            match c {
-                Component::Normal(s) => segments.push(s.to_string_lossy().into_owned()),
-                Component::ParentDir => {
-                    segments.pop();
-                }
-                _ => {}
-            }
-        }
-        Root {
-            segments,
-            may_escape: true,
+        match self.csar.origin {
+            Origin::File => Root::beside(&self.csar.path),
+            _ => Root::archive(),
         }
     }
 
@@ -288,17 +330,14 @@ impl Loader<'_> {
     /// directories above it.
     fn find(
         &mut self,
+        archive: usize,
         root: &Root,
         from: &str,
         reference: &str,
         span: Span,
         source: &crate::diagnostics::SourceFile,
-        version: Version,
     ) -> Option<String> {
         let reference = reference.replace('\\', "/");
-        if reference.starts_with('/') && version.is_v2() {
-            return self.find_from_root(root, &reference, span, source);
-        }
         if reference.starts_with('/') {
             self.diags.push(
                 Diagnostic::error(
@@ -313,15 +352,18 @@ impl Loader<'_> {
         dir.pop();
         let first = relative(root, &dir, &reference);
         match &first {
-            Some(name) if self.csar.load_on_demand(name).is_some() => return Some(name.clone()),
+            Some(name) if self.exists(archive, name) => return Some(name.clone()),
             None => {
                 self.diags.push(
                     Diagnostic::error(
                         codes::YAML_IMPORT,
-                        format!("the import `{reference}` leaves the CSAR"),
+                        match archive {
+                            INPUT => format!("the import `{reference}` leaves the CSAR"),
+                            _ => format!("the import `{reference}` leaves the profile's directory"),
+                        },
                     )
                     .at(source.location(span))
-                    .hint("imports must name files inside the archive"),
+                    .hint("imports must name files inside the archive (a profile's: inside its directory)"),
                 );
                 return None;
             }
@@ -336,7 +378,7 @@ impl Loader<'_> {
         while up.len() > floor {
             up.pop();
             if let Some(name) = relative(root, &up, &reference)
-                && self.csar.load_on_demand(&name).is_some()
+                && self.exists(archive, &name)
             {
                 self.diags.push(
                     Diagnostic::warning(
@@ -359,7 +401,7 @@ impl Loader<'_> {
             .collect();
         for skip in 1..segments.len() {
             let name = segments[skip..].join("/");
-            if !name.starts_with("..") && self.csar.load_on_demand(&name).is_some() {
+            if !name.starts_with("..") && self.exists(archive, &name) {
                 self.diags.push(
                     Diagnostic::warning(
                         codes::W_YAML_LENIENT,
@@ -389,9 +431,11 @@ impl Loader<'_> {
 
     /// A 2.0 import path with a leading `/`: it starts at the root of the
     /// repository, which for a file in a CSAR is the CSAR (2.0 §6.8.2.2);
-    /// for a single file given on the command line, its directory.
+    /// for a single file given on the command line, its directory; for a
+    /// profile's file, the profile's directory.
     fn find_from_root(
         &mut self,
+        archive: usize,
         root: &Root,
         reference: &str,
         span: Span,
@@ -399,14 +443,17 @@ impl Loader<'_> {
     ) -> Option<String> {
         let name = relative(root, &root.segments, reference.trim_start_matches('/'));
         if let Some(name) = name
-            && self.csar.load_on_demand(&name).is_some()
+            && self.exists(archive, &name)
         {
             return Some(name);
         }
         self.diags.push(
             Diagnostic::error(
                 codes::YAML_IMPORT,
-                format!("the imported file `{reference}` is not in the CSAR"),
+                match archive {
+                    INPUT => format!("the imported file `{reference}` is not in the CSAR"),
+                    _ => format!("the imported file `{reference}` is not in the profile's directory"),
+                },
             )
             .at(source.location(span))
             .hint("a path that starts with `/` is read from the root of the CSAR (TOSCA 2.0 §6.8.2.2)"),
@@ -414,28 +461,67 @@ impl Loader<'_> {
         None
     }
 
-    /// Parse a file once; `None` if it cannot be read (diagnosed).
+    /// Parse a file of `archive` once; `None` if it cannot be read
+    /// (diagnosed).
     fn file(
         &mut self,
+        archive: usize,
         name: &str,
         imported_at: Option<Location>,
         importer: Option<Version>,
     ) -> Option<usize> {
-        if let Some(known) = self.by_path.get(name) {
+        let key = (archive, name.to_string());
+        if let Some(known) = self.by_path.get(&key) {
             return *known;
         }
-        let result = self.parse(name, imported_at, importer);
-        self.by_path.insert(name.to_string(), result);
+        let result = self.parse(archive, name, imported_at, importer);
+        if let Some(i) = result {
+            self.archive_of.resize(i + 1, INPUT);
+            self.archive_of[i] = archive;
+            self.check_profile(i);
+        }
+        self.by_path.insert(key, result);
         result
+    }
+
+    /// A file that declares a profile defines no service template (2.0
+    /// §6.7.1); one that does is read all the same (Puccini's examples
+    /// have such files), with a warning.
+    fn check_profile(&mut self, i: usize) {
+        let file = &self.loaded.files[i];
+        let (Some(profile), Some(_)) = (&file.profile, &file.topology) else {
+            return;
+        };
+        self.diags.push(
+            Diagnostic::warning(
+                codes::W_YAML_LENIENT,
+                format!(
+                    "`{}` declares the profile `{}` and also a service template, which TOSCA 2.0 §6.7.1 forbids; both are read",
+                    file.source.name(),
+                    profile.text
+                ),
+            )
+            .at(file
+                .source
+                .key_location("service_template")
+                .or_else(|| file.source.key_location("topology_template"))
+                .unwrap_or_else(|| file.source.location(Span::new(0, 0))))
+            .hint("keep the profile's types in a file of their own, imported by the service template, or drop `profile`"),
+        );
     }
 
     fn parse(
         &mut self,
+        archive: usize,
         name: &str,
         imported_at: Option<Location>,
         importer: Option<Version>,
     ) -> Option<usize> {
-        let source = match self.csar.source(name) {
+        let source = match archive {
+            INPUT => self.csar.source(name),
+            k => self.catalog.source(k - 1, name),
+        };
+        let source = match source {
             Ok(s) => self.sources.add(s),
             Err(d) => {
                 self.diags.push(d.at_opt(imported_at));
@@ -544,177 +630,9 @@ impl Loader<'_> {
     }
 }
 
-/// The absolute segments of a CSAR name (which may start with `../` for
-/// a single-file input).
-fn absolute(root: &Root, name: &str) -> Vec<String> {
-    let mut out = root.segments.clone();
-    for seg in name.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                out.pop();
-            }
-            s => out.push(s.to_string()),
-        }
-    }
-    out
-}
-
-/// `reference` joined to the absolute directory `dir`, as a CSAR name;
-/// `None` if it leaves the CSAR and may not.
-fn relative(root: &Root, dir: &[String], reference: &str) -> Option<String> {
-    let mut abs = dir.to_vec();
-    for seg in reference.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                abs.pop()?;
-            }
-            s => abs.push(s.to_string()),
-        }
-    }
-    let common = root
-        .segments
-        .iter()
-        .zip(&abs)
-        .take_while(|(a, b)| a == b)
-        .count();
-    let ups = root.segments.len() - common;
-    if ups > 0 && !root.may_escape {
-        return None;
-    }
-    let mut parts: Vec<String> = vec!["..".to_string(); ups];
-    parts.extend(abs[common..].iter().cloned());
-    if parts.is_empty() {
-        return None;
-    }
-    Some(parts.join("/"))
-}
-
-/// Check the CSAR metadata a YAML CSAR carries (1.3 §6.2–§6.3, 2.0 §6):
-/// the versions in TOSCA.meta, `Other-Definitions` (usable only as
-/// substitution templates, so not compiled), and, without TOSCA.meta, the
-/// entry's `template_name` and `template_version` metadata.
-pub(crate) fn check_meta(csar: &Csar, loaded: &Loaded, sources: &mut SourceMap) -> Diagnostics {
-    let mut diags = Diagnostics::new();
-    if matches!(csar.origin, Origin::File) {
-        return diags;
-    }
-    let (meta, _) = csar.meta(sources);
-    let file = sources.get(crate::csar::META_PATH).cloned();
-    let Some(meta) = meta else {
-        let Some(entry) = loaded.files.first() else {
-            return diags;
-        };
-        let missing: Vec<&str> = ["template_name", "template_version"]
-            .into_iter()
-            .filter(|k| entry.metadata(k).is_none())
-            .collect();
-        if !missing.is_empty() {
-            diags.push(
-                Diagnostic::warning(
-                    codes::W_META_VERSION,
-                    format!(
-                        "the CSAR has no TOSCA-Metadata/TOSCA.meta, and its entry `{}` has no {} metadata",
-                        entry.source.name(),
-                        missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(" and ")
-                    ),
-                )
-                .at(entry
-                    .source
-                    .key_location("metadata")
-                    .unwrap_or_else(|| entry.source.location(Span::new(0, 0))))
-                .hint("a CSAR without TOSCA.meta names itself by the entry's metadata (TOSCA 1.3 §6.3)"),
-            );
-        }
-        return diags;
-    };
-    let at = |span: Span| file.as_ref().map(|f| f.location(span));
-    let v2 = loaded.files.first().is_some_and(|f| f.version.is_v2());
-    match meta
-        .get("TOSCA-Meta-File-Version")
-        .or(meta.get("TOSCA-Meta-Version"))
-    {
-        Some(e) if !matches!(e.value.as_str(), "1.0" | "1.1") => diags.push(
-            Diagnostic::warning(
-                codes::W_META_VERSION,
-                format!("TOSCA-Meta-File-Version `{}` is not 1.0 or 1.1", e.value),
-            )
-            .at_opt(at(e.span)),
-        ),
-        None if !v2 => diags.push(
-            Diagnostic::warning(
-                codes::W_META_VERSION,
-                "TOSCA.meta has no TOSCA-Meta-File-Version",
-            )
-            .at_opt(file.as_ref().map(|f| f.location(Span::new(0, 0))))
-            .hint("block 0 starts with `TOSCA-Meta-File-Version: 1.1`"),
-        ),
-        _ => {}
-    }
-    match meta.get("CSAR-Version") {
-        Some(e) if !matches!(e.value.as_str(), "1.0" | "1.1" | "2.0") => diags.push(
-            Diagnostic::warning(
-                codes::W_META_VERSION,
-                format!("CSAR-Version `{}` is not 1.1 (TOSCA 1.3) or 2.0", e.value),
-            )
-            .at_opt(at(e.span)),
-        ),
-        None => diags.push(
-            Diagnostic::warning(codes::W_META_VERSION, "TOSCA.meta has no CSAR-Version")
-                .at_opt(file.as_ref().map(|f| f.location(Span::new(0, 0)))),
-        ),
-        _ => {}
-    }
-    if let Some(e) = meta.get("Other-Definitions") {
-        for other in meta.other_definitions() {
-            let known = crate::csar::path::normalize(&other)
-                .ok()
-                .is_some_and(|n| csar.contains(&n));
-            if !known {
-                diags.push(
-                    Diagnostic::warning(
-                        codes::W_META_VERSION,
-                        format!("Other-Definitions names `{other}`, which is not in the CSAR"),
-                    )
-                    .at_opt(at(e.span)),
-                );
-            }
-        }
-    }
-    diags
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn resolves_lexically_inside_and_outside_the_root() {
-        let inside = Root {
-            segments: vec![],
-            may_escape: false,
-        };
-        assert_eq!(
-            relative(&inside, &["a".into()], "../b/c.yaml").as_deref(),
-            Some("b/c.yaml")
-        );
-        assert_eq!(relative(&inside, &[], "../c.yaml"), None);
-        let file = Root {
-            segments: vec!["x".into(), "data".into()],
-            may_escape: true,
-        };
-        let dir = absolute(&file, "custom/t.yaml");
-        assert_eq!(dir, ["x", "data", "custom", "t.yaml"]);
-        assert_eq!(
-            relative(&file, &["x".into()], "data/custom/e.yaml").as_deref(),
-            Some("custom/e.yaml")
-        );
-        assert_eq!(
-            relative(&file, &["x".into(), "data".into()], "../other/e.yaml").as_deref(),
-            Some("../other/e.yaml")
-        );
-    }
 
     #[test]
     fn knows_the_simple_profile() {
@@ -731,7 +649,7 @@ mod tests {
                 .map(|(n, t)| (n.to_string(), t.as_bytes().to_vec())),
         );
         let mut sources = SourceMap::default();
-        load(&mut csar, files[0].0, 8, &mut sources)
+        load(&mut csar, files[0].0, 8, &[], &mut sources)
     }
 
     #[test]

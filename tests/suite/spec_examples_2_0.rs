@@ -9,7 +9,7 @@
 //!   does not define what it uses; `unsupported`: toscanini does not do
 //!   what it needs);
 //! - every other one compiles with `toscanini plan --lang all` (BPEL and
-//!   BPMN), and its plans follow the 1.3 §7.2 rules that the 1.3 examples
+//!   BPMN; `--profiles profiles` where the example has profile files), and its plans follow the 1.3 §7.2 rules that the 1.3 examples
 //!   are held to (tests/suite/rules.rs), in a topological order.
 //!
 //! Either way nothing may panic, and the exit code, the exact diagnostics
@@ -107,15 +107,12 @@ fn check(dir: &Path, name: &str, expected: Option<&[String]>) {
     let out_dir = temp_dir(name);
     let out = out_dir.join("out.csar");
     let out = out.to_str().unwrap();
-    let plan = [
-        "plan",
-        "example.yaml",
-        "-o",
-        out,
-        "--quiet",
-        "--lang",
-        "all",
-    ];
+    let mut plan = vec!["plan", "example.yaml", "-o", out, "--quiet"];
+    plan.extend(["--lang", "all"]);
+    // The profiles an example imports by name are its catalog (§6.7.3).
+    if dir.join("profiles").is_dir() {
+        plan.extend(["--profiles", "profiles"]);
+    }
     let run = toscanini(dir, &plan);
     assert!(
         !run.stderr.contains("panicked"),

@@ -9,9 +9,10 @@
 
 use indexmap::IndexMap;
 
-use super::{Def, Lowerer, This, Unit};
+use super::requirements::PendingRel;
+use super::{Def, Lowerer, OfferedCapability, This, Unit};
 use crate::diagnostics::{Diagnostic, codes};
-use crate::model::{NodeId, Value};
+use crate::model::{NodeId, NodeTemplate, Value};
 use crate::yaml::ast::{self, TypeKind};
 
 impl<'a> Lowerer<'a> {
@@ -37,9 +38,20 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+        let mut typed = Vec::with_capacity(cap_types.len());
         for (cname, (ctype, cunit)) in &cap_types {
             let mut values: IndexMap<String, Value> = IndexMap::new();
-            if let Some(ck) = self.resolve(TypeKind::Capability, ctype, *cunit) {
+            let key = self.resolve(TypeKind::Capability, ctype, *cunit);
+            let lineage = match &key {
+                Some(k) => self.lineage(k),
+                None => Vec::new(),
+            };
+            typed.push(OfferedCapability {
+                name: cname.clone(),
+                type_key: key.clone(),
+                lineage,
+            });
+            if let Some(ck) = key {
                 for d in self.defs(TypeKind::Capability, &ck) {
                     for p in &d.def.properties {
                         if let Some(v) = p.default.as_ref().or(p.value.as_ref()) {
@@ -51,6 +63,7 @@ impl<'a> Lowerer<'a> {
             }
             self.capability_values.insert((id, cname.clone()), values);
         }
+        self.capability_types.insert(id, typed);
         for c in &n.capabilities {
             if !cap_names.contains(&c.name.text) {
                 self.diags.push(
@@ -75,6 +88,91 @@ impl<'a> Lowerer<'a> {
             slot.extend(values);
         }
         self.capability_names.insert(id, cap_names);
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    /// Whether node template `target` offers the capability a pending
+    /// relationship's requirement asks for: one of that capability type
+    /// (or a type derived from it), or one of that name where it names no
+    /// type. An error where it does not (1.3 §3.7.3, 2.0 §8.5.1; the
+    /// example of 2.0 §6.7.3 is invalid for this reason).
+    pub(super) fn check_fulfils(
+        &mut self,
+        p: &PendingRel<'a>,
+        target: NodeId,
+        nodes: &[NodeTemplate],
+    ) {
+        let Some((wanted, unit)) = p.capability else {
+            return;
+        };
+        let offered = self
+            .capability_types
+            .get(&target)
+            .cloned()
+            .unwrap_or_default();
+        let fulfils = match self.resolve(TypeKind::Capability, &wanted.text, unit) {
+            Some(key) => {
+                let wanted_def = self.lineage(&key).first().copied();
+                offered.iter().any(|c| {
+                    wanted_def.is_some_and(|w| c.lineage.iter().any(|d| std::ptr::eq(*d, w)))
+                })
+            }
+            None => offered.iter().any(|c| c.name == wanted.text),
+        };
+        if fulfils {
+            return;
+        }
+        let target_node = &nodes[target.0 as usize];
+        let has = if offered.is_empty() {
+            "offers no capability".to_string()
+        } else {
+            let list: Vec<String> = offered
+                .iter()
+                .map(|c| match &c.type_key {
+                    Some(t) => format!("`{}` ({t})", c.name),
+                    None => format!("`{}`", c.name),
+                })
+                .collect();
+            format!("offers {}", list.join(", "))
+        };
+        // TOSCA 2.0 says such a template is invalid; in 1.x tosca-parser
+        // accepts it, and real templates rely on that (a Docker container
+        // hosted on a Compute node): a warning there.
+        let v2 = unit.file.version.is_v2();
+        let make = if v2 {
+            |m: String| Diagnostic::error(codes::DANGLING_REFERENCE, m)
+        } else {
+            |m: String| Diagnostic::warning(codes::W_DANGLING_REQUIREMENT, m)
+        };
+        self.diags.push(
+            make(
+                format!(
+                    "requirement `{}` of `{}` asks for a capability `{}`, which its target `{}` does not offer",
+                    p.requirement,
+                    nodes[p.source.0 as usize].id,
+                    wanted.text,
+                    target_node.id
+                ),
+            )
+            .at(p.origin.clone())
+            .note(format!("`{}` {has}", target_node.id))
+            .hint("target a node whose type has a capability of that type (or one derived from it); types of two versions of a profile are different types"),
+        );
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    /// The definitions of capability type `key` and its ancestors, nearest
+    /// first.
+    fn lineage(&mut self, key: &str) -> Vec<&'a ast::TypeDef> {
+        let mut defs: Vec<&'a ast::TypeDef> = self
+            .defs(TypeKind::Capability, key)
+            .into_iter()
+            .map(|d| d.def)
+            .collect();
+        defs.reverse();
+        defs
     }
 }
 

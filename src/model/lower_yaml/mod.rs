@@ -105,6 +105,14 @@ struct Unit<'a> {
     builtin: bool,
 }
 
+/// A capability a node template offers (see `Lowerer::capability_types`).
+#[derive(Clone)]
+struct OfferedCapability<'a> {
+    name: String,
+    type_key: Option<String>,
+    lineage: Vec<&'a ast::TypeDef>,
+}
+
 /// A type definition and the unit it was found in.
 #[derive(Clone, Copy)]
 struct Def<'a> {
@@ -144,6 +152,12 @@ struct Lowerer<'a> {
     capability_values: HashMap<(NodeId, String), IndexMap<String, Value>>,
     /// Capability names of each node.
     capability_names: HashMap<NodeId, Vec<String>>,
+    /// The capabilities of each node template: name, type as resolved,
+    /// and the definitions of the type and its ancestors (nearest first;
+    /// none where the type is unknown), for checking that a requirement's
+    /// target can fulfil it. Definitions, not names: a file imported under
+    /// two namespaces defines each type once.
+    capability_types: HashMap<NodeId, Vec<OfferedCapability<'a>>>,
     /// The relationships made for each requirement of each node.
     rel_by_requirement: HashMap<(NodeId, String), Vec<super::RelId>>,
     /// Interfaces (and deployment artifacts) of the node and relationship
@@ -175,6 +189,7 @@ impl<'a> Lowerer<'a> {
             implicit_profile: BTreeSet::new(),
             capability_values: HashMap::new(),
             capability_names: HashMap::new(),
+            capability_types: HashMap::new(),
             rel_by_requirement: HashMap::new(),
             type_interfaces: HashMap::new(),
             names: super::Names::default(),
@@ -223,7 +238,8 @@ fn lower_text(yaml: &str) -> (Option<Topology>, Diagnostics) {
         [("service.yaml".to_string(), yaml.as_bytes().to_vec())],
     );
     let mut sources = crate::diagnostics::SourceMap::default();
-    let (loaded, diags) = crate::yaml::imports::load(&mut csar, "service.yaml", 64, &mut sources);
+    let (loaded, diags) =
+        crate::yaml::imports::load(&mut csar, "service.yaml", 64, &[], &mut sources);
     assert!(!diags.has_errors(), "{diags:?}");
     lower(&loaded, &mut csar)
 }

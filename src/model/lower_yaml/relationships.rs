@@ -107,6 +107,9 @@ impl<'a> Lowerer<'a> {
                 self.placeholder_type(TypeKind::Relationship, "tosca.relationships.Root")?
             }
         };
+        if let TargetRef::Node(_) = p.target {
+            self.check_fulfils(&p, target, nodes);
+        }
         let type_id = self.type_id(TypeKind::Relationship, &key)?;
         let kind = self.relationship_kind(&p, &key);
         let defs = self.defs(TypeKind::Relationship, &key);

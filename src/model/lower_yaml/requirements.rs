@@ -181,6 +181,11 @@ impl<'a> Lowerer<'a> {
             source,
             target,
             type_key: rel.type_key,
+            capability: a
+                .capability
+                .as_ref()
+                .map(|c| (c, unit))
+                .or(def.as_ref().and_then(|d| d.capability)),
             properties: rel.properties,
             interfaces: rel.interfaces,
             origin,
@@ -386,6 +391,7 @@ impl<'a> Lowerer<'a> {
             source,
             target,
             type_key,
+            capability: None,
             properties: Vec::new(),
             interfaces: def.interfaces.clone(),
             origin,
@@ -437,6 +443,9 @@ pub(super) struct PendingRel<'a> {
     pub(super) source: NodeId,
     pub(super) target: TargetRef,
     pub(super) type_key: Option<(String, Unit<'a>)>,
+    /// The capability (type or name) the target must offer, as the
+    /// assignment or else the definition says.
+    pub(super) capability: Option<(&'a ast::Spanned, Unit<'a>)>,
     pub(super) properties: Vec<(&'a ast::Spanned, &'a Node, Unit<'a>)>,
     pub(super) interfaces: Vec<(&'a ast::Interface, Unit<'a>)>,
     pub(super) origin: Location,

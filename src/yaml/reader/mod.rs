@@ -75,6 +75,7 @@ pub(crate) fn read(
         },
         version,
         namespace: None,
+        profile: None,
         metadata: Vec::new(),
         imports: Vec::new(),
         repositories: Vec::new(),
@@ -84,6 +85,7 @@ pub(crate) fn read(
     for (k, v) in r.entries(&root, "the file", TOP_KEYS) {
         match k.text.as_str() {
             "namespace" => file.namespace = r.string(v, "namespace"),
+            "profile" => file.profile = r.string(v, "profile"),
             "metadata" => file.metadata.extend(r.string_map(v, "metadata")),
             "template_name" | "template_author" | "template_version" => {
                 if let Some(s) = r.string(v, &k.text) {
