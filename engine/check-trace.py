@@ -3,6 +3,7 @@
 
     check-trace.py GRAPH.json TRACE.jsonl --kind KIND
                    [--instances N] [--fail TEMPLATE/INTERFACE/OPERATION]
+                   [--failed-in ACTIVITY]
 
 GRAPH.json is `toscanini graph --format json` of the plan; TRACE.jsonl is what
 `engine/run` wrote: one line per request the mock container received and per
@@ -38,6 +39,11 @@ operation's instance in ERROR, run the compensation of every activity that
 had ended before the failure (the graph's `compensation` operations of the
 activity, invoked from its `<activity>_undo` handler), and start no activity of the
 graph after the failure.
+A run whose check fails (--failed-in ACTIVITY, with --expect error: the mock
+answers a test an output other than the one it expects) must have every
+invocation succeed, and end in its error end event after ACTIVITY invoked its
+operations: ACTIVITY's log says `cancelled`, never `finished`, an instance is
+set ERROR, and no activity the graph orders after ACTIVITY starts.
 In both, the plan's own instance (the plan name and the CorrelationID in its
 URL, one of each) must be set RUNNING by the first request and FINISHED
 (normal) or FAILED (failure) by the last, once each; its log must say when
@@ -204,6 +210,35 @@ class Check:
                 if got[op] < 1:
                     self.fail(f"{a['id']} had ended before the failure, but its compensation {op} was not invoked")
 
+    def failed_check(self):
+        """A check of ACTIVITY (not an invocation) failed the plan."""
+        a = self.args.failed_in
+        b = self.bpmn.get(a)
+        if b is None:
+            self.fail(f"{a} is not an activity of the graph")
+            return
+        for e in self.invokes():
+            if e.get("result") == "fault":
+                self.fail(f"{e['interface']}/{e['operation']} on {e['template']} failed; only a check should")
+        if not any(e["kind"] == "invoke" for e in self.sent_from(b)):
+            self.fail(f"{a} invoked nothing before it failed")
+        logged = [m.group(1) for e in self.requests if e["kind"] == "plan-log"
+                  for m in [LOG.search(e.get("message", ""))] if m and m.group(2) == b]
+        if "finished" in logged or "cancelled" not in logged:
+            self.fail(f"plan instance log of {b}: {' '.join(logged) or 'nothing'}, expected it cancelled, never finished")
+        if not any(e["kind"] == "state" and e.get("state") == "ERROR" for e in self.requests):
+            self.fail("no instance was set ERROR after the failed check")
+        later, frontier = set(), [a]
+        while frontier:
+            u = frontier.pop()
+            for x, y in self.graph["edges"]:
+                if x == u and y not in later:
+                    later.add(y)
+                    frontier.append(y)
+        for v in sorted(later):
+            if "start" in self.marks[self.bpmn[v]]:
+                self.fail(f"{v} started, but it comes after {a}, whose check failed")
+
     def routing(self):
         """Which activities an imperative workflow's routing ran (their subprocess started)."""
         for a in self.args.ran:
@@ -306,6 +341,8 @@ class Check:
             self.routing()
         elif self.args.fail:
             self.failure()
+        elif self.args.failed_in:
+            self.failed_check()
         else:
             self.operations()
             self.final_states()
@@ -324,6 +361,7 @@ def main():
                             "update", "transformation"])
     p.add_argument("--instances", type=int, default=1)
     p.add_argument("--fail")
+    p.add_argument("--failed-in", help="the activity whose check fails the plan (with --expect error)")
     p.add_argument("--expect", choices=["normal", "error"])
     p.add_argument("--ran", nargs="*", default=[], help="activities that must have run (a routing check)")
     p.add_argument("--not-ran", nargs="*", default=[], help="activities that must not have run")

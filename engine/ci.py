@@ -24,7 +24,10 @@ Runs made of each plan:
 - defrost: as a build (a normal run and a failure run);
 - freeze: as a termination, after three build runs;
 - backup, test, update: after two build runs, every operation once per
-  instance (an update leaves every instance started);
+  instance (an update leaves every instance started); the test plans of
+  tests/features/test-policies and yaml-test-policies once more, the mock
+  answering a test policy an output other than the one it expects: the plan
+  must fail in that test's activity (EXPECTATION_FAILS);
 - transformation: after one build run of its source.
 Stdlib only; check-trace.py beside this file does the checking.
 """
@@ -67,6 +70,13 @@ ROUTING = {
         ("started, level 9", {"states": {"node": "STARTED"}, "properties": ["node.level=9"]},
          {"expect": "normal", "ran": ["precondition_1", "only"], "silent": ["only"]}),
     ],
+}
+# tests/features/test-policies and yaml-test-policies: the mock answers the output a
+# test policy expects (ExpectedOutputParameters) with another value, and the plan
+# must fail in the test's activity. Plan name: (the answer, the activity).
+EXPECTATION_FAILS = {
+    "test-policies": ("app/Version=0.9", "app_test_version"),
+    "yaml-test-policies": ("app/Version=0.9", "app_test_appVersion"),
 }
 # The guarded workflow after a plain build: its node is CREATING (the deploy
 # workflow sets no other state), so the precondition fails the plan.
@@ -151,6 +161,12 @@ def prepare(plans_path, outdir):
             runs.append(("", setup, extra))
         else:
             runs.append(("", {}, {}))
+        if kind == "test" and p["name"] in EXPECTATION_FAILS and p.get("build"):
+            answer, activity = EXPECTATION_FAILS[p["name"]]
+            n = INSTANCES["test"]
+            runs.append((f" answer {answer}, {activity} fails",
+                         {"build": p["build"], "instances": n, "answer": answer, "expect": "error"},
+                         {"instances": n, "expect": "error", "failed_in": activity}))
         if p["name"] == "routing" and p["kind"].startswith("workflow:"):
             runs.extend((" " + label, {"build": p["build"], **opts}, extra)
                         for label, opts, extra in ROUTING.get(p["kind"], []))
@@ -178,6 +194,7 @@ class Args:
         self.not_ran = c.get("not_ran", [])
         self.invoked = c.get("invoked", [])
         self.silent = c.get("silent", [])
+        self.failed_in = c.get("failed_in")
         self.plan_name = c.get("plan_name")
         self.plan_states = True
 

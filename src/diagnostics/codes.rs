@@ -88,7 +88,8 @@ pub const YAML_PROFILE: &str = "E0316";
 // ---- 4: the topology model (model::)
 /// A type reference names no known type.
 pub const UNKNOWN_TYPE: &str = "E0401";
-/// A relationship end names no node template, requirement or capability.
+/// A relationship end names no node template, requirement or capability;
+/// a policy names no target or policy template.
 pub const DANGLING_REFERENCE: &str = "E0402";
 /// A type derives from itself.
 pub const CYCLIC_DERIVATION: &str = "E0403";
@@ -135,6 +136,15 @@ pub const W_NOT_STOPPED: &str = "W0510";
 /// A transformation plan provisions templates only the target service
 /// template defines, under the source's service instance.
 pub const W_TRANSFORM_FOREIGN: &str = "W0511";
+/// A `ManagementOperationTest` policy names no operation of its node's
+/// type: the test plan leaves the test out.
+pub const W_TEST_LEFT_OUT: &str = "W0512";
+/// A test policy's `TestInputParameters` or `ExpectedOutputParameters` is
+/// not a JSON object of strings.
+pub const TEST_POLICY_INVALID: &str = "E0513";
+/// A node has a test policy the OpenTOSCA container runs itself after a
+/// deployment (`HttpTest`, `TcpPingTest`, …): the test plan does not run it.
+pub const W_TEST_BY_CONTAINER: &str = "W0514";
 /// The service template already binds the boundary operation to another plan.
 pub const W_BOUNDARY_TAKEN: &str = "W0505";
 /// A scaling policy's region reaches a node without a selection strategy;

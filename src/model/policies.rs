@@ -54,6 +54,24 @@ impl Policy {
     pub fn is_a(&self, name: &str) -> bool {
         self.types.iter().any(|t| t == name)
     }
+
+    /// Whether the policy's type (or an ancestor) has the local name
+    /// `local`: `{ns}Local`, `a.b.Local` and `Local` all do. OpenTOSCA's
+    /// plans disagree on the namespaces of their policy types (anchor §8),
+    /// so the plans that read them match local names.
+    pub fn has_type_named(&self, local: &str) -> bool {
+        self.types.iter().any(|t| local_name(t) == local)
+    }
+}
+
+/// `{ns}Local`, `a.b.Local` and `Local` all have the local name `Local`.
+fn local_name(type_name: &str) -> &str {
+    let after_ns = type_name.rsplit('}').next().unwrap_or(type_name);
+    if type_name.contains('}') {
+        after_ns
+    } else {
+        after_ns.rsplit('.').next().unwrap_or(after_ns)
+    }
 }
 
 /// How the topology substitutes for a node type (1.3 §3.8.13).
@@ -67,4 +85,19 @@ pub struct Substitution {
     pub capabilities: Vec<(String, NodeId, String)>,
     /// Operations of the node type implemented by workflows.
     pub interfaces: Vec<(String, String)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policy_types_match_by_local_name() {
+        assert_eq!(
+            local_name("{http://opentosca.org/policytypes}FreezableComponent"),
+            "FreezableComponent"
+        );
+        assert_eq!(local_name("tosca.policies.Stateful"), "Stateful");
+        assert_eq!(local_name("StatefulComponent"), "StatefulComponent");
+    }
 }

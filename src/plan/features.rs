@@ -6,6 +6,7 @@
 //! In: a topology and a node. Out: whether the node supports a feature,
 //! with the operations that carry it out, or why it does not.
 
+use crate::diagnostics::Severity;
 use crate::model::{Interface, NodeId, Operation, Topology};
 
 use super::PlanKind;
@@ -62,19 +63,8 @@ pub(crate) fn state_operation<'t>(
 /// `…/policytypes`, anchor §8), and the corpus uses both.
 pub(crate) fn has_policy(topology: &Topology, n: NodeId, local: &str) -> bool {
     topology.policies.iter().any(|p| {
-        p.targets.contains(&crate::model::PolicyTarget::Node(n))
-            && p.types.iter().any(|t| local_name(t) == local)
+        p.targets.contains(&crate::model::PolicyTarget::Node(n)) && p.has_type_named(local)
     })
-}
-
-/// `{ns}Local`, `a.b.Local` and `Local` all have the local name `Local`.
-fn local_name(type_name: &str) -> &str {
-    let after_ns = type_name.rsplit('}').next().unwrap_or(type_name);
-    if type_name.contains('}') {
-        after_ns
-    } else {
-        after_ns.rsplit('.').next().unwrap_or(after_ns)
-    }
 }
 
 /// The node's `freeze`, if it can save its state: implemented, with the
@@ -237,7 +227,18 @@ pub(crate) fn supports(topology: &Topology, n: NodeId, kind: &PlanKind) -> bool 
         PlanKind::Freeze => freezable(topology, n).is_ok(),
         PlanKind::Defrost => defrostable(topology, n).is_ok(),
         PlanKind::Backup => saves_state(topology, n).is_ok(),
-        PlanKind::Test => !tests(topology, n).is_empty(),
+        // A test policy counts where it can run, and where it is malformed
+        // (E0513): the plan is made, so the error is reported rather than
+        // the test missing silently. One left out (W0512) does not count.
+        PlanKind::Test => {
+            !tests(topology, n).is_empty()
+                || super::test_policies::policy_tests(topology, n)
+                    .iter()
+                    .any(|t| match t {
+                        Ok(_) => true,
+                        Err(d) => d.severity == Severity::Error,
+                    })
+        }
         PlanKind::Update => update_operation(topology, n).is_ok(),
         _ => true,
     }
@@ -262,7 +263,8 @@ pub(crate) fn missing(topology: &Topology, kind: &PlanKind) -> String {
             "a backup plan needs a node whose type has an implemented operation `{FREEZE}` with input `{STATE_STORE_INPUT}` in interface `{STATE_INTERFACE}`"
         ),
         PlanKind::Test => format!(
-            "a test plan needs a node whose type has an implemented operation in interface `{TESTS_INTERFACE}`"
+            "a test plan needs a node whose type has an implemented operation in interface `{TESTS_INTERFACE}`, or a node with a {} policy that names an implemented operation of its type",
+            super::test_policies::OPERATION_TEST
         ),
         PlanKind::Update => format!(
             "an update plan needs a node whose type has an implemented operation `{UPDATE}` in an interface `{UPDATE_INTERFACE}`"
@@ -275,7 +277,11 @@ pub(crate) fn missing(topology: &Topology, kind: &PlanKind) -> String {
     for n in topology.node_ids() {
         let node = topology.node(n);
         let relevant = match kind {
-            PlanKind::Test => node.interfaces.iter().any(is_tests),
+            PlanKind::Test => {
+                node.interfaces.iter().any(is_tests)
+                    || !super::test_policies::policy_tests(topology, n).is_empty()
+                    || !super::test_policies::container_tests(topology, n).is_empty()
+            }
             PlanKind::Update => node
                 .interfaces
                 .iter()
@@ -294,12 +300,31 @@ pub(crate) fn missing(topology: &Topology, kind: &PlanKind) -> String {
             PlanKind::Defrost => defrostable(topology, n).err(),
             PlanKind::Backup => saves_state(topology, n).err(),
             PlanKind::Update => update_operation(topology, n).err(),
-            _ => node.interfaces.iter().any(is_tests).then(|| {
-                format!(
-                    "the test operations of `{}` have no implementation artifacts",
-                    node.id
-                )
-            }),
+            _ => {
+                if node.interfaces.iter().any(is_tests) {
+                    near.push(format!(
+                        "the test operations of `{}` have no implementation artifacts",
+                        node.id
+                    ));
+                }
+                // Why each test policy cannot run: the diagnostic's message.
+                near.extend(
+                    super::test_policies::policy_tests(topology, n)
+                        .into_iter()
+                        .filter_map(|t| t.err().map(|d| d.message)),
+                );
+                near.extend(
+                    super::test_policies::container_tests(topology, n)
+                        .into_iter()
+                        .map(|(p, kind)| {
+                            format!(
+                                "test policy `{}` of `{}` is of type {kind}, which the OpenTOSCA container runs, not a plan",
+                                p.name, node.id
+                            )
+                        }),
+                );
+                None
+            }
         };
         near.extend(why);
     }
@@ -307,20 +332,5 @@ pub(crate) fn missing(topology: &Topology, kind: &PlanKind) -> String {
         format!("{needs}, and no node has the policy or the interface")
     } else {
         format!("{needs}; {}", near.join("; "))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn policy_types_match_by_local_name() {
-        assert_eq!(
-            local_name("{http://opentosca.org/policytypes}FreezableComponent"),
-            "FreezableComponent"
-        );
-        assert_eq!(local_name("tosca.policies.Stateful"), "Stateful");
-        assert_eq!(local_name("StatefulComponent"), "StatefulComponent");
     }
 }

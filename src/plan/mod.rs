@@ -18,6 +18,7 @@ mod restrict;
 mod rules;
 mod scale_out;
 mod termination;
+pub(crate) mod test_policies;
 mod testing;
 pub mod transform;
 mod transformation;
@@ -155,6 +156,9 @@ pub enum ActivityKind {
     Backup,
     /// Run one test operation of the node (named) and check what it reports.
     Test(Name),
+    /// Run the test a `ManagementOperationTest` policy of the node (named)
+    /// describes, and check the outputs it expects.
+    TestPolicy(Name),
     /// Stop a node that sits on one being updated (saving its state first
     /// if it is freezable); its instances stay.
     Stop,
@@ -185,7 +189,7 @@ impl ActivityKind {
             ActivityKind::Freeze => "freeze",
             ActivityKind::Defrost => "defrost",
             ActivityKind::Backup => "backup",
-            ActivityKind::Test(_) => "test",
+            ActivityKind::Test(_) | ActivityKind::TestPolicy(_) => "test",
             ActivityKind::Stop => "stop",
             ActivityKind::Start => "start",
             ActivityKind::Update => "update",
@@ -207,6 +211,7 @@ impl ActivityKind {
                 | ActivityKind::Defrost
                 | ActivityKind::Backup
                 | ActivityKind::Test(_)
+                | ActivityKind::TestPolicy(_)
                 | ActivityKind::Stop
                 | ActivityKind::Start
                 | ActivityKind::Update

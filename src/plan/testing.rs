@@ -5,25 +5,32 @@
 //!
 //! In: the build plan and the topology. Out: the test plan: one
 //! [`ActivityKind::Test`] per implemented test operation, named
-//! `<node>_test_<operation>` so that a failure names the test; the tests
-//! of one node run in parallel, after the tests of the nodes below it.
+//! `<node>_test_<operation>`, and one [`ActivityKind::TestPolicy`] per
+//! `ManagementOperationTest` policy that can run, named
+//! `<node>_test_<policy>` (made unique), so that a failure names the test;
+//! the tests of one node run in parallel, after the tests of the nodes
+//! below it.
 
 use super::build::finish;
 use super::features::tests;
 use super::restrict::restrict;
+use super::test_policies::runnable;
 use super::{AbstractPlan, Activity, ActivityKind, Edge, PlanKind};
 use crate::diagnostics::Diagnostic;
 use crate::model::{TemplateRef, Topology};
-use crate::names::ncname;
+use crate::names::{Unique, ncname};
 
 /// Derive the test plan from the build plan.
 pub fn test_plan(build: &AbstractPlan, topology: &Topology) -> Result<AbstractPlan, Diagnostic> {
-    let tested =
-        |a: &Activity| matches!(a.template, TemplateRef::Node(n) if !tests(topology, n).is_empty());
+    let tested = |a: &Activity| {
+        matches!(a.template, TemplateRef::Node(n)
+            if !tests(topology, n).is_empty() || !runnable(topology, n).is_empty())
+    };
     let (kept, node_edges) = restrict(build.activities.clone(), &build.edges, tested);
     // Each node's activity becomes one per test; `of[k]` are those of node k.
     let mut activities = Vec::new();
     let mut of: Vec<Vec<usize>> = Vec::with_capacity(kept.len());
+    let mut ids = Unique::new();
     for a in kept {
         let TemplateRef::Node(n) = a.template else {
             unreachable!("only nodes have tests")
@@ -33,9 +40,17 @@ pub fn test_plan(build: &AbstractPlan, topology: &Topology) -> Result<AbstractPl
         for (_, op) in tests(topology, n) {
             mine.push(activities.len());
             activities.push(Activity {
-                id: format!("{base}_test_{}", ncname(&op.name)),
+                id: ids.name(format!("{base}_test_{}", ncname(&op.name))),
                 template: a.template,
                 kind: ActivityKind::Test(op.name.clone()),
+            });
+        }
+        for t in runnable(topology, n) {
+            mine.push(activities.len());
+            activities.push(Activity {
+                id: ids.name(format!("{base}_test_{}", ncname(&t.policy.name))),
+                template: a.template,
+                kind: ActivityKind::TestPolicy(t.policy.name.as_str().into()),
             });
         }
         of.push(mine);

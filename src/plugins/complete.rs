@@ -105,6 +105,11 @@ pub fn complete(
             diags.push(d);
         }
     }
+    if plan.kind == PlanKind::Test {
+        for d in super::test_policies::diagnostics(topology) {
+            diags.push(d);
+        }
+    }
     let cx = Context {
         topology,
         plan: &plan,
@@ -343,7 +348,7 @@ fn unhandled(
         ActivityKind::Freeze => "freeze",
         ActivityKind::Defrost => "defrost",
         ActivityKind::Backup => "back up",
-        ActivityKind::Test(_) => "test",
+        ActivityKind::Test(_) | ActivityKind::TestPolicy(_) => "test",
         ActivityKind::Stop => "stop",
         ActivityKind::Start => "start",
         ActivityKind::Update => "update",
@@ -445,6 +450,7 @@ fn wrap(
         (
             ActivityKind::Backup
             | ActivityKind::Test(_)
+            | ActivityKind::TestPolicy(_)
             | ActivityKind::Stop
             | ActivityKind::Start
             | ActivityKind::Update,

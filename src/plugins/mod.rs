@@ -27,6 +27,7 @@ pub mod registry;
 mod selection;
 mod state;
 pub mod steps;
+mod test_policies;
 mod testing;
 mod update;
 pub(crate) mod workflow;

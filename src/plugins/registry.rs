@@ -36,6 +36,7 @@ impl Registry {
             Box::new(super::selection::Recursive),
             Box::new(super::state::State),
             Box::new(super::testing::Tests),
+            Box::new(super::test_policies::TestPolicies),
             Box::new(super::update::Update),
         ];
         for s in super::selection::Selector::all() {

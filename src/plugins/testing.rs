@@ -116,7 +116,8 @@ fn passed(property: &str) -> Condition {
 }
 
 /// The topology of a test plan: every tested node has a property per
-/// output of its test operations, empty until the test reports it.
+/// output of its test operations and of its test policies' operations
+/// (and per output they expect), empty until the test reports it.
 pub(crate) fn with_results(topology: &Topology) -> Topology {
     let mut t = topology.clone();
     let nodes: Vec<NodeId> = topology.node_ids().collect();
@@ -128,6 +129,7 @@ pub(crate) fn with_results(topology: &Topology) -> Topology {
                     .iter()
                     .map(|o| result_property(&op.name, &o.name))
             })
+            .chain(super::test_policies::result_properties(topology, n))
             .collect();
         let props = t.properties_mut(TemplateRef::Node(n));
         for name in names {

@@ -47,6 +47,8 @@ pub(crate) struct Definitions {
     pub relationship_type_implementations: Vec<TypeImplementation>,
     /// Artifact templates.
     pub artifact_templates: Vec<ArtifactTemplate>,
+    /// `PolicyTemplate`s (what node templates' policies refer to).
+    pub policy_templates: Vec<PolicyTemplate>,
     /// Span of the root element's start tag (for namespace declarations).
     pub root_start_tag: Span,
 }
@@ -198,6 +200,18 @@ pub(crate) struct ArtifactTemplate {
     pub properties: Option<PropertiesDoc>,
 }
 
+/// A `PolicyTemplate`: the properties a node template's policy gives
+/// through its `policyRef`.
+#[derive(Clone, Debug)]
+pub(crate) struct PolicyTemplate {
+    /// `id`.
+    pub id: String,
+    /// Namespace.
+    pub namespace: String,
+    /// `Properties`.
+    pub properties: Option<PropertiesDoc>,
+}
+
 /// A `Properties` document: one element whose children are the properties.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PropertiesDoc {
@@ -238,6 +252,8 @@ pub(crate) struct Policy {
     pub name: Option<String>,
     /// `policyType`.
     pub policy_type: Option<QRef>,
+    /// `policyRef`: the `PolicyTemplate` with its properties.
+    pub policy_ref: Option<QRef>,
 }
 
 /// A `NodeTemplate`.

@@ -190,6 +190,7 @@ impl Reader<'_> {
             node_type_implementations: Vec::new(),
             relationship_type_implementations: Vec::new(),
             artifact_templates: Vec::new(),
+            policy_templates: Vec::new(),
             root_start_tag: self.doc.root().start_tag,
         };
         let children = self.doc.root().children.clone();
@@ -249,6 +250,19 @@ impl Reader<'_> {
                 "ArtifactTemplate" => {
                     if let Some(a) = self.artifact_template(c, &target_namespace) {
                         defs.artifact_templates.push(a);
+                    }
+                }
+                "PolicyTemplate" => {
+                    if let Some(id) = self.required(c, "id") {
+                        let namespace = self
+                            .optional(c, "targetNamespace")
+                            .unwrap_or_else(|| target_namespace.clone());
+                        let properties = self.properties(c);
+                        defs.policy_templates.push(PolicyTemplate {
+                            id,
+                            namespace,
+                            properties,
+                        });
                     }
                 }
                 _ => {}
@@ -616,9 +630,11 @@ impl Reader<'_> {
         for list in self.tosca_children(id, "Policies") {
             for p in self.tosca_children(list, "Policy") {
                 let policy_type = self.qref(p, "policyType", false);
+                let policy_ref = self.qref(p, "policyRef", false);
                 policies.push(Policy {
                     name: self.optional(p, "name"),
                     policy_type,
+                    policy_ref,
                 });
             }
         }

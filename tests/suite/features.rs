@@ -2,9 +2,11 @@
 //! update. Their order on a corpus CSAR (`MyTinyToDo-MySql_OpenStack-w2`,
 //! the one with a freezable database), on `tests/features/stateful-stack`
 //! (two freezable stores on each other, a stateful cache that is not
-//! freezable, tests on three nodes) and on `tests/features/update-stack` (a
+//! freezable, tests on three nodes), on `tests/features/update-stack` (a
 //! runtime updated in place under an application, a freezable store and a
-//! front end that cannot be stopped); the steps the plugins emit; where the
+//! front end that cannot be stopped) and on `tests/features/test-policies`
+//! and `yaml-test-policies` (OpenTOSCA's test policies, with fixed,
+//! resolved and expected values); the steps the plugins emit; where the
 //! plans are made and the error where they cannot be; snapshots of the
 //! plans in both languages.
 
@@ -28,6 +30,10 @@ fn corpus(name: &str) -> PathBuf {
 
 fn stack() -> PathBuf {
     repo().join("tests/features/stateful-stack")
+}
+
+fn test_policies() -> PathBuf {
+    repo().join("tests/features/test-policies")
 }
 
 fn update_stack() -> PathBuf {
@@ -456,6 +462,127 @@ fn yaml_topologies_get_test_plans_beside_their_workflows() {
     assert_eq!(d.iter().next().unwrap().code, "E0507");
 }
 
+/// The inputs an invocation binds, by name.
+fn input<'p>(p: &'p ConcretePlan, id: &str, name: &str) -> &'p Binding {
+    let inv = steps(p, id)
+        .iter()
+        .find_map(Step::invocation)
+        .unwrap_or_else(|| panic!("{id} invokes nothing"));
+    &inv.inputs
+        .iter()
+        .find(|(n, _)| &**n == name)
+        .unwrap_or_else(|| panic!("{id}: no input {name}: {:?}", inv.inputs))
+        .1
+}
+
+#[test]
+fn test_policies_invoke_their_operation_and_check_what_they_expect() {
+    for (path, version, ping) in [
+        (test_policies(), "app_test_version", "db_test_ping"),
+        (
+            repo().join("tests/features/yaml-test-policies/service.yaml"),
+            "app_test_appVersion",
+            "db_test_dbPing",
+        ),
+    ] {
+        let what = path.display().to_string();
+        // No type has the tests interface: the policies make the test plan.
+        let mut sources = SourceMap::new();
+        let loaded = toscanini::load(&path, &toscanini::Options::default(), &mut sources).unwrap();
+        assert!(toscanini::all_plans(&loaded.topology).contains(&PlanKind::Test));
+        let (_, plans) = derive(&path, &[PlanKind::Test]);
+        let (mut plans, diags) = plans.unwrap();
+        let test = plans.remove(0);
+        // One activity per test policy, named after it, bottom-up.
+        assert_eq!(edges(&test.plan), set(&[(ping, version)]), "{what}");
+        assert!(
+            test.plan
+                .activities
+                .iter()
+                .all(|a| matches!(a.kind, ActivityKind::TestPolicy(_))),
+            "{what}"
+        );
+        // The fixed input wins over the operation's own value (YAML `no`).
+        assert_eq!(
+            input(&test, version, "Verbose"),
+            &Binding::Literal("yes".into()),
+            "{what}"
+        );
+        // The expected output is checked after the call; a mismatch fails
+        // the plan in the test's activity.
+        let [
+            Step::Invoke(inv),
+            Step::Check {
+                condition,
+                otherwise,
+                ..
+            },
+        ] = steps(&test, version)
+        else {
+            panic!(
+                "{what}: the call and its check: {:?}",
+                steps(&test, version)
+            )
+        };
+        assert_eq!(&*inv.operation, "version");
+        let kept = &inv
+            .outputs
+            .iter()
+            .find(|(o, _)| &**o == "Version")
+            .unwrap()
+            .1;
+        assert_eq!(*otherwise, Otherwise::Fail);
+        let [
+            toscanini::model::Condition::Assert {
+                attribute,
+                constraints,
+            },
+        ] = condition.as_slice()
+        else {
+            panic!("{what}: one assertion: {condition:?}")
+        };
+        assert_eq!(attribute, &*kept.name, "{what}");
+        assert_eq!(constraints[0].0, "equal");
+        assert_eq!(constraints[0].1.as_str(), Some("Version-of-app"));
+        // The other inputs come from the resolved node's properties (the
+        // server below the database); a test without expectations has no
+        // check.
+        let Binding::Property(port) = input(&test, ping, "Port") else {
+            panic!("{what}: Port from a property")
+        };
+        assert_eq!(loaded.topology.template_id(port.template), "server");
+        assert!(
+            !steps(&test, ping)
+                .iter()
+                .any(|s| matches!(s, Step::Check { .. })),
+            "{what}"
+        );
+        // The container's own tests are reported, once per node and type.
+        let by_container: Vec<&str> = diags
+            .iter()
+            .filter(|d| d.code == "W0514")
+            .map(|d| d.message.as_str())
+            .collect();
+        let expected: &[&str] = if what.ends_with("service.yaml") {
+            &[
+                "`app` has a test policy of type HttpTest, which the OpenTOSCA container runs after a deployment: the test plan does not run it",
+            ]
+        } else {
+            &[
+                "`server` has a test policy of type TcpPingTest, which the OpenTOSCA container runs after a deployment: the test plan does not run it",
+                "`app` has a test policy of type HttpTest, which the OpenTOSCA container runs after a deployment: the test plan does not run it",
+            ]
+        };
+        assert_eq!(by_container, expected, "{what}");
+    }
+    // The fixed input of the XML policy template.
+    let (_, test) = plan(&test_policies(), PlanKind::Test);
+    assert_eq!(
+        input(&test, "db_test_ping", "DBName"),
+        &Binding::Literal("todo".into())
+    );
+}
+
 #[test]
 fn feature_plans_preview_as_dot_and_json() {
     for kind in ["freeze", "defrost", "backup", "test", "update"] {
@@ -486,6 +613,7 @@ fn feature_plan_snapshots() {
         ("w2", corpus(W2)),
         ("stateful-stack", stack()),
         ("update-stack", update_stack()),
+        ("test-policies", test_policies()),
     ] {
         let kinds: Vec<PlanKind> = {
             let mut sources = SourceMap::new();

@@ -1,5 +1,5 @@
 //! The QName index of every definition the documents hold: node and
-//! relationship types, their implementations, artifact templates.
+//! relationship types, their implementations, artifact and policy templates.
 //!
 //! In: the parsed documents (imported ones, and on demand the archive's
 //! other documents as a fallback). Out: definitions by (namespace, local
@@ -39,6 +39,7 @@ pub(super) struct Index<'a> {
     pub(super) node_impls: HashMap<Key, Vec<Found<'a, ast::TypeImplementation>>>,
     pub(super) relationship_impls: HashMap<Key, Vec<Found<'a, ast::TypeImplementation>>>,
     pub(super) artifact_templates: HashMap<Key, Found<'a, ast::ArtifactTemplate>>,
+    pub(super) policy_templates: HashMap<Key, Found<'a, ast::PolicyTemplate>>,
 }
 
 impl<'a> Index<'a> {
@@ -93,6 +94,15 @@ impl<'a> Index<'a> {
                         fallback,
                     });
             }
+            for p in &doc.policy_templates {
+                self.policy_templates
+                    .entry((p.namespace.clone(), p.id.clone()))
+                    .or_insert(Found {
+                        item: p,
+                        doc,
+                        fallback,
+                    });
+            }
         }
         for list in self
             .node_impls
@@ -123,7 +133,16 @@ impl<'a> Index<'a> {
                         .relationship_types
                         .contains_key(&(tns.clone(), q.local.clone())))
         };
+        let policy_ok = |p: &ast::Policy| {
+            p.policy_ref
+                .as_ref()
+                .is_none_or(|q| self.policy_templates.contains_key(&key(q)))
+        };
         st.node_templates.iter().any(|n| !node_ok(&n.node_type))
+            || st
+                .node_templates
+                .iter()
+                .any(|n| !n.policies.iter().all(policy_ok))
             || st
                 .relationship_templates
                 .iter()

@@ -12,7 +12,9 @@ use std::collections::{BTreeSet, HashMap};
 use indexmap::IndexMap;
 
 use super::Lowerer;
+use super::index::key;
 use crate::diagnostics::Span;
+use crate::diagnostics::{Diagnostic, codes};
 use crate::model::{NodeId, NodeTemplate, Policy, PolicyTarget, TypeId, Value};
 use crate::xml::ast::{self, Definitions};
 
@@ -68,7 +70,7 @@ impl<'a> Lowerer<'a> {
             let node = self.node_template(n, type_id, doc);
             let id = NodeId(out.nodes.len() as u32);
             out.ids.insert(n.id.clone(), id);
-            out.policies.extend(node_policies(n, id, doc));
+            out.policies.extend(self.node_policies(n, id, doc));
             for rc in n.requirements.iter().chain(&n.capabilities) {
                 if let Some(prev) = out.seen_ids.insert(rc.id.clone(), rc.span) {
                     self.duplicate_id(doc, &rc.id, rc.span, prev);
@@ -117,24 +119,56 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// The policies of a node template, as the model keeps them: typed by
-/// their QName (`{ns}local`; TOSCA 1.0 policy types are not resolved, the
-/// plans that read policies match their local names).
-fn node_policies(n: &ast::NodeTemplate, id: NodeId, doc: &Definitions) -> Vec<Policy> {
-    n.policies
-        .iter()
-        .filter_map(|p| {
-            let t = p.policy_type.as_ref()?;
-            Some(Policy {
-                name: p.name.clone().unwrap_or_default(),
+impl Lowerer<'_> {
+    /// The policies of a node template, as the model keeps them: typed by
+    /// their QName (`{ns}local`; TOSCA 1.0 policy types are not resolved,
+    /// the plans that read policies match their local names), with the
+    /// properties of the policy template their `policyRef` names. A
+    /// `policyRef` that names no policy template is an error.
+    fn node_policies(
+        &mut self,
+        n: &ast::NodeTemplate,
+        id: NodeId,
+        doc: &Definitions,
+    ) -> Vec<Policy> {
+        let mut out = Vec::new();
+        for p in &n.policies {
+            let Some(t) = p.policy_type.as_ref() else {
+                continue;
+            };
+            let name = p.name.clone().unwrap_or_default();
+            let mut properties = IndexMap::new();
+            if let Some(r) = &p.policy_ref {
+                match self.index.policy_templates.get(&key(r)) {
+                    Some(found) => {
+                        for v in found.item.properties.iter().flat_map(|d| &d.values) {
+                            properties.insert(v.name.clone(), Value::Scalar(v.value.clone()));
+                        }
+                    }
+                    None => self.diags.push(
+                        Diagnostic::error(
+                            codes::DANGLING_REFERENCE,
+                            format!(
+                                "policy `{name}` of node template `{}` refers to the policy template `{{{}}}{}`, which is not defined",
+                                n.id, r.ns, r.local
+                            ),
+                        )
+                        .at(doc.source.location(r.span))
+                        .hint("define a <PolicyTemplate> with that id in that namespace, or import the document that defines it"),
+                    ),
+                }
+            }
+            out.push(Policy {
+                name,
                 types: vec![format!("{{{}}}{}", t.ns, t.local)],
                 targets: vec![PolicyTarget::Node(id)],
-                properties: IndexMap::new(),
+                properties,
                 metadata: Vec::new(),
                 origin: Some(doc.source.location(t.span)),
-            })
-        })
-        .collect()
+            });
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -164,5 +198,39 @@ mod tests {
         );
         assert!(d.iter().any(|d| d.code == codes::XML_DUPLICATE_ID));
         assert!(d.iter().any(|d| d.code == codes::UNKNOWN_TYPE));
+    }
+
+    #[test]
+    fn a_policy_gets_the_properties_of_its_policy_template_and_a_dangling_ref_is_an_error() {
+        let (t, d) = lower_text(
+            r#"<NodeType name="Server"/>
+            <PolicyTemplate id="PT" type="ex:Test">
+              <Properties><P xmlns=""><OperationName>ping</OperationName></P></Properties>
+            </PolicyTemplate>
+            <ServiceTemplate id="S"><TopologyTemplate>
+              <NodeTemplate id="vm" type="ex:Server"><Policies>
+                <Policy name="ok" policyType="ex:Test" policyRef="ex:PT"/>
+                <Policy name="lost" policyType="ex:Test" policyRef="ex:Nowhere"/>
+              </Policies></NodeTemplate>
+            </TopologyTemplate></ServiceTemplate>"#,
+        );
+        let t = t.unwrap();
+        assert_eq!(
+            t.policies[0].properties.get("OperationName"),
+            Some(&Value::Scalar("ping".into()))
+        );
+        assert!(t.policies[1].properties.is_empty());
+        let dangling: Vec<_> = d
+            .iter()
+            .filter(|d| d.code == codes::DANGLING_REFERENCE)
+            .collect();
+        assert_eq!(dangling.len(), 1);
+        assert!(
+            dangling[0]
+                .message
+                .contains("policy `lost` of node template `vm` refers to the policy template `{http://example.org/types}Nowhere`"),
+            "{}",
+            dangling[0].message
+        );
     }
 }

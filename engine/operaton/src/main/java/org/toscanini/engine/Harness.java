@@ -49,6 +49,8 @@ final class Harness implements AutoCloseable {
     Map<String, String> inputs = new LinkedHashMap<>();
     Map<String, List<String>> properties = new LinkedHashMap<>();
     Map<String, String> states = new LinkedHashMap<>();
+    /** Output values the bus answers, by TEMPLATE/OUTPUT (others are OUTPUT-of-TEMPLATE). */
+    Map<String, String> answers = new LinkedHashMap<>();
     /** normal or error; by default error exactly when a failure is injected. */
     String expect;
     long timeoutMillis = 120_000;
@@ -150,7 +152,7 @@ final class Harness implements AutoCloseable {
       mock.reset();
       if (o.build != null) {
         for (int i = 0; i < o.instances; i++) {
-          Result setup = once(o.build, null, new LinkedHashMap<>(), new Trace(), deadline, null);
+          Result setup = once(o.build, null, Map.of(), new LinkedHashMap<>(), new Trace(), deadline, null);
           if (!"normal".equals(setup.ended())) {
             r.line.put("event", "result");
             r.line.put("ended", "setup-failed");
@@ -167,7 +169,7 @@ final class Harness implements AutoCloseable {
       } else if (!o.properties.isEmpty() || !o.states.isEmpty() || o.instances != 1) {
         throw new IllegalArgumentException("--instances, --property and --state need --build (the plan that creates the instances)");
       }
-      return once(plan, o.fail, o.inputs, trace, deadline, service);
+      return once(plan, o.fail, o.answers, o.inputs, trace, deadline, service);
     } catch (RuntimeException | IOException ex) {
       r.line.put("event", "result");
       r.line.put("ended", "harness-error");
@@ -176,11 +178,11 @@ final class Harness implements AutoCloseable {
     }
   }
 
-  private Result once(Plan plan, String fail, Map<String, String> given, Trace trace, long deadline, Long service)
-      throws IOException {
+  private Result once(Plan plan, String fail, Map<String, String> answers, Map<String, String> given, Trace trace,
+      long deadline, Long service) throws IOException {
     Result r = new Result();
     current = trace;
-    mock.startRun(trace, fail, plan.operationOutputs());
+    mock.startRun(trace, fail, plan.operationOutputs(), answers);
     runs++;
     long t0 = System.nanoTime();
     Deployment deployment = deploy(plan);

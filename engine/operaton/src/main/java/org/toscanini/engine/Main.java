@@ -22,9 +22,10 @@ public final class Main {
       usage: run bpmn PLAN [--inputs FILE.json] [--fail TEMPLATE/INTERFACE/OPERATION]
                            [--build BUILD_PLAN] [--instances N] [--property TEMPLATE.NAME=V1,V2,...]
                            [--state TEMPLATE=STATE] [--expect normal|error]
+                           [--answer TEMPLATE/OUTPUT=VALUE]
                            [--trace OUT.jsonl] [--timeout SECONDS]
              run batch FILE.jsonl     (one JSON object a line: plan, name, trace, inputs, fail,
-                                       build, instances, properties, states, expect, timeout)
+                                       build, instances, properties, states, expect, answer, timeout)
       PLAN: a plan archive (.zip), an exported plan directory, or a .bpmn file""";
 
   private Main() {}
@@ -217,9 +218,20 @@ public final class Main {
       case "property" -> addProperty(o, v);
       case "state" -> addState(o, v);
       case "expect" -> o.expect = expect(v);
+      case "answer" -> addAnswer(o, v);
       case "timeout" -> o.timeoutMillis = positive(name, v) * 1000L;
       default -> throw new UsageError("unknown option " + name);
     }
+  }
+
+  /** `TEMPLATE/OUTPUT=VALUE`: the bus answers VALUE for that output of operations on TEMPLATE. */
+  private static void addAnswer(Harness.Options o, String v) {
+    int slash = v.indexOf('/');
+    int eq = v.indexOf('=');
+    if (slash <= 0 || eq <= slash + 1) {
+      throw new UsageError("--answer takes TEMPLATE/OUTPUT=VALUE, not `" + v + "`");
+    }
+    o.answers.put(v.substring(0, eq), v.substring(eq + 1));
   }
 
   private static Plan loadPlan(Path p) {

@@ -71,6 +71,7 @@ final class Mock implements AutoCloseable {
   private String fail = "";
   private int pendingPolls = 1;
   private List<String> outputs = List.of();
+  private Map<String, String> answers = Map.of();
 
   Mock() throws IOException {
     // Without TCP_NODELAY every answer waits out the client's delayed ACK (40 ms a request).
@@ -103,10 +104,11 @@ final class Mock implements AutoCloseable {
   }
 
   /** A fresh trace for the next run; instances are kept (a build's are a termination's). */
-  synchronized void startRun(Trace trace, String fail, List<String> outputs) {
+  synchronized void startRun(Trace trace, String fail, List<String> outputs, Map<String, String> answers) {
     this.trace = trace;
     this.fail = fail == null ? "" : fail;
     this.outputs = outputs;
+    this.answers = answers;
     invocations.clear();
     planStates.clear();
   }
@@ -511,7 +513,8 @@ final class Mock implements AutoCloseable {
     }
     Map<String, String> result = new TreeMap<>();
     for (String name : outputs) {
-      result.put(name, name + "-of-" + inv.event.get("template"));
+      String template = String.valueOf(inv.event.get("template"));
+      result.put(name, answers.getOrDefault(template + "/" + name, name + "-of-" + template));
     }
     return Answer.json(result);
   }
