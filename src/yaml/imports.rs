@@ -6,7 +6,8 @@
 //! nest, so `mongodb:database:Database` names a type of a file that
 //! `mongodb` imports as `database`).
 //!
-//! Relative imports resolve against the importing file. A single `.yaml`
+//! Relative imports resolve against the importing file; in 2.0 a path
+//! with a leading `/` starts at the root of the CSAR (§6.8.2.2). A single `.yaml`
 //! given on the command line may import files outside its directory; they
 //! are read on demand. Nothing is ever fetched: a URL or a repository
 //! import is an error that names it (E0306). The Simple Profile types are
@@ -16,10 +17,11 @@
 //! importing file is looked up in the directories above it (a warning).
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::ast::{File, Import, Spanned};
+use super::import_paths::{Root, absolute, relative};
 use super::node::{self, LoadLimits};
 use super::profiles::Catalog;
 use super::reader;
@@ -123,13 +125,6 @@ struct Loader<'a> {
     limits: LoadLimits,
 }
 
-/// Where the CSAR root is, as path segments, for resolving `..` lexically;
-/// empty (and no escaping) for archives and directories.
-struct Root {
-    segments: Vec<String>,
-    may_escape: bool,
-}
-
 impl Loader<'_> {
     /// The files that `file` (compiled under `scope`) imports, loaded,
     /// with the scopes they are compiled under, in file order.
@@ -188,17 +183,18 @@ impl Loader<'_> {
                 INPUT => source.name().to_string(),
                 _ => self.archive_name(file),
             };
-            let catalog_root = Root {
-                segments: Vec::new(),
-                may_escape: false,
-            };
+            let catalog_root = Root::archive();
             let within = if archive == INPUT {
                 root
             } else {
                 &catalog_root
             };
-            let Some(path) = self.find(archive, within, &from, &target.text, target.span, &source)
-            else {
+            let located = if version.is_v2() && target.text.starts_with('/') {
+                self.find_from_root(archive, within, &target.text, target.span, &source)
+            } else {
+                self.find(archive, within, &from, &target.text, target.span, &source)
+            };
+            let Some(path) = located else {
                 continue;
             };
             let at = Some(source.location(target.span));
@@ -323,27 +319,9 @@ impl Loader<'_> {
     }
 
     fn root(&self) -> Root {
-        if !matches!(self.csar.origin, Origin::File) {
-            return Root {
-                segments: Vec::new(),
-                may_escape: false,
-            };
-        }
-        let dir = self.csar.path.parent().unwrap_or(Path::new("."));
-        let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-        let mut segments: Vec<String> = Vec::new();
-        for c in abs.components() {
-            match c {
-                Component::Normal(s) => segments.push(s.to_string_lossy().into_owned()),
-                Component::ParentDir => {
-                    segments.pop();
-                }
-                _ => {}
-            }
-        }
-        Root {
-            segments,
-            may_escape: true,
+        match self.csar.origin {
+            Origin::File => Root::beside(&self.csar.path),
+            _ => Root::archive(),
         }
     }
 
@@ -447,6 +425,38 @@ impl Loader<'_> {
             .hint(format!(
                 "the import `{reference}` is resolved relative to `{from}`"
             )),
+        );
+        None
+    }
+
+    /// A 2.0 import path with a leading `/`: it starts at the root of the
+    /// repository, which for a file in a CSAR is the CSAR (2.0 §6.8.2.2);
+    /// for a single file given on the command line, its directory; for a
+    /// profile's file, the profile's directory.
+    fn find_from_root(
+        &mut self,
+        archive: usize,
+        root: &Root,
+        reference: &str,
+        span: Span,
+        source: &crate::diagnostics::SourceFile,
+    ) -> Option<String> {
+        let name = relative(root, &root.segments, reference.trim_start_matches('/'));
+        if let Some(name) = name
+            && self.exists(archive, &name)
+        {
+            return Some(name);
+        }
+        self.diags.push(
+            Diagnostic::error(
+                codes::YAML_IMPORT,
+                match archive {
+                    INPUT => format!("the imported file `{reference}` is not in the CSAR"),
+                    _ => format!("the imported file `{reference}` is not in the profile's directory"),
+                },
+            )
+            .at(source.location(span))
+            .hint("a path that starts with `/` is read from the root of the CSAR (TOSCA 2.0 §6.8.2.2)"),
         );
         None
     }
@@ -620,83 +630,9 @@ impl Loader<'_> {
     }
 }
 
-/// The absolute segments of a CSAR name (which may start with `../` for
-/// a single-file input).
-fn absolute(root: &Root, name: &str) -> Vec<String> {
-    let mut out = root.segments.clone();
-    for seg in name.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                out.pop();
-            }
-            s => out.push(s.to_string()),
-        }
-    }
-    out
-}
-
-/// `reference` joined to the absolute directory `dir`, as a CSAR name;
-/// `None` if it leaves the CSAR and may not.
-fn relative(root: &Root, dir: &[String], reference: &str) -> Option<String> {
-    let mut abs = dir.to_vec();
-    for seg in reference.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                abs.pop()?;
-            }
-            s => abs.push(s.to_string()),
-        }
-    }
-    let common = root
-        .segments
-        .iter()
-        .zip(&abs)
-        .take_while(|(a, b)| a == b)
-        .count();
-    let ups = root.segments.len() - common;
-    if ups > 0 && !root.may_escape {
-        return None;
-    }
-    let mut parts: Vec<String> = vec!["..".to_string(); ups];
-    parts.extend(abs[common..].iter().cloned());
-    if parts.is_empty() {
-        return None;
-    }
-    Some(parts.join("/"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn resolves_lexically_inside_and_outside_the_root() {
-        let inside = Root {
-            segments: vec![],
-            may_escape: false,
-        };
-        assert_eq!(
-            relative(&inside, &["a".into()], "../b/c.yaml").as_deref(),
-            Some("b/c.yaml")
-        );
-        assert_eq!(relative(&inside, &[], "../c.yaml"), None);
-        let file = Root {
-            segments: vec!["x".into(), "data".into()],
-            may_escape: true,
-        };
-        let dir = absolute(&file, "custom/t.yaml");
-        assert_eq!(dir, ["x", "data", "custom", "t.yaml"]);
-        assert_eq!(
-            relative(&file, &["x".into()], "data/custom/e.yaml").as_deref(),
-            Some("custom/e.yaml")
-        );
-        assert_eq!(
-            relative(&file, &["x".into(), "data".into()], "../other/e.yaml").as_deref(),
-            Some("../other/e.yaml")
-        );
-    }
 
     #[test]
     fn knows_the_simple_profile() {
@@ -714,6 +650,41 @@ mod tests {
         );
         let mut sources = SourceMap::default();
         load(&mut csar, files[0].0, 8, &[], &mut sources)
+    }
+
+    #[test]
+    fn a_2_0_path_with_a_leading_slash_starts_at_the_csar_root() {
+        let v2 = "tosca_definitions_version: tosca_2_0\n";
+        let (loaded, d) = load_files(&[
+            (
+                "defs/main.yaml",
+                &format!("{v2}imports: [{{url: /lib/b.yaml}}]\n"),
+            ),
+            ("lib/b.yaml", v2),
+        ]);
+        assert!(!d.has_errors(), "{d:?}");
+        assert_eq!(
+            loaded.files[loaded.units[1].file].source.name(),
+            "lib/b.yaml"
+        );
+        let (_, d) = load_files(&[
+            (
+                "main.yaml",
+                &format!("{v2}imports: [{{url: /lib/none.yaml}}]\n"),
+            ),
+            ("lib/b.yaml", v2),
+        ]);
+        assert!(
+            format!("{d:?}").contains("`/lib/none.yaml` is not in the CSAR"),
+            "{d:?}"
+        );
+        // 1.x defines no such path: it stays an error.
+        let v13 = "tosca_definitions_version: tosca_simple_yaml_1_3\n";
+        let (_, d) = load_files(&[
+            ("main.yaml", &format!("{v13}imports: [/lib/b.yaml]\n")),
+            ("lib/b.yaml", v13),
+        ]);
+        assert!(format!("{d:?}").contains("is an absolute path"), "{d:?}");
     }
 
     #[test]

@@ -4,12 +4,14 @@
 //! service template with spans ([`imports::load`] → [`ast::File`]s), ready
 //! for `model::lower_yaml`. One concept per file: [`node`] is the YAML 1.2
 //! tree (all saphyr use), [`version`] the dialect, [`reader`] the TOSCA
-//! grammar, [`functions`] intrinsic function calls, [`imports`] loading,
+//! grammar, [`functions`] intrinsic function calls, [`imports`] loading
+//! (`import_paths` its path arithmetic),
 //! [`normative`] the built-in types, [`rewrite`] the text edit that writes
 //! plans back.
 
 pub(crate) mod ast;
 pub(crate) mod functions;
+mod import_paths;
 pub(crate) mod imports;
 pub(crate) mod meta;
 pub(crate) mod node;

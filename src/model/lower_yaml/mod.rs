@@ -89,7 +89,7 @@ pub(crate) fn lower(loaded: &Loaded, csar: &mut Csar) -> (Option<Topology>, Diag
                 ),
             )
             .at(Location::file(entry.source.name()))
-            .hint("a file with only type definitions can be imported, not compiled; compile the service template that uses them"),
+            .hint("a file without one (only types, a profile, only metadata) is valid TOSCA to import, but there is nothing to plan in it; compile the service template that uses it"),
         );
         return (None, l.diags);
     };

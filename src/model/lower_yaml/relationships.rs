@@ -109,7 +109,7 @@ impl<'a> Lowerer<'a> {
                     .at(p.origin.clone())
                     .hint("give the requirement a `relationship` (e.g. tosca.relationships.DependsOn or ConnectsTo), or choose the ordering with --unknown-relationships"),
                 );
-                self.resolve(TypeKind::Relationship, "tosca.relationships.Root", p.unit)?
+                self.placeholder_type(TypeKind::Relationship, "tosca.relationships.Root")?
             }
         };
         let type_id = self.type_id(TypeKind::Relationship, &key)?;

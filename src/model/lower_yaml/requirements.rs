@@ -189,7 +189,6 @@ impl<'a> Lowerer<'a> {
             properties: rel.properties,
             interfaces: rel.interfaces,
             origin,
-            unit,
         });
     }
 
@@ -313,7 +312,7 @@ impl<'a> Lowerer<'a> {
             let tk = def
                 .and_then(|d| d.node)
                 .and_then(|(t, u)| self.resolve(TypeKind::Node, &t.text, u))
-                .or_else(|| self.resolve(TypeKind::Node, "tosca.nodes.Root", unit))
+                .or_else(|| self.placeholder_type(TypeKind::Node, "tosca.nodes.Root"))
                 .unwrap_or_default();
             let id = wiring.ids.name(format!("{name}_{}_target", a.name.text));
             let why = format!(
@@ -374,7 +373,7 @@ impl<'a> Lowerer<'a> {
         let tk = def
             .node
             .and_then(|(t, u)| self.resolve(TypeKind::Node, &t.text, u))
-            .or_else(|| self.resolve(TypeKind::Node, "tosca.nodes.Root", unit))
+            .or_else(|| self.placeholder_type(TypeKind::Node, "tosca.nodes.Root"))
             .unwrap_or_default();
         let id = wiring.ids.name(format!("{name}_{rname}_target"));
         let origin = Self::at(unit, n.name.span);
@@ -396,7 +395,6 @@ impl<'a> Lowerer<'a> {
             properties: Vec::new(),
             interfaces: def.interfaces.clone(),
             origin,
-            unit,
         });
     }
 }
@@ -451,7 +449,6 @@ pub(super) struct PendingRel<'a> {
     pub(super) properties: Vec<(&'a ast::Spanned, &'a Node, Unit<'a>)>,
     pub(super) interfaces: Vec<(&'a ast::Interface, Unit<'a>)>,
     pub(super) origin: Location,
-    pub(super) unit: Unit<'a>,
 }
 
 /// A node the orchestrator supplies for a dangling requirement.
@@ -546,6 +543,28 @@ mod tests {
         assert!(
             d.iter().any(|d| d.code == codes::UNKNOWN_TYPE
                 && d.message.contains("names relationship `Nope`"))
+        );
+    }
+
+    #[test]
+    fn a_2_0_placeholder_target_is_no_use_of_the_simple_profile() {
+        // Client's requirement names no node type, so the orchestrator's
+        // target is a Root node; the file itself names no profile type.
+        let (t, d) = lower_text(
+            "tosca_definitions_version: tosca_2_0\n\
+             capability_types: {Service: {}}\n\
+             node_types:\n  Client:\n    requirements: [{service: {capability: Service, count_range: [1, 1]}}]\n\
+             service_template:\n  node_templates:\n    client: {type: Client}\n",
+        );
+        let t = t.unwrap();
+        let target = t
+            .node_by_id("client_service_target")
+            .expect("a delegated node");
+        assert!(t.node(target).is_abstract);
+        assert!(
+            !d.iter()
+                .any(|d| d.message.contains("uses Simple Profile types")),
+            "{d:?}"
         );
     }
 }

@@ -116,6 +116,16 @@ impl<'a> Lowerer<'a> {
         Some(found)
     }
 
+    /// A Simple Profile root type (`tosca.nodes.Root`,
+    /// `tosca.relationships.Root`) that toscanini puts where the user's
+    /// file names none (a target the orchestrator supplies, a relationship
+    /// without a type), taken from the built-in types without noting a use
+    /// of the profile (W0311): the file does not name it.
+    pub(super) fn placeholder_type(&self, kind: TypeKind, name: &str) -> Option<String> {
+        let key = (kind, name.to_string());
+        self.index.contains_key(&key).then_some(key.1)
+    }
+
     /// Where `name` is first written in `unit` (its file, if nowhere).
     fn written(unit: Unit, name: &str) -> Location {
         let source = &unit.file.source;

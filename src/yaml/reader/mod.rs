@@ -169,13 +169,24 @@ impl<'a> Reader<'a> {
     }
 
     fn unknown_key(&mut self, k: &Node, key: &str, what: &str) {
-        self.diags.push(
-            Diagnostic::warning(
-                codes::W_YAML_UNKNOWN_KEY,
-                format!("`{key}` is not a TOSCA keyname in {what}; it is ignored"),
-            )
-            .at(self.source.location(k.span)),
-        );
+        let mut d = Diagnostic::warning(
+            codes::W_YAML_UNKNOWN_KEY,
+            format!("`{key}` is not a TOSCA keyname in {what}; it is ignored"),
+        )
+        .at(self.source.location(k.span));
+        // `node_templates` beside `service_template` instead of in it (a
+        // slip that even the 2.0 text makes, §14.1) drops the templates.
+        if what == "the file" && key != "description" && topology::TOPOLOGY_KEYS.contains(&key) {
+            let section = if self.version.is_v2() {
+                "service_template"
+            } else {
+                "topology_template"
+            };
+            d = d.hint(format!(
+                "`{key}` belongs in `{section}`: indent it under that key"
+            ));
+        }
+        self.diags.push(d);
     }
 
     /// Entries of a map or of a list of single-key maps (1.x writes
@@ -186,7 +197,9 @@ impl<'a> Reader<'a> {
 
     /// [`Reader::entries_or_list`] for the requirement mappings of a
     /// substitution, where a list as the key is TOSCA 2.0's `[name, count]`
-    /// form (§15.5), which toscanini does not support yet.
+    /// form (§15.5): the mapping of `name`. The count says how many of the
+    /// substituted node's assignments it takes; the substituting topology's
+    /// plans are the same for any count, so only its form is checked.
     fn requirement_mappings<'n>(&mut self, node: &'n Node) -> Vec<(Spanned, &'n Node)> {
         self.named_entries(node, "requirements", true)
     }
@@ -206,15 +219,21 @@ impl<'a> Reader<'a> {
                 Some([(k, v)]) if k.as_str().is_some() => {
                     out.push((Spanned::new(k.as_str().unwrap_or_default(), k.span), v))
                 }
-                Some([(k, _)]) if counted_keys && matches!(k.kind, Kind::Seq(_)) => {
-                    self.diags.push(
-                        Diagnostic::error(
-                            codes::YAML_UNSUPPORTED,
-                            "the `[name, count]` form of requirement mappings (TOSCA 2.0 §15.5) is not supported",
-                        )
-                        .at(self.source.location(k.span))
-                        .hint("map the requirement by its name alone: `- <name>: [ <node template>, <its requirement> ]`"),
-                    )
+                Some([(k, v)]) if counted_keys && matches!(k.kind, Kind::Seq(_)) => {
+                    match counted_name(k) {
+                        Some(name) => out.push((name, v)),
+                        None => self.diags.push(
+                            Diagnostic::error(
+                                codes::YAML_WRONG_KIND,
+                                format!(
+                                    "a requirement mapping with a count must be keyed `[ <name>, <count> ]`, but the key is {}",
+                                    describe_list(k)
+                                ),
+                            )
+                            .at(self.source.location(k.span))
+                            .hint("the count is a non-negative integer or UNBOUNDED (TOSCA 2.0 §15.5)"),
+                        ),
+                    }
                 }
                 // `- [ a, b ]: …` is one key, but not a name.
                 Some([(k, _)]) => self.diags.push(
@@ -284,6 +303,37 @@ impl<'a> Reader<'a> {
             .into_iter()
             .map(|(k, v)| (k, v.clone()))
             .collect()
+    }
+}
+
+/// The name of a `[name, count]` key, if it has that form: a name and a
+/// non-negative integer or `UNBOUNDED`.
+fn counted_name(key: &Node) -> Option<Spanned> {
+    let Kind::Seq(items) = &key.kind else {
+        return None;
+    };
+    let [name, count] = items.as_slice() else {
+        return None;
+    };
+    let count = count.as_str()?;
+    if count != "UNBOUNDED" && count.parse::<u64>().is_err() {
+        return None;
+    }
+    Some(Spanned::new(name.as_str()?, name.span))
+}
+
+/// A list key for messages: its items, when they are short scalars.
+fn describe_list(node: &Node) -> String {
+    match &node.kind {
+        Kind::Seq(items) if items.iter().all(|i| i.as_str().is_some()) => {
+            let texts: Vec<String> = items
+                .iter()
+                .filter_map(|i| i.as_str())
+                .map(String::from)
+                .collect();
+            format!("`[ {} ]`", texts.join(", "))
+        }
+        _ => describe(node),
     }
 }
 

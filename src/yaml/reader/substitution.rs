@@ -1,6 +1,8 @@
-//! `substitution_mappings` (1.3 §3.8.13): the node type the topology
-//! implements, and how its requirements, capabilities and operations map
-//! onto the topology's templates and workflows.
+//! `substitution_mappings` (1.3 §3.8.13, 2.0 §15): the node type the
+//! topology implements, and how its requirements, capabilities and
+//! operations map onto the topology's templates and workflows. A 2.0
+//! requirement mapped to a list of targets (§15.5.2) is one mapping per
+//! target, under the same name.
 //!
 //! In: the YAML node of that section. Out: its AST; keys TOSCA does not
 //! define there are warnings (W0304), values of the wrong kind errors
@@ -45,6 +47,16 @@ impl<'a> Reader<'a> {
                         self.entries_or_list(v, &k.text)
                     };
                     for (name, mv) in entries {
+                        // 2.0 §15.5.2: one requirement mapped to a list of
+                        // targets is that many mappings of the same name.
+                        if let Some(targets) =
+                            list_of_lists(mv).filter(|_| k.text == "requirements")
+                        {
+                            for t in targets {
+                                list.push((name.clone(), self.string_list(t, &k.text)));
+                            }
+                            continue;
+                        }
                         let target = match &mv.kind {
                             Kind::Seq(_) => self.string_list(mv, &k.text),
                             Kind::Map(_) => Vec::new(),
@@ -90,10 +102,89 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The items of a non-empty list whose items are all lists.
+fn list_of_lists(node: &Node) -> Option<&[Node]> {
+    match &node.kind {
+        Kind::Seq(items)
+            if !items.is_empty() && items.iter().all(|i| matches!(i.kind, Kind::Seq(_))) =>
+        {
+            Some(items)
+        }
+        _ => None,
+    }
+}
+
 /// The span of the value of `key` in the map `node`.
 fn w_span(node: &Node, key: &Spanned) -> Span {
     node.as_map()
         .and_then(|m| m.iter().find(|(k, _)| k.span == key.span))
         .map(|(_, v)| v.span)
         .unwrap_or(key.span)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::read_text;
+
+    #[test]
+    fn a_requirement_mapped_to_a_list_of_targets_is_a_mapping_per_target() {
+        let (file, d) = read_text(
+            "service_template:\n  \
+             substitution_mappings:\n    \
+             node_type: Client\n    \
+             requirements:\n    \
+             - host:\n      - [ software1, host ]\n      - [ software2, host ]\n    \
+             - service: [ software1, service ]\n",
+        );
+        assert!(!d.has_errors(), "{d:?}");
+        let s = file.topology.unwrap().substitution.unwrap();
+        let mapped: Vec<(String, Vec<String>)> = s
+            .requirements
+            .iter()
+            .map(|(n, t)| (n.text.clone(), t.iter().map(|s| s.text.clone()).collect()))
+            .collect();
+        let pair = |n: &str, a: &str, b: &str| (n.to_string(), vec![a.to_string(), b.to_string()]);
+        assert_eq!(
+            mapped,
+            [
+                pair("host", "software1", "host"),
+                pair("host", "software2", "host"),
+                pair("service", "software1", "service"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_counted_mapping_maps_its_name_and_a_bad_count_is_an_error() {
+        let text = |count: &str| {
+            format!(
+                "service_template:\n  substitution_mappings:\n    node_type: Client\n    \
+                 requirements:\n    - [ service, {count} ]: [ software, service ]\n"
+            )
+        };
+        for count in ["2", "UNBOUNDED"] {
+            let (file, d) = read_text(&text(count));
+            assert!(!d.has_errors(), "{d:?}");
+            let s = file.topology.unwrap().substitution.unwrap();
+            assert_eq!(s.requirements[0].0.text, "service");
+            assert_eq!(s.requirements[0].1[1].text, "service");
+        }
+        let (file, d) = read_text(&text("two"));
+        assert!(
+            file.topology
+                .unwrap()
+                .substitution
+                .unwrap()
+                .requirements
+                .is_empty()
+        );
+        let errors: Vec<_> = d.iter().map(|d| (d.code, d.message.clone())).collect();
+        assert_eq!(
+            errors,
+            [(
+                crate::diagnostics::codes::YAML_WRONG_KIND,
+                "a requirement mapping with a count must be keyed `[ <name>, <count> ]`, but the key is `[ service, two ]`".to_string()
+            )]
+        );
+    }
 }

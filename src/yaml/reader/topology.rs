@@ -11,27 +11,26 @@ use super::types::PROPERTY_KEYS;
 use crate::yaml::ast::{Group, Policy, RelationshipTemplate, Spanned, Topology};
 use crate::yaml::node::Node;
 
+/// The keynames of `topology_template` (1.x) and `service_template` (2.0).
+pub(super) const TOPOLOGY_KEYS: &[&str] = &[
+    "description",
+    "inputs",
+    "node_templates",
+    "relationship_templates",
+    "outputs",
+    "groups",
+    "policies",
+    "substitution_mappings",
+    "workflows",
+];
+
 impl<'a> Reader<'a> {
     pub(super) fn topology(&mut self, node: &Node) -> Topology {
         let mut t = Topology {
             span: node.span,
             ..Topology::default()
         };
-        for (k, v) in self.entries(
-            node,
-            "the topology template",
-            &[
-                "description",
-                "inputs",
-                "node_templates",
-                "relationship_templates",
-                "outputs",
-                "groups",
-                "policies",
-                "substitution_mappings",
-                "workflows",
-            ],
-        ) {
+        for (k, v) in self.entries(node, "the topology template", TOPOLOGY_KEYS) {
             match k.text.as_str() {
                 "inputs" => t.inputs = self.property_defs(v, "inputs"),
                 "node_templates" => {
@@ -211,5 +210,21 @@ mod tests {
             .collect();
         assert_eq!(unknown.len(), 1);
         assert!(unknown[0].message.contains("`color`"));
+    }
+
+    #[test]
+    fn topology_keys_beside_the_topology_say_where_they_belong() {
+        let (_, d) = read_text("node_templates: {a: {type: T}}\ndescription: d\n");
+        let hints: Vec<_> = d.iter().map(|d| (d.code, d.hint.clone())).collect();
+        assert_eq!(
+            hints,
+            [(
+                codes::W_YAML_UNKNOWN_KEY,
+                Some(
+                    "`node_templates` belongs in `topology_template`: indent it under that key"
+                        .to_string()
+                )
+            )]
+        );
     }
 }
