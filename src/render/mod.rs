@@ -19,6 +19,23 @@ pub use self::output::PlanFile;
 pub use self::rendered::{Language, Layout, RenderedPlan};
 use crate::model::Topology;
 
+/// The template variables of `plan`, named once for every language it is
+/// rendered in (in a large plan they are much of each rendering's memory),
+/// clear of every name either backend gives its own variables and inputs.
+fn plan_vars(plan: &crate::plugins::ConcretePlan, topology: &Topology) -> vars::Vars {
+    let inputs: Vec<String> = plan
+        .inputs
+        .iter()
+        .map(|i| crate::names::ncname(i))
+        .collect();
+    let taken = bpel::FIXED
+        .into_iter()
+        .chain(bpmn::FIXED)
+        .chain([bpel::BUS_URL_INPUT, bpmn::BUS_URL_INPUT])
+        .chain(inputs.iter().map(String::as_str));
+    vars::Vars::new(plan.topology(topology), plan, taken)
+}
+
 /// Render a concrete plan in a language, keeping its files.
 pub(crate) fn render(
     language: Language,
@@ -27,9 +44,10 @@ pub(crate) fn render(
     templates: &templates::Templates,
     layout: Layout,
 ) -> crate::error::Result<RenderedPlan> {
+    let names = plan_vars(plan, topology);
     match language {
-        Language::Bpel => bpel::render(plan, topology, templates, layout),
-        Language::Bpmn => bpmn::render(plan, topology, templates),
+        Language::Bpel => bpel::render(plan, topology, templates, layout, &names),
+        Language::Bpmn => bpmn::render(plan, topology, templates, &names),
     }
 }
 
@@ -42,6 +60,7 @@ pub(crate) fn pack(
     topology: &Topology,
     templates: &templates::Templates,
     layout: Layout,
+    names: &vars::Vars,
     spool: Option<&std::path::Path>,
 ) -> crate::error::Result<RenderedPlan> {
     let out = match spool {
@@ -49,8 +68,8 @@ pub(crate) fn pack(
         None => output::PlanOutput::archive(),
     };
     match language {
-        Language::Bpel => bpel::render_into(plan, topology, templates, layout, out),
-        Language::Bpmn => bpmn::render_into(plan, topology, templates, out),
+        Language::Bpel => bpel::render_into(plan, topology, templates, layout, names, out),
+        Language::Bpmn => bpmn::render_into(plan, topology, templates, names, out),
     }
 }
 
@@ -73,6 +92,19 @@ pub(crate) fn pack_all(
         .unwrap_or(1)
         .min(jobs.len())
         .max(1);
+    // Each distinct plan's variables, named once for all its languages.
+    let mut names: Vec<(&crate::plugins::ConcretePlan, vars::Vars)> = Vec::new();
+    for &(_, plan) in jobs {
+        if !names.iter().any(|(p, _)| std::ptr::eq(*p, plan)) {
+            names.push((plan, plan_vars(plan, topology)));
+        }
+    }
+    let names_of = |plan: &crate::plugins::ConcretePlan| {
+        names
+            .iter()
+            .find(|(p, _)| std::ptr::eq(*p, plan))
+            .map(|(_, v)| v)
+    };
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<crate::error::Result<RenderedPlan>>>> =
@@ -85,7 +117,12 @@ pub(crate) fn pack_all(
                     let Some(&(language, plan)) = jobs.get(i) else {
                         break;
                     };
-                    let r = pack(language, plan, topology, templates, layout, spool);
+                    let r = match names_of(plan) {
+                        Some(n) => pack(language, plan, topology, templates, layout, n, spool),
+                        None => Err(crate::error::Error::Internal(
+                            "a plan's variables were not named".into(),
+                        )),
+                    };
                     if let Ok(mut all) = results.lock() {
                         all[i] = Some(r);
                     }

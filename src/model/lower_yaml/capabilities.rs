@@ -7,6 +7,8 @@
 //! read by `entities.rs`; a capability the type does not define is kept,
 //! with a warning.
 
+use std::sync::Arc;
+
 use indexmap::IndexMap;
 
 use super::requirements::PendingRel;
@@ -50,7 +52,12 @@ impl<'a> Lowerer<'a> {
                     }
                 }
             }
-            self.capability_values.insert((id, cname.clone()), values);
+            // Most capabilities have no values: an entry for each would be
+            // a map per capability of every template, freed after lowering
+            // among the topology's allocations (memory not given back).
+            if !values.is_empty() {
+                self.capability_values.insert((id, cname.clone()), values);
+            }
         }
         for c in &n.capabilities {
             if !cap_names.contains(&c.name.text) {
@@ -75,7 +82,15 @@ impl<'a> Lowerer<'a> {
                 .or_default();
             slot.extend(values);
         }
-        self.capability_names.insert(id, cap_names);
+        let shared = match self.capability_name_lists.get(cap_names.as_slice()) {
+            Some(known) => known.clone(),
+            None => {
+                let list: Arc<[String]> = Arc::from(cap_names);
+                self.capability_name_lists.insert(list.clone());
+                list
+            }
+        };
+        self.capability_names.insert(id, shared);
     }
 }
 

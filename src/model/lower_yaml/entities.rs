@@ -14,15 +14,15 @@ use indexmap::IndexMap;
 use crate::model::{Interface, NodeId, TemplateRef, Topology, Value};
 
 /// The node each requirement of each node leads to.
-pub(super) type ByRequirement = HashMap<(NodeId, String), NodeId>;
+pub(super) type ByRequirement<'a> = HashMap<(NodeId, &'a str), NodeId>;
 
 /// Resolve entity keywords and requirement/capability hops in every value
 /// of the topology (see the module docs).
 pub(super) fn resolve_entities(
     t: &mut Topology,
-    by_requirement: &HashMap<(NodeId, String), NodeId>,
+    by_requirement: &ByRequirement<'_>,
     caps: &HashMap<(NodeId, String), IndexMap<String, Value>>,
-    cap_names: &HashMap<NodeId, Vec<String>>,
+    cap_names: &super::CapabilityNames,
 ) {
     // Resolution reads the topology's structure and property names, never
     // property values: each value is taken out, resolved against the
@@ -91,14 +91,13 @@ fn resolve_interfaces(
 }
 
 /// Whether `v` has a call that names an entity (`get_property`,
-/// `get_attribute`, `get_operation_output`): what [`resolve_value`] changes.
+/// `get_attribute`, `get_operation_output`) in a way that only the
+/// template's context resolves: what [`resolve_value`] changes.
 fn has_entity_call(v: &Value) -> bool {
     match v {
         Value::Call(c) => {
-            matches!(
-                c.function.as_str(),
-                "get_property" | "get_attribute" | "get_operation_output"
-            ) || c.args.iter().any(has_entity_call)
+            (is_entity_fn(&c.function) && !is_plain_self(&c.function, &c.args))
+                || c.args.iter().any(has_entity_call)
         }
         Value::List(l) => l.iter().any(has_entity_call),
         Value::Map(m) => m.values().any(has_entity_call),
@@ -111,9 +110,9 @@ pub(super) fn resolve_value(
     t: &Topology,
     ctx: Option<TemplateRef>,
     v: &mut Value,
-    by_requirement: &HashMap<(NodeId, String), NodeId>,
+    by_requirement: &ByRequirement<'_>,
     caps: &HashMap<(NodeId, String), IndexMap<String, Value>>,
-    cap_names: &HashMap<NodeId, Vec<String>>,
+    cap_names: &super::CapabilityNames,
 ) {
     match v {
         Value::Call(c) => {
@@ -121,11 +120,7 @@ pub(super) fn resolve_value(
             for a in args.iter_mut() {
                 resolve_value(t, ctx, a, by_requirement, caps, cap_names);
             }
-            let entity_fn = matches!(
-                function.as_str(),
-                "get_property" | "get_attribute" | "get_operation_output"
-            );
-            if !entity_fn {
+            if !is_entity_fn(function) || is_plain_self(function, args) {
                 return;
             }
             tosca2_path(args);
@@ -153,6 +148,33 @@ pub(super) fn resolve_value(
             .for_each(|a| resolve_value(t, ctx, a, by_requirement, caps, cap_names)),
         _ => {}
     }
+}
+
+/// Whether `function` reads a value of an entity.
+fn is_entity_fn(function: &str) -> bool {
+    matches!(
+        function,
+        "get_property" | "get_attribute" | "get_operation_output"
+    )
+}
+
+/// Whether a call names its own template, source or target and the value
+/// directly (`[SELF, p]`, `[SOURCE, p]`, `[TARGET, p]`; no requirement or
+/// capability between them): it means the same in every template that has
+/// it, and the plugins read it in the context of the template whose
+/// operation runs (`plugins::params::entity_of`). Left as it is, the
+/// interfaces a type gives its templates stay shared instead of copied
+/// per template (a hundred thousand copies were 64 MB).
+fn is_plain_self(function: &str, args: &[Value]) -> bool {
+    let plain = match function {
+        "get_operation_output" => args.len() == 4,
+        _ => args.len() == 2,
+    };
+    plain
+        && matches!(
+            args.first().and_then(Value::as_str),
+            Some("SELF" | "SOURCE" | "TARGET")
+        )
 }
 
 /// The node an entity keyword or name stands for in the context `ctx`:
@@ -206,24 +228,28 @@ fn hop(
     n: NodeId,
     function: &str,
     args: &[Value],
-    by_requirement: &ByRequirement,
+    by_requirement: &ByRequirement<'_>,
     caps: &HashMap<(NodeId, String), IndexMap<String, Value>>,
-    cap_names: &HashMap<NodeId, Vec<String>>,
+    cap_names: &super::CapabilityNames,
 ) -> Option<Hopped> {
     if args.len() < 3 {
         return None;
     }
     let hop = args[1].as_str()?.to_string();
-    if let Some(&target) = by_requirement.get(&(n, hop.clone())) {
+    if let Some(&target) = by_requirement.get(&(n, hop.as_str())) {
         let prop = args[2].clone();
         let target_prop = prop.as_str().unwrap_or_default().to_string();
         // The target's capability property, if it has none itself.
         if !t.node(target).properties.contains_key(target_prop.as_str())
             && function == "get_property"
-            && let Some(value) = cap_names.get(&target).into_iter().flatten().find_map(|c| {
-                caps.get(&(target, c.clone()))
-                    .and_then(|m| m.get(&target_prop))
-            })
+            && let Some(value) = cap_names
+                .get(&target)
+                .into_iter()
+                .flat_map(|v| v.iter())
+                .find_map(|c| {
+                    caps.get(&(target, c.clone()))
+                        .and_then(|m| m.get(&target_prop))
+                })
         {
             return Some(Hopped::Value(value.clone()));
         }
@@ -278,6 +304,26 @@ fn tosca2_path(args: &mut Vec<Value>) {
 mod tests {
     use super::super::lower_text;
     use super::*;
+
+    #[test]
+    fn only_a_template_s_own_values_stay_unresolved() {
+        let args =
+            |a: &[&str]| -> Vec<Value> { a.iter().map(|s| Value::Scalar(s.to_string())).collect() };
+        assert!(is_plain_self("get_property", &args(&["SELF", "port"])));
+        assert!(is_plain_self("get_attribute", &args(&["TARGET", "ip"])));
+        assert!(is_plain_self(
+            "get_operation_output",
+            &args(&["SELF", "Standard", "create", "id"])
+        ));
+        // A hop through a requirement or capability, and HOST (the first
+        // host down the chain that has the property), need the topology.
+        assert!(!is_plain_self(
+            "get_property",
+            &args(&["SELF", "database", "port"])
+        ));
+        assert!(!is_plain_self("get_property", &args(&["HOST", "ip"])));
+        assert!(!is_plain_self("get_property", &args(&["db", "port"])));
+    }
 
     #[test]
     fn reads_tosca_2_paths() {

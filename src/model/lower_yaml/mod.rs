@@ -105,6 +105,9 @@ struct Unit<'a> {
     builtin: bool,
 }
 
+/// The capability names of each node template.
+type CapabilityNames = HashMap<NodeId, Arc<[String]>>;
+
 /// A capability a node template offers (see `Lowerer::capability_types`).
 #[derive(Clone)]
 struct OfferedCapability<'a> {
@@ -151,7 +154,11 @@ struct Lowerer<'a> {
     /// Static capability property values: (node, capability) → values.
     capability_values: HashMap<(NodeId, String), IndexMap<String, Value>>,
     /// Capability names of each node.
-    capability_names: HashMap<NodeId, Vec<String>>,
+    capability_names: CapabilityNames,
+    /// Each distinct list of capability names once: templates of one type
+    /// share theirs (one list per template, freed after lowering among the
+    /// topology's allocations, was memory never given back).
+    capability_name_lists: HashSet<Arc<[String]>>,
     /// The capabilities of each node type (by key) that is a requirement's
     /// target: name, type as resolved, and the definitions of the type and
     /// its ancestors (nearest first; none where the type is unknown), for
@@ -160,7 +167,7 @@ struct Lowerer<'a> {
     /// once.
     capability_types: HashMap<String, Vec<OfferedCapability<'a>>>,
     /// The relationships made for each requirement of each node.
-    rel_by_requirement: HashMap<(NodeId, String), Vec<super::RelId>>,
+    rel_by_requirement: HashMap<(NodeId, &'a str), Vec<super::RelId>>,
     /// Interfaces (and deployment artifacts) of the node and relationship
     /// templates that assign neither (most of a large topology), by type
     /// key: they depend on the type alone (values keep `SELF` symbolic), so
@@ -190,6 +197,7 @@ impl<'a> Lowerer<'a> {
             implicit_profile: BTreeSet::new(),
             capability_values: HashMap::new(),
             capability_names: HashMap::new(),
+            capability_name_lists: HashSet::new(),
             capability_types: HashMap::new(),
             rel_by_requirement: HashMap::new(),
             type_interfaces: HashMap::new(),

@@ -32,6 +32,8 @@ impl<'a> Lowerer<'a> {
             failed: BTreeSet::new(),
             asts: Vec::new(),
         };
+        // Each type key once, shared by its templates.
+        let mut keys: HashSet<Arc<str>> = HashSet::new();
         for n in templates {
             let Some(type_name) = &n.type_name else {
                 self.push_once(
@@ -58,6 +60,14 @@ impl<'a> Lowerer<'a> {
             out.ids.insert(n.name.text.clone(), id);
             let node = self.node_template(n, &key, type_id, unit, id);
             out.nodes.push(node);
+            let key = match keys.get(key.as_str()) {
+                Some(k) => Arc::clone(k),
+                None => {
+                    let k: Arc<str> = Arc::from(key);
+                    keys.insert(Arc::clone(&k));
+                    k
+                }
+            };
             out.asts.push((n, key));
         }
         out
@@ -227,7 +237,7 @@ impl<'a> Lowerer<'a> {
                 self.merge_interface(&mut list, i, d.unit, this, &IndexMap::new(), id);
             }
         }
-        self.capability_names.insert(nid, Vec::new());
+        self.capability_names.insert(nid, Arc::from(Vec::new()));
         NodeTemplate {
             id: id.to_string(),
             name: id.to_string(),

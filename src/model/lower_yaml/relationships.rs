@@ -31,7 +31,7 @@ impl<'a> Lowerer<'a> {
         wiring: Wiring<'a>,
         nodes: &Nodes<'a>,
         base: usize,
-    ) -> (Vec<RelationshipTemplate>, ByRequirement) {
+    ) -> (Vec<RelationshipTemplate>, ByRequirement<'a>) {
         let mut relationships: Vec<RelationshipTemplate> = Vec::new();
         let mut by_requirement = ByRequirement::new();
         for p in wiring.pending {
@@ -43,9 +43,9 @@ impl<'a> Lowerer<'a> {
                 },
             };
             by_requirement
-                .entry((p.source, p.requirement.clone()))
+                .entry((p.source, p.requirement))
                 .or_insert(target);
-            let key = (p.source, p.requirement.clone());
+            let key = (p.source, p.requirement);
             if let TargetRef::Node(_) = p.target
                 && let Some((_, target_type)) = nodes.asts.get(target.0 as usize)
             {

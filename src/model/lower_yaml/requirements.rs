@@ -70,16 +70,16 @@ impl<'a> Lowerer<'a> {
         let mut assigned: HashSet<&str> = HashSet::new();
         for a in &n.requirements {
             assigned.insert(&a.name.text);
-            let def = reqs.get(&a.name.text).cloned();
+            let def = reqs.get(a.name.text.as_str()).cloned();
             self.assignment(n, key, a, def, source, unit, targets, wiring);
         }
         // Required requirements that are not assigned are dangling too.
-        for (rname, def) in &reqs {
+        for (&rname, def) in &reqs {
             if def.min == 0
-                || assigned.contains(rname.as_str())
+                || assigned.contains(rname)
                 || targets
                     .exported
-                    .contains(&(n.name.text.clone(), rname.clone()))
+                    .contains(&(n.name.text.clone(), rname.to_string()))
             {
                 continue;
             }
@@ -89,12 +89,12 @@ impl<'a> Lowerer<'a> {
 
     /// The requirement definitions of a node type, merged along its
     /// ancestry (a subtype's keys override).
-    fn requirement_definitions(&mut self, key: &str) -> IndexMap<String, ReqB<'a>> {
-        let mut reqs: IndexMap<String, ReqB<'a>> = IndexMap::new();
+    fn requirement_definitions(&mut self, key: &str) -> IndexMap<&'a str, ReqB<'a>> {
+        let mut reqs: IndexMap<&'a str, ReqB<'a>> = IndexMap::new();
         for d in &self.defs(TypeKind::Node, key) {
             for r in &d.def.requirements {
                 let default_min = if d.unit.file.version.is_v2() { 0 } else { 1 };
-                let slot = reqs.entry(r.name.text.clone()).or_insert(ReqB {
+                let slot = reqs.entry(r.name.text.as_str()).or_insert(ReqB {
                     capability: None,
                     node: None,
                     relationship: None,
@@ -177,7 +177,7 @@ impl<'a> Lowerer<'a> {
         };
         wiring.pending.push(PendingRel {
             id: wiring.ids.name(rel.id_base),
-            requirement: a.name.text.clone(),
+            requirement: &a.name.text,
             source,
             target,
             type_key: rel.type_key,
@@ -363,7 +363,7 @@ impl<'a> Lowerer<'a> {
     fn unassigned(
         &mut self,
         n: &'a ast::NodeTemplate,
-        rname: &str,
+        rname: &'a str,
         def: &ReqB<'a>,
         source: NodeId,
         unit: Unit<'a>,
@@ -387,7 +387,7 @@ impl<'a> Lowerer<'a> {
         });
         wiring.pending.push(PendingRel {
             id: wiring.ids.name(format!("{name}_{rname}")),
-            requirement: rname.to_string(),
+            requirement: rname,
             source,
             target,
             type_key,
@@ -439,7 +439,7 @@ pub(super) enum TargetRef {
 /// A relationship to create once every node exists.
 pub(super) struct PendingRel<'a> {
     pub(super) id: String,
-    pub(super) requirement: String,
+    pub(super) requirement: &'a str,
     pub(super) source: NodeId,
     pub(super) target: TargetRef,
     pub(super) type_key: Option<(String, Unit<'a>)>,

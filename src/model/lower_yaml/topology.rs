@@ -8,6 +8,7 @@
 //! substitution, workflows).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 use super::entities::{ByRequirement, resolve_entities, resolve_value};
 use super::requirements::{Targets, Wiring};
@@ -26,8 +27,9 @@ pub(super) struct Nodes<'a> {
     pub(super) ids: HashMap<String, NodeId>,
     /// Templates whose type is missing or broken (reported).
     pub(super) failed: BTreeSet<String>,
-    /// The templates lowered, with their type keys, in node id order.
-    pub(super) asts: Vec<(&'a ast::NodeTemplate, String)>,
+    /// The templates lowered, with their type keys, in node id order (a
+    /// key shared by the templates of its type).
+    pub(super) asts: Vec<(&'a ast::NodeTemplate, Arc<str>)>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -153,7 +155,7 @@ impl<'a> Lowerer<'a> {
         topology: &mut Topology,
         topo: &'a ast::Topology,
         unit: Unit<'a>,
-        by_requirement: &ByRequirement,
+        by_requirement: &ByRequirement<'_>,
     ) {
         for (name, value) in &topo.outputs {
             match value {

@@ -326,7 +326,7 @@ fn template<'a>(
     };
     match l
         .rel_by_requirement
-        .get(&(n, req.text.clone()))
+        .get(&(n, req.text.as_str()))
         .and_then(|v| v.first())
     {
         Some(&r) => Some(TemplateRef::Relationship(r)),

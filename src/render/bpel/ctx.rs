@@ -17,7 +17,7 @@ use crate::render::rendered::PlanParameter;
 use crate::render::vars::Vars;
 
 /// Process variables that every plan has.
-pub(super) const FIXED: [&str; 7] = [
+pub(in crate::render) const FIXED: [&str; 7] = [
     "correlationID",
     "instanceDataAPIUrl",
     "csarEntrypoint",
@@ -28,14 +28,14 @@ pub(super) const FIXED: [&str; 7] = [
 ];
 
 /// Optional input that overrides the management bus endpoint at run time.
-pub(super) const BUS_URL_INPUT: &str = "ManagementBusInvokerURL";
+pub(in crate::render) const BUS_URL_INPUT: &str = "ManagementBusInvokerURL";
 
 /// What the writers of a plan's activities share.
 pub(crate) struct Ctx<'a> {
     /// The topology, for names and properties.
     pub(crate) topology: &'a Topology,
-    /// The variables of the templates.
-    pub(crate) names: Vars,
+    /// The variables of the templates (named once for every language).
+    pub(crate) names: &'a Vars,
     /// The element of the request message of each plan input.
     pub(crate) inputs: HashMap<String, String>,
 }
@@ -47,6 +47,7 @@ impl<'a> Ctx<'a> {
     pub(crate) fn new(
         topology: &'a Topology,
         plan: &ConcretePlan,
+        names: &'a Vars,
     ) -> (Ctx<'a>, Vec<PlanParameter>) {
         let mut unique = Unique::new();
         let mut inputs = HashMap::new();
@@ -66,7 +67,7 @@ impl<'a> Ctx<'a> {
         });
         let cx = Ctx {
             topology,
-            names: Vars::new(topology, plan, FIXED),
+            names,
             inputs,
         };
         (cx, parameters)
@@ -82,6 +83,6 @@ impl<'a> Ctx<'a> {
 
     /// The XPath expression of a binding, escaped for element content.
     pub(crate) fn expr(&self, b: &crate::plugins::steps::Binding) -> String {
-        text(&expr(b, self.topology, &self.names, &|n| self.input(n)))
+        text(&expr(b, self.topology, self.names, &|n| self.input(n)))
     }
 }

@@ -12,6 +12,8 @@
 
 mod activity;
 mod ctx;
+// Names the shared template variables must keep clear of (render::plan_vars).
+pub(super) use self::ctx::{BUS_URL_INPUT, FIXED};
 mod init;
 mod links;
 mod steps;
@@ -21,7 +23,7 @@ mod xpath;
 use serde::Serialize;
 
 use self::activity::activity;
-use self::ctx::{Ctx, FIXED};
+use self::ctx::Ctx;
 use self::init::initial_values;
 use self::links::Adjacency;
 // The templates' tests check that every fragment file is listed.
@@ -31,6 +33,7 @@ use self::writer::{MARKERS, W, fragments, laid_out, split_skeleton};
 use super::output::{CHUNK, PlanOutput, Written};
 use super::rendered::{Language, Layout, RenderedPlan};
 use super::templates::Templates;
+use super::vars::Vars;
 use crate::error::Result;
 use crate::model::Topology;
 use crate::names::Unique;
@@ -67,8 +70,16 @@ pub(crate) fn render(
     topology: &Topology,
     templates: &Templates,
     layout: Layout,
+    names: &Vars,
 ) -> Result<RenderedPlan> {
-    render_into(plan, topology, templates, layout, PlanOutput::files())
+    render_into(
+        plan,
+        topology,
+        templates,
+        layout,
+        names,
+        PlanOutput::files(),
+    )
 }
 
 /// Render a concrete plan into `output` (its files kept, or packed into
@@ -78,6 +89,7 @@ pub(crate) fn render_into(
     topology: &Topology,
     templates: &Templates,
     layout: Layout,
+    names: &Vars,
     mut output: PlanOutput,
 ) -> Result<RenderedPlan> {
     // A plan completed against a topology of its own (a test plan's) is
@@ -87,7 +99,7 @@ pub(crate) fn render_into(
     let name = plan_name(topology, kind);
     let namespace = plan_namespace(topology, kind);
     let operation = operation(kind);
-    let (cx, parameters) = Ctx::new(topology, plan);
+    let (cx, parameters) = Ctx::new(topology, plan, names);
     let failures = links::failures(plan);
     let outputs = outputs(&cx, plan);
     let (start_state, end_state) = match kind {

@@ -241,7 +241,7 @@ fn check(
     rest: Option<&[Step]>,
     subject: TemplateRef,
 ) -> Result<()> {
-    let expr = text(&condition(conditions, template, cx.topology, &cx.names));
+    let expr = text(&condition(conditions, template, cx.topology, cx.names));
     let url = cx.names.url(template);
     w.put("check", ind, &[("name", name)])?;
     if Condition::reads_state(conditions) {

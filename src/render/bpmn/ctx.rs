@@ -21,10 +21,10 @@ use crate::render::rendered::PlanParameter;
 use crate::render::vars::{Vars, outside_families, word};
 
 /// Input with the management bus REST endpoint (`…/ManagementBus/v1/invoker`).
-pub(super) const BUS_URL_INPUT: &str = "ManagementBusURL";
+pub(in crate::render) const BUS_URL_INPUT: &str = "ManagementBusURL";
 
 /// Variables every plan sets before its activities run.
-pub(super) const FIXED: [&str; 6] = [
+pub(in crate::render) const FIXED: [&str; 6] = [
     "csarID",
     "serviceTemplateURL",
     "serviceInstanceURL",
@@ -43,8 +43,8 @@ pub(super) const PLAN_INSTANCE_URL: &str = "planInstanceURL";
 pub(crate) struct Ctx<'a> {
     /// The topology, for names and properties.
     pub(crate) topology: &'a Topology,
-    /// The variables of the templates.
-    pub(crate) names: Vars,
+    /// The variables of the templates (named once for every language).
+    pub(crate) names: &'a Vars,
     /// The variable of each plan input.
     pub(crate) inputs: HashMap<String, String>,
     /// The variable of the management bus URL.
@@ -68,6 +68,7 @@ impl<'a> Ctx<'a> {
         topology: &'a Topology,
         plan: &ConcretePlan,
         plan_prefix: &'a str,
+        names: &'a Vars,
     ) -> (Ctx<'a>, Vec<PlanParameter>) {
         let mut unique = Unique::new();
         let mut inputs = HashMap::new();
@@ -89,7 +90,6 @@ impl<'a> Ctx<'a> {
             .into_iter()
             .chain(parameters.iter().map(|p| p.name.as_str()))
             .collect();
-        let names = Vars::new(topology, plan, taken.iter().copied());
         // The variables of elements (poll loops, routing) are named apart
         // from the templates', never as one of theirs (vars::outside_families).
         let mut vars = Unique::new();
@@ -120,7 +120,7 @@ impl<'a> Ctx<'a> {
     /// The Groovy expression of a binding.
     pub(crate) fn expr(&self, b: &Binding) -> String {
         let mut out = String::new();
-        expr::expr(&mut out, b, self.topology, &self.names, &|n| self.input(n));
+        expr::expr(&mut out, b, self.topology, self.names, &|n| self.input(n));
         out
     }
 

@@ -61,6 +61,8 @@ pub(crate) mod bases;
 mod chain;
 mod condition;
 mod ctx;
+// Names the shared template variables must keep clear of (render::plan_vars).
+pub(super) use self::ctx::{BUS_URL_INPUT, FIXED};
 mod errors;
 mod expr;
 pub(crate) mod graph;
@@ -87,6 +89,7 @@ use self::scripts::{Shared, Used};
 use super::output::{PlanOutput, Written};
 use super::rendered::{Language, PlanParameter, RenderedPlan};
 use super::templates::Templates;
+use super::vars::Vars;
 use crate::error::Result;
 use crate::model::Topology;
 use crate::names::Unique;
@@ -143,8 +146,9 @@ pub(crate) fn render(
     plan: &ConcretePlan,
     topology: &Topology,
     templates: &Templates,
+    names: &Vars,
 ) -> Result<RenderedPlan> {
-    render_into(plan, topology, templates, PlanOutput::files())
+    render_into(plan, topology, templates, names, PlanOutput::files())
 }
 
 /// Render a concrete plan into `output` (its files kept, or packed into
@@ -154,6 +158,7 @@ pub(crate) fn render_into(
     plan: &ConcretePlan,
     topology: &Topology,
     templates: &Templates,
+    names: &Vars,
     mut output: PlanOutput,
 ) -> Result<RenderedPlan> {
     // A plan completed against a topology of its own (a test plan's) is
@@ -176,7 +181,7 @@ pub(crate) fn render_into(
         renamed = copy;
         &renamed
     };
-    let (mut cx, parameters) = Ctx::new(topology, plan, &bases.plan);
+    let (mut cx, parameters) = Ctx::new(topology, plan, &bases.plan, names);
 
     let process = process::build(&mut cx, plan, &name, &parameters);
     let title = format!("{} plan of {}", kind.slug(), topology.service_template.id);

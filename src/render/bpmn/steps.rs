@@ -408,7 +408,7 @@ fn is_xml_name(s: &str) -> bool {
 /// is known to be empty before it is built.
 pub(super) fn draws_nothing(cx: &Ctx, step: &Step) -> bool {
     match step {
-        Step::StoreProperties(n) => storable(&cx.names, cx.topology, *n).next().is_none(),
+        Step::StoreProperties(n) => storable(cx.names, cx.topology, *n).next().is_none(),
         _ => false,
     }
 }
