@@ -14,6 +14,7 @@ use crate::yaml::node::Node;
 /// The keynames of `topology_template` (1.x) and `service_template` (2.0).
 pub(super) const TOPOLOGY_KEYS: &[&str] = &[
     "description",
+    "metadata",
     "inputs",
     "node_templates",
     "relationship_templates",

@@ -53,6 +53,7 @@ impl<'a> Reader<'a> {
                                         "attributes",
                                         "valid_source_types",
                                         "valid_source_node_types",
+                                        "valid_relationship_types",
                                         "occurrences",
                                         "metadata",
                                     ],
@@ -230,15 +231,27 @@ fn type_keys(kind: TypeKind) -> &'static [&'static str] {
             "valid_target_node_types",
             "valid_source_node_types",
         ],
-        TypeKind::Capability => &["properties", "attributes", "valid_source_types"],
+        // `valid_source_types` is 1.3's name; 2.0 (§8.1) has the other two.
+        TypeKind::Capability => &[
+            "properties",
+            "attributes",
+            "valid_source_types",
+            "valid_source_node_types",
+            "valid_relationship_types",
+        ],
         TypeKind::Interface => &["inputs", "operations", "notifications"],
         TypeKind::Artifact => &["mime_type", "file_ext", "properties"],
+        // The last four define a scalar type (2.0 §9.1.2.2).
         TypeKind::Data => &[
             "constraints",
             "validation",
             "properties",
             "key_schema",
             "entry_schema",
+            "data_type",
+            "units",
+            "canonical_unit",
+            "prefixes",
         ],
         TypeKind::Group => &[
             "properties",
