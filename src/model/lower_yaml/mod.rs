@@ -43,6 +43,7 @@ mod attributes;
 mod capabilities;
 mod delegation;
 mod entities;
+mod fold;
 mod interfaces;
 mod nodes;
 mod policies;

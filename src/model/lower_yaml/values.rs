@@ -5,10 +5,11 @@
 //! (inputs, templates, `SELF`/`SOURCE`/`TARGET`/`HOST` where they mean
 //! something) are checked (E0410).
 
+use super::fold;
 use super::{Lowerer, This, Unit};
 use crate::diagnostics::{Diagnostic, Span, codes};
 use crate::model::Value;
-use crate::yaml::functions::{Classified, classify};
+use crate::yaml::functions::{Classified, SIMPLE_PROFILE, TOSCA_2, classify};
 use crate::yaml::node::{Kind, Node};
 
 impl<'a> Lowerer<'a> {
@@ -21,6 +22,10 @@ impl<'a> Lowerer<'a> {
                     .map(|a| self.value(a, unit, this))
                     .collect();
                 self.check_call(&call.name, &args, call.span, unit, this);
+                if let Some(known) = fold::fold(&call.name, &args) {
+                    return known;
+                }
+                self.report_unevaluated(&call.name, &args, call.span, unit);
                 Value::call(call.name, args)
             }
             Ok(Classified::Escaped(s)) => Value::Scalar(s),
@@ -56,6 +61,37 @@ impl<'a> Lowerer<'a> {
                     .collect(),
             )),
         }
+    }
+
+    /// W0311 for a call of a built-in function that neither toscanini
+    /// (its arguments are known only at run time) nor the plans evaluate:
+    /// the operation is given the call as written. Calls inside a
+    /// validation clause (`$value`) are conditions, not values.
+    fn report_unevaluated(&mut self, name: &str, args: &[Value], span: Span, unit: Unit<'a>) {
+        let builtin = SIMPLE_PROFILE.contains(&name) || TOSCA_2.contains(&name);
+        let meta = matches!(
+            name,
+            "value" | "node_index" | "relationship_index" | "available_allocation"
+        );
+        if unit.builtin
+            || !builtin
+            || meta
+            || fold::EVALUATED_BY_PLANS.contains(&name)
+            || args.iter().any(names_value)
+        {
+            return;
+        }
+        let dollar = if unit.file.version.is_v2() { "$" } else { "" };
+        self.push_once(
+            Diagnostic::warning(
+                codes::W_YAML_LENIENT,
+                format!(
+                    "`{dollar}{name}` depends on values known only when the plan runs, and the plans do not evaluate it: the call is passed on as written (JSON)"
+                ),
+            )
+            .at(Self::at(unit, span))
+            .hint("give the operation the values and let its implementation combine them, or use `concat`, which the plans evaluate"),
+        );
     }
 
     /// Check the names a call refers to (E0410).
@@ -108,5 +144,15 @@ impl<'a> Lowerer<'a> {
                     .hint(hint),
             );
         }
+    }
+}
+
+/// Whether a value holds a `$value` call (a validation clause's subject).
+fn names_value(v: &Value) -> bool {
+    match v {
+        Value::Call(c) => c.function == "value" || c.args.iter().any(names_value),
+        Value::List(l) => l.iter().any(names_value),
+        Value::Map(m) => m.values().any(names_value),
+        _ => false,
     }
 }
