@@ -5,7 +5,6 @@ use super::args::ExportArgs;
 use super::session::Session;
 use toscanini::compile::{ExportRequest, export};
 use toscanini::error::{Error, Result};
-use toscanini::{Layout, Options};
 
 pub(super) fn run(session: &mut Session, a: ExportArgs) -> Result<()> {
     let language = match a.lang.languages().as_slice() {
@@ -18,14 +17,7 @@ pub(super) fn run(session: &mut Session, a: ExportArgs) -> Result<()> {
     };
     let request = ExportRequest {
         input: a.compile.input.clone(),
-        options: Options {
-            layout: if a.pretty {
-                Layout::Pretty
-            } else {
-                Layout::Compact
-            },
-            ..session.options(&a.compile)
-        },
+        options: session.writing_options(&a.compile, a.pretty),
         plugin_dirs: a.compile.plugin_dirs.clone(),
         plan: a.plan.clone(),
         language,

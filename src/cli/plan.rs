@@ -5,19 +5,11 @@ use super::args::PlanArgs;
 use super::session::Session;
 use toscanini::compile::{Output, Request, compile};
 use toscanini::error::Result;
-use toscanini::{Layout, Options};
 
 pub(super) fn run(session: &mut Session, a: PlanArgs) -> Result<()> {
     let request = Request {
         input: a.compile.input.clone(),
-        options: Options {
-            layout: if a.pretty {
-                Layout::Pretty
-            } else {
-                Layout::Compact
-            },
-            ..session.options(&a.compile)
-        },
+        options: session.writing_options(&a.compile, a.pretty),
         plugin_dirs: a.compile.plugin_dirs.clone(),
         plans: a.plans.clone(),
         languages: a.lang.languages(),

@@ -76,6 +76,19 @@ impl Session {
         let _ = std::io::stderr().write_all(text.as_bytes());
     }
 
+    /// Options from the command line of a command that writes plans
+    /// (`plan`, `export`): indented with `--pretty`.
+    pub(super) fn writing_options(&self, a: &CompileArgs, pretty: bool) -> Options {
+        Options {
+            layout: if pretty {
+                Layout::Pretty
+            } else {
+                Layout::Compact
+            },
+            ..self.options(a)
+        }
+    }
+
     /// Options from the command line.
     pub(super) fn options(&self, a: &CompileArgs) -> Options {
         Options {

@@ -116,8 +116,8 @@ struct Loader<'a> {
     sources: &'a mut SourceMap,
     diags: Diagnostics,
     loaded: Loaded,
-    /// The archive each file of `loaded.files` is in.
-    archive_of: Vec<usize>,
+    /// The archive each file of `loaded.files` is in, and its name there.
+    archive_of: Vec<(usize, String)>,
     /// Files by archive and name, once parsed (`None`: could not be).
     by_path: HashMap<(usize, String), Option<usize>>,
     /// The imports of each file, once found (see `Loader::imported`).
@@ -165,7 +165,7 @@ impl Loader<'_> {
         let imports = self.loaded.files[file].imports.clone();
         let source = self.loaded.files[file].source.clone();
         let version = self.loaded.files[file].version;
-        let archive = self.archive_of[file];
+        let (archive, name_in_archive) = self.archive_of[file].clone();
         let mut found = Vec::new();
         for imp in &imports {
             let prefix = imp.prefix.as_ref().map(|p| p.text.clone());
@@ -181,7 +181,7 @@ impl Loader<'_> {
             // Names in a catalog directory are names in its archive.
             let from = match archive {
                 INPUT => source.name().to_string(),
-                _ => self.archive_name(file),
+                _ => name_in_archive.clone(),
             };
             let catalog_root = Root::archive();
             let within = if archive == INPUT {
@@ -229,16 +229,6 @@ impl Loader<'_> {
                 None
             }
         }
-    }
-
-    /// The name of `file` in its archive (the source of a catalog file is
-    /// named by its path, for diagnostics).
-    fn archive_name(&self, file: usize) -> String {
-        self.by_path
-            .iter()
-            .find(|(_, v)| **v == Some(file))
-            .map(|((_, name), _)| name.clone())
-            .unwrap_or_default()
     }
 
     /// Entry `name` of `archive`, read if need be; whether it exists.
@@ -476,8 +466,8 @@ impl Loader<'_> {
         }
         let result = self.parse(archive, name, imported_at, importer);
         if let Some(i) = result {
-            self.archive_of.resize(i + 1, INPUT);
-            self.archive_of[i] = archive;
+            self.archive_of.resize(i + 1, (INPUT, String::new()));
+            self.archive_of[i] = (archive, name.to_string());
             self.check_profile(i);
         }
         self.by_path.insert(key, result);
