@@ -207,6 +207,40 @@ fn the_cli_previews_explains_and_writes_the_transformation() {
     assert!(r.stdout.contains("terminated  node `db`"));
     assert!(r.stdout.contains("provisioned node `newdb`"));
     assert!(!r.stderr.contains("warning["), "{}", r.stderr);
+    // `export` writes the transformation plan as a deployment unit.
+    let unit = dir.join("unit");
+    let e = run(
+        &repo(),
+        &[
+            "export",
+            a,
+            "--plan",
+            "transformation",
+            "--transform-to",
+            b,
+            "--lang",
+            "bpmn",
+            "--out",
+            unit.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    let bpmn = std::fs::read_to_string(unit.join("shop-a_bpmnTransformTo_shop-b.bpmn")).unwrap();
+    assert!(bpmn.contains("create target service instance"));
+    assert!(bpmn.contains("/transform-yaml-b.csar/servicetemplates/%257B%257Dshop-b"));
+    let e = run(
+        &repo(),
+        &[
+            "export",
+            a,
+            "--plan",
+            "transformation",
+            "--out",
+            unit.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(e.code, 2, "{}", e.stderr);
+    assert!(e.stderr.contains("--transform-to"));
     assert!(
         r.stderr
             .contains("transformation shop-a_transformTo_shop-b")
