@@ -51,10 +51,13 @@ impl<'a> Lowerer<'a> {
             ))
         } else {
             match (entity.as_str(), this) {
-                ("SELF" | "HOST", This::Node(_)) => None,
-                ("SELF" | "SOURCE" | "TARGET" | "HOST", _) => Some(format!(
-                    "`{d}get_artifact` of `{entity}` outside a node template: the plans give artifacts of node templates, named or as `SELF` or `HOST`; the call is passed on as written (JSON)"
+                ("SELF" | "SOURCE" | "TARGET", This::Relationship) => Some(format!(
+                    "`{d}get_artifact` of `{entity}` in a relationship: the plans give artifacts of node templates, named or as `SELF` or `HOST` in a node template; the call is passed on as written (JSON)"
                 )),
+                // Elsewhere these keywords are E0410 (`check_call`).
+                ("SELF" | "SOURCE" | "TARGET" | "HOST", This::Nothing | This::Relationship) => {
+                    return Value::call("get_artifact", args);
+                }
                 _ => None,
             }
         };
