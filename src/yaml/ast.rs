@@ -376,6 +376,9 @@ pub(crate) struct NodeTemplate {
     pub artifacts: Vec<ArtifactDef>,
     /// `copy`.
     pub copy: Option<Spanned>,
+    /// Whether a `node_filter` is given (1.3: selects a node for an
+    /// abstract one; also read as filtering every requirement's target).
+    pub node_filter: bool,
     /// Whether `count`, `occurrences` or `instance_count` asks for other
     /// than exactly one instance (toscanini makes one; W0412 says so).
     pub multiple: bool,

@@ -110,19 +110,10 @@ impl<'a> Lowerer<'a> {
         let Some((wanted, unit)) = p.capability else {
             return;
         };
-        let offered = self.offered(target_type);
-        let fulfils = match self.resolve(TypeKind::Capability, &wanted.text, unit) {
-            Some(key) => {
-                let wanted_def = self.lineage(&key).first().copied();
-                offered.iter().any(|c| {
-                    wanted_def.is_some_and(|w| c.lineage.iter().any(|d| std::ptr::eq(*d, w)))
-                })
-            }
-            None => offered.iter().any(|c| c.name == wanted.text),
-        };
-        if fulfils {
+        if self.offers(target_type, wanted, unit) {
             return;
         }
+        let offered = self.offered(target_type);
         let target_node = &nodes[target.0 as usize];
         let has = if offered.is_empty() {
             "offers no capability".to_string()
@@ -163,6 +154,27 @@ impl<'a> Lowerer<'a> {
 }
 
 impl<'a> Lowerer<'a> {
+    /// Whether node type `target_type` offers capability `wanted`: one of
+    /// that capability type (or a type derived from it), or one of that
+    /// name where it names no type.
+    pub(super) fn offers(
+        &mut self,
+        target_type: &str,
+        wanted: &ast::Spanned,
+        unit: Unit<'a>,
+    ) -> bool {
+        let offered = self.offered(target_type);
+        match self.resolve(TypeKind::Capability, &wanted.text, unit) {
+            Some(key) => {
+                let wanted_def = self.lineage(&key).first().copied();
+                offered.iter().any(|c| {
+                    wanted_def.is_some_and(|w| c.lineage.iter().any(|d| std::ptr::eq(*d, w)))
+                })
+            }
+            None => offered.iter().any(|c| c.name == wanted.text),
+        }
+    }
+
     /// The capabilities node type `key` defines along its ancestry, with
     /// their types: found once per node type (a large topology has many
     /// templates of few types).

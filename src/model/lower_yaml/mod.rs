@@ -48,6 +48,7 @@ mod custom_functions;
 mod delegation;
 mod entities;
 mod fold;
+mod fulfil;
 mod interfaces;
 mod nodes;
 mod policies;

@@ -11,6 +11,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use indexmap::IndexMap;
 
+use super::fulfil::Wanted;
 use super::types::nearest;
 use super::{Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, Location, codes};
@@ -29,6 +30,9 @@ pub(super) struct Targets<'t, 'a> {
     pub(super) failed: &'t BTreeSet<String>,
     /// (node, requirement) pairs that `substitution_mappings` exports.
     pub(super) exported: &'t HashSet<(String, String)>,
+    /// The templates lowered, with their type keys, in node id order: the
+    /// candidates of dangling requirements.
+    pub(super) asts: &'t [(&'a ast::NodeTemplate, std::sync::Arc<str>)],
 }
 
 /// What the requirements of all node templates add up to.
@@ -83,7 +87,7 @@ impl<'a> Lowerer<'a> {
             {
                 continue;
             }
-            self.unassigned(n, rname, def, source, unit, wiring);
+            self.unassigned(n, rname, def, source, unit, targets, wiring);
         }
     }
 
@@ -170,9 +174,15 @@ impl<'a> Lowerer<'a> {
         {
             return;
         }
-        let Some(target) =
-            self.assigned_target(name, a, def.as_ref(), &origin, unit, targets, wiring)
-        else {
+        let Some(target) = self.assigned_target(
+            (name, source),
+            a,
+            def.as_ref(),
+            &origin,
+            unit,
+            targets,
+            wiring,
+        ) else {
             return;
         };
         wiring.pending.push(PendingRel {
@@ -300,7 +310,7 @@ impl<'a> Lowerer<'a> {
     #[allow(clippy::too_many_arguments)]
     fn assigned_target(
         &mut self,
-        name: &str,
+        (name, source): (&str, NodeId),
         a: &'a ast::RequirementAssignment,
         def: Option<&ReqB<'a>>,
         origin: &Location,
@@ -308,10 +318,31 @@ impl<'a> Lowerer<'a> {
         targets: &Targets<'_, 'a>,
         wiring: &mut Wiring<'a>,
     ) -> Option<TargetRef> {
+        let capability = a
+            .capability
+            .as_ref()
+            .map(|c| (c, unit))
+            .or(def.and_then(|d| d.capability));
         let Some(t) = &a.node else {
-            let tk = def
+            let named = def
                 .and_then(|d| d.node)
-                .and_then(|(t, u)| self.resolve(TypeKind::Node, &t.text, u))
+                .and_then(|(t, u)| self.resolve(TypeKind::Node, &t.text, u));
+            // TOSCA 2.0 fulfils a dangling requirement from the topology
+            // first; a node_filter, which is not evaluated, leaves it open.
+            if unit.file.version.is_v2() && !a.node_filter {
+                let wanted = Wanted {
+                    source: (name, source),
+                    requirement: &a.name.text,
+                    node_type: named.clone(),
+                    capability,
+                };
+                if let Some(id) = self.fulfil(&wanted, origin, targets.asts, &|id| {
+                    wiring.has_target(source, &a.name.text, id)
+                }) {
+                    return Some(TargetRef::Node(id));
+                }
+            }
+            let tk = named
                 .or_else(|| self.placeholder_type(TypeKind::Node, "tosca.nodes.Root"))
                 .unwrap_or_default();
             let id = wiring.ids.name(format!("{name}_{}_target", a.name.text));
@@ -334,6 +365,20 @@ impl<'a> Lowerer<'a> {
         }
         match self.resolve(TypeKind::Node, &t.text, unit) {
             Some(tk) => {
+                // A type-compatible template of the topology (1.3 §3.8.2).
+                let wanted = Wanted {
+                    source: (name, source),
+                    requirement: &a.name.text,
+                    node_type: Some(tk.clone()),
+                    capability,
+                };
+                if !a.node_filter
+                    && let Some(id) = self.fulfil(&wanted, origin, targets.asts, &|id| {
+                        wiring.has_target(source, &a.name.text, id)
+                    })
+                {
+                    return Some(TargetRef::Node(id));
+                }
                 let id = wiring.ids.name(format!("{name}_{}_target", a.name.text));
                 let why = format!(
                     "requirement `{}` of `{name}` asks for a node of type `{tk}`, not a template: the orchestrator supplies it as `{id}`, which the plans register but do not provision",
@@ -360,6 +405,7 @@ impl<'a> Lowerer<'a> {
 
     /// A required requirement `rname` that `n` does not assign: a
     /// relationship to a delegated node of the definition's node type.
+    #[allow(clippy::too_many_arguments)]
     fn unassigned(
         &mut self,
         n: &'a ast::NodeTemplate,
@@ -367,24 +413,55 @@ impl<'a> Lowerer<'a> {
         def: &ReqB<'a>,
         source: NodeId,
         unit: Unit<'a>,
+        targets: &Targets<'_, 'a>,
         wiring: &mut Wiring<'a>,
     ) {
         let name = &n.name.text;
-        let tk = def
+        let named = def
             .node
-            .and_then(|(t, u)| self.resolve(TypeKind::Node, &t.text, u))
-            .or_else(|| self.placeholder_type(TypeKind::Node, "tosca.nodes.Root"))
-            .unwrap_or_default();
-        let id = wiring.ids.name(format!("{name}_{rname}_target"));
+            .and_then(|(t, u)| self.resolve(TypeKind::Node, &t.text, u));
         let origin = Self::at(unit, n.name.span);
-        let why = format!(
-            "node template `{name}` does not assign its required requirement `{rname}`: the orchestrator supplies a `{tk}` as `{id}`, which the plans register but do not provision"
-        );
-        let target = wiring.delegate(id, tk, origin.clone(), why);
+        // TOSCA 2.0: a mandatory dangling requirement is fulfilled from
+        // the topology where a template fits.
+        let fulfilled = if unit.file.version.is_v2() {
+            let wanted = Wanted {
+                source: (name, source),
+                requirement: rname,
+                node_type: named.clone(),
+                capability: def.capability,
+            };
+            self.fulfil(&wanted, &origin, targets.asts, &|id| {
+                wiring.has_target(source, rname, id)
+            })
+        } else {
+            None
+        };
         let type_key = def.relationship.and_then(|(r, u)| {
             self.resolve(TypeKind::Relationship, &r.text, u)
                 .map(|k| (k, u))
         });
+        if let Some(id) = fulfilled {
+            wiring.pending.push(PendingRel {
+                id: wiring.ids.name(format!("{name}_{rname}")),
+                requirement: rname,
+                source,
+                target: TargetRef::Node(id),
+                type_key,
+                capability: def.capability,
+                properties: Vec::new(),
+                interfaces: def.interfaces.clone(),
+                origin,
+            });
+            return;
+        }
+        let tk = named
+            .or_else(|| self.placeholder_type(TypeKind::Node, "tosca.nodes.Root"))
+            .unwrap_or_default();
+        let id = wiring.ids.name(format!("{name}_{rname}_target"));
+        let why = format!(
+            "node template `{name}` does not assign its required requirement `{rname}`: the orchestrator supplies a `{tk}` as `{id}`, which the plans register but do not provision"
+        );
+        let target = wiring.delegate(id, tk, origin.clone(), why);
         wiring.pending.push(PendingRel {
             id: wiring.ids.name(format!("{name}_{rname}")),
             requirement: rname,
@@ -400,6 +477,15 @@ impl<'a> Lowerer<'a> {
 }
 
 impl Wiring<'_> {
+    /// Whether requirement `requirement` of `source` has `target` already.
+    fn has_target(&self, source: NodeId, requirement: &str, target: NodeId) -> bool {
+        self.pending.iter().any(|p| {
+            p.source == source
+                && p.requirement == requirement
+                && matches!(p.target, TargetRef::Node(t) if t == target)
+        })
+    }
+
     /// Add a delegated node; the target that names it.
     fn delegate(
         &mut self,
@@ -496,7 +582,7 @@ mod tests {
     }
 
     #[test]
-    fn a_node_type_as_target_is_delegated() {
+    fn a_node_type_as_target_is_delegated_when_no_template_fits() {
         let (t, d) = lower_text(&format!(
             "{HEAD}    app:\n      type: tosca.nodes.SoftwareComponent\n      \
              requirements: [{{host: tosca.nodes.Compute}}]\n"

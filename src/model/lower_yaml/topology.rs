@@ -126,6 +126,7 @@ impl<'a> Lowerer<'a> {
             ids: &nodes.ids,
             failed: &nodes.failed,
             exported: &exported,
+            asts: &nodes.asts,
         };
         let mut wiring = Wiring::default();
         for (i, (n, key)) in nodes.asts.iter().enumerate() {

@@ -25,6 +25,7 @@ impl<'a> Reader<'a> {
             interfaces: Vec::new(),
             artifacts: Vec::new(),
             copy: None,
+            node_filter: false,
             multiple: false,
             span: node.span,
         };
@@ -84,6 +85,7 @@ impl<'a> Reader<'a> {
                 "interfaces" => n.interfaces = self.interfaces(v),
                 "artifacts" => n.artifacts = self.artifacts(v),
                 "copy" => n.copy = self.string(v, "copy"),
+                "node_filter" => n.node_filter = true,
                 // Multiplicity (1.3 §2.20, 2.0 `count`): the build plan makes
                 // one instance per template; say so rather than drop it quietly.
                 "count" | "occurrences" | "instance_count" => {

@@ -1,0 +1,182 @@
+//! Dangling requirements fulfilled inside the topology. A requirement
+//! that names a node type rather than a template (1.3 §3.8.2: "a Node Type
+//! name that the provider will use to select a type-compatible node
+//! template") or, in TOSCA 2.0, names no node at all (§8.5: the processor
+//! fulfils dangling requirements, the service's own node representations
+//! being candidates) is given a template of the topology when one fits;
+//! only where none does is the target left to the orchestrator
+//! (delegated, `requirements.rs`).
+//!
+//! In: the requirement (its node type and capability, from the
+//! assignment or the definition), the source and the topology's templates.
+//! Out: the chosen template, with a warning where several fit.
+
+use std::sync::Arc;
+
+use super::{Lowerer, Unit};
+use crate::diagnostics::{Diagnostic, Location, codes};
+use crate::model::NodeId;
+use crate::yaml::ast::{self, TypeKind};
+
+/// What a dangling requirement asks of its target.
+pub(super) struct Wanted<'s, 'a> {
+    /// The source template's name and node.
+    pub(super) source: (&'s str, NodeId),
+    /// The requirement's name.
+    pub(super) requirement: &'s str,
+    /// The node type the target must be of (or derive from), if named.
+    pub(super) node_type: Option<String>,
+    /// The capability the target must offer, if named.
+    pub(super) capability: Option<(&'a ast::Spanned, Unit<'a>)>,
+}
+
+impl<'a> Lowerer<'a> {
+    /// The first template, in declaration order, that fits `wanted` and is
+    /// neither the source nor already a target of the same requirement of
+    /// the source (so three dangling `service` requirements take three
+    /// servers); `None` when none fits, nothing is asked (any template
+    /// would do, so none is chosen) or the source has a node_filter.
+    /// `candidates` are the topology's templates with their type keys, in
+    /// node id order; `taken` says which the requirement has already.
+    pub(super) fn fulfil(
+        &mut self,
+        wanted: &Wanted<'_, 'a>,
+        origin: &Location,
+        candidates: &[(&'a ast::NodeTemplate, Arc<str>)],
+        taken: &dyn Fn(NodeId) -> bool,
+    ) -> Option<NodeId> {
+        let (source_name, source) = wanted.source;
+        // A node_filter of the node applies to every requirement; filters
+        // are not evaluated, so such a node's targets stay open.
+        let filtered = candidates
+            .get(source.0 as usize)
+            .is_some_and(|(n, _)| n.node_filter);
+        if filtered || (wanted.node_type.is_none() && wanted.capability.is_none()) {
+            return None;
+        }
+        let mut fitting: Vec<(NodeId, &'a str)> = Vec::new();
+        for (i, (n, key)) in candidates.iter().enumerate() {
+            let id = NodeId(i as u32);
+            if n.name.text == source_name || taken(id) || !self.fits(key, wanted) {
+                continue;
+            }
+            fitting.push((id, n.name.text.as_str()));
+        }
+        let &(chosen, name) = fitting.first()?;
+        if fitting.len() > 1 {
+            let names: Vec<String> = fitting.iter().map(|(_, n)| format!("`{n}`")).collect();
+            self.diags.push(
+                Diagnostic::warning(
+                    codes::W_DANGLING_REQUIREMENT,
+                    format!(
+                        "requirement `{}` of `{source_name}` names no node template: it is fulfilled by `{name}`, the first of the {} templates of the topology that fit ({})",
+                        wanted.requirement,
+                        fitting.len(),
+                        names.join(", ")
+                    ),
+                )
+                .at(origin.clone())
+                .hint("name the node template in the requirement to choose another"),
+            );
+        }
+        Some(chosen)
+    }
+
+    /// Whether templates of node type `key` fit: of the named node type or
+    /// one derived from it, offering the named capability.
+    fn fits(&mut self, key: &str, wanted: &Wanted<'_, 'a>) -> bool {
+        if let Some(t) = &wanted.node_type {
+            let chain = self.chain(TypeKind::Node, key).unwrap_or_default();
+            if !chain.iter().any(|k| k == t) {
+                return false;
+            }
+        }
+        match wanted.capability {
+            Some((c, unit)) => self.offers(key, c, unit),
+            None => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lower_text;
+    use crate::diagnostics::codes;
+    use crate::model::Topology;
+
+    const V13: &str =
+        "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  node_templates:\n";
+    const V20: &str = "tosca_definitions_version: tosca_2_0\nimports:\n  - profile: org.oasis-open.simple:1.3\nservice_template:\n  node_templates:\n";
+
+    fn target_of(t: &Topology, source: &str) -> Vec<String> {
+        t.relationships
+            .iter()
+            .filter(|r| t.node(r.source).id == source)
+            .map(|r| t.node(r.target).id.clone())
+            .collect()
+    }
+
+    #[test]
+    fn a_node_type_is_fulfilled_by_a_template_of_that_type() {
+        let (t, d) = lower_text(&format!(
+            "{V13}    server: {{type: tosca.nodes.Compute}}\n    \
+             app:\n      type: tosca.nodes.SoftwareComponent\n      \
+             requirements: [{{host: tosca.nodes.Compute}}]\n"
+        ));
+        let t = t.unwrap();
+        assert_eq!(target_of(&t, "app"), ["server"]);
+        assert!(t.node_by_id("app_host_target").is_none());
+        assert!(
+            !d.iter()
+                .any(|d| d.message.contains("asks for a node of type")),
+            "{d:?}"
+        );
+    }
+
+    #[test]
+    fn several_dangling_requirements_take_distinct_templates_in_order() {
+        let (t, d) = lower_text(&format!(
+            "{V20}    s1: {{type: tosca.nodes.Compute}}\n    \
+             s2: {{type: tosca.nodes.Compute}}\n    \
+             app:\n      type: tosca.nodes.Root\n      \
+             requirements:\n        - dependency: {{node: tosca.nodes.Compute}}\n        \
+             - dependency: {{node: tosca.nodes.Compute}}\n"
+        ));
+        let t = t.unwrap();
+        assert_eq!(target_of(&t, "app"), ["s1", "s2"]);
+        // The first had two to choose from: said; the second had one.
+        let said: Vec<&str> = d
+            .iter()
+            .filter(|d| d.code == codes::W_DANGLING_REQUIREMENT)
+            .map(|d| d.message.as_str())
+            .collect();
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(said[0].contains("fulfilled by `s1`, the first of the 2 templates"));
+    }
+
+    #[test]
+    fn a_2_0_unassigned_mandatory_requirement_is_fulfilled_from_the_topology() {
+        let (t, _) = lower_text(&format!(
+            "{V20}    server: {{type: tosca.nodes.Compute}}\n    \
+             app: {{type: tosca.nodes.SoftwareComponent}}\n"
+        ));
+        assert_eq!(target_of(&t.unwrap(), "app"), ["server"]);
+    }
+
+    #[test]
+    fn no_fitting_template_or_a_node_filter_leaves_it_to_the_orchestrator() {
+        let (t, _) = lower_text(&format!(
+            "{V13}    db: {{type: tosca.nodes.Database}}\n    \
+             app:\n      type: tosca.nodes.SoftwareComponent\n      \
+             requirements: [{{host: tosca.nodes.Compute}}]\n"
+        ));
+        assert_eq!(target_of(&t.unwrap(), "app"), ["app_host_target"]);
+        let (t, _) = lower_text(&format!(
+            "{V13}    server: {{type: tosca.nodes.Compute}}\n    \
+             app:\n      type: tosca.nodes.SoftwareComponent\n      \
+             node_filter: {{properties: [{{num_cpus: {{equal: 2}}}}]}}\n      \
+             requirements: [{{host: tosca.nodes.Compute}}]\n"
+        ));
+        assert_eq!(target_of(&t.unwrap(), "app"), ["app_host_target"]);
+    }
+}
