@@ -410,8 +410,19 @@ pub(crate) struct RequirementAssignment {
     pub relationship: Option<RelationshipAssignment>,
     /// Whether a `node_filter` is given.
     pub node_filter: bool,
+    /// `count` (2.0 §8.5.4): how many relationships the assignment makes.
+    pub count: Option<u64>,
+    /// `optional` (2.0): whether it may stay unfulfilled.
+    pub optional: bool,
     /// The whole entry.
     pub span: Span,
+}
+
+impl RequirementAssignment {
+    /// The `node` as written, or nothing.
+    pub(crate) fn node_text(&self) -> &str {
+        self.node.as_ref().map_or("", |n| n.text.as_str())
+    }
 }
 
 /// The `relationship` of a requirement assignment.

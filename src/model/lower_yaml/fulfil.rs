@@ -179,4 +179,36 @@ mod tests {
         ));
         assert_eq!(target_of(&t.unwrap(), "app"), ["app_host_target"]);
     }
+
+    #[test]
+    fn a_count_takes_that_many_templates_and_an_optional_one_may_stay_open() {
+        let (t, d) = lower_text(&format!(
+            "{V20}    s1: {{type: tosca.nodes.Compute}}\n    \
+             s2: {{type: tosca.nodes.Compute}}\n    \
+             app:\n      type: tosca.nodes.Root\n      \
+             requirements:\n        - dependency: {{node: tosca.nodes.Compute, count: 2}}\n        \
+             - dependency: {{node: tosca.nodes.Compute, optional: true}}\n"
+        ));
+        let t = t.unwrap();
+        assert_eq!(target_of(&t, "app"), ["s1", "s2"]);
+        assert!(d.iter().any(|d| {
+            d.code == codes::W_DANGLING_REQUIREMENT
+                && d.message
+                    .contains("optional requirement `dependency` of `app` is left unfulfilled")
+        }));
+    }
+
+    #[test]
+    fn a_count_on_a_named_template_makes_one_relationship() {
+        let (t, d) = lower_text(&format!(
+            "{V20}    s1: {{type: tosca.nodes.Compute}}\n    \
+             app:\n      type: tosca.nodes.Root\n      \
+             requirements:\n        - dependency: {{node: s1, count: 3}}\n"
+        ));
+        assert_eq!(target_of(&t.unwrap(), "app"), ["s1"]);
+        assert!(d.iter().any(|d| {
+            d.message
+                .contains("asks for 3 relationships to node template `s1`")
+        }));
+    }
 }

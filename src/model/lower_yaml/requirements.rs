@@ -174,32 +174,54 @@ impl<'a> Lowerer<'a> {
         {
             return;
         }
-        let Some(target) = self.assigned_target(
-            (name, source),
-            a,
-            def.as_ref(),
-            &origin,
-            unit,
-            targets,
-            wiring,
-        ) else {
-            return;
+        // `count` relationships (2.0 §8.5.4); a named template is one.
+        let count = match (a.count, self.node_names.contains(a.node_text())) {
+            (Some(k), true) if k > 1 => {
+                self.push_once(
+                    Diagnostic::warning(
+                        codes::W_DANGLING_REQUIREMENT,
+                        format!(
+                            "requirement `{}` of `{name}` asks for {k} relationships to node template `{}`, which is one node: one relationship is made",
+                            a.name.text,
+                            a.node_text()
+                        ),
+                    )
+                    .at(origin.clone())
+                    .hint("name a node type or a capability instead, and the templates of the topology that fit are taken"),
+                );
+                1
+            }
+            (Some(k), _) => k,
+            (None, _) => 1,
         };
-        wiring.pending.push(PendingRel {
-            id: wiring.ids.name(rel.id_base),
-            requirement: &a.name.text,
-            source,
-            target,
-            type_key: rel.type_key,
-            capability: a
-                .capability
-                .as_ref()
-                .map(|c| (c, unit))
-                .or(def.as_ref().and_then(|d| d.capability)),
-            properties: rel.properties,
-            interfaces: rel.interfaces,
-            origin,
-        });
+        for _ in 0..count {
+            let Some(target) = self.assigned_target(
+                (name, source),
+                a,
+                def.as_ref(),
+                &origin,
+                unit,
+                targets,
+                wiring,
+            ) else {
+                return;
+            };
+            wiring.pending.push(PendingRel {
+                id: wiring.ids.name(rel.id_base.clone()),
+                requirement: &a.name.text,
+                source,
+                target,
+                type_key: rel.type_key.clone(),
+                capability: a
+                    .capability
+                    .as_ref()
+                    .map(|c| (c, unit))
+                    .or(def.as_ref().and_then(|d| d.capability)),
+                properties: rel.properties.clone(),
+                interfaces: rel.interfaces.clone(),
+                origin: origin.clone(),
+            });
+        }
     }
 
     /// The relationship an assignment names: a relationship template, a
@@ -342,6 +364,10 @@ impl<'a> Lowerer<'a> {
                     return Some(TargetRef::Node(id));
                 }
             }
+            if a.optional {
+                self.unfulfilled_optional(name, a, origin);
+                return None;
+            }
             let tk = named
                 .or_else(|| self.placeholder_type(TypeKind::Node, "tosca.nodes.Root"))
                 .unwrap_or_default();
@@ -372,6 +398,14 @@ impl<'a> Lowerer<'a> {
                     node_type: Some(tk.clone()),
                     capability,
                 };
+                if a.optional && !a.node_filter {
+                    let taken = |id| wiring.has_target(source, &a.name.text, id);
+                    let found = self.fulfil(&wanted, origin, targets.asts, &taken);
+                    if found.is_none() {
+                        self.unfulfilled_optional(name, a, origin);
+                    }
+                    return found.map(TargetRef::Node);
+                }
                 if !a.node_filter
                     && let Some(id) = self.fulfil(&wanted, origin, targets.asts, &|id| {
                         wiring.has_target(source, &a.name.text, id)
@@ -401,6 +435,27 @@ impl<'a> Lowerer<'a> {
                 None
             }
         }
+    }
+
+    /// An optional requirement no template of the topology fulfils: no
+    /// relationship (the orchestrator need not supply one).
+    fn unfulfilled_optional(
+        &mut self,
+        name: &str,
+        a: &ast::RequirementAssignment,
+        origin: &Location,
+    ) {
+        self.diags.push(
+            Diagnostic::warning(
+                codes::W_DANGLING_REQUIREMENT,
+                format!(
+                    "optional requirement `{}` of `{name}` is left unfulfilled: no further template of the topology fits it",
+                    a.name.text
+                ),
+            )
+            .at(origin.clone())
+            .hint("name a node template, or drop `optional: true` for the orchestrator to supply one"),
+        );
     }
 
     /// A required requirement `rname` that `n` does not assign: a

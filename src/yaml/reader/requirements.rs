@@ -81,6 +81,8 @@ impl<'a> Reader<'a> {
             capability: None,
             relationship: None,
             node_filter: false,
+            count: None,
+            optional: false,
             span: item.span,
         };
         let what = format!("requirement `{}` of {owner}", r.name.text);
@@ -109,6 +111,11 @@ impl<'a> Reader<'a> {
                         "node" => r.node = self.string(rv, "node"),
                         "capability" => r.capability = self.string(rv, "capability"),
                         "node_filter" => r.node_filter = true,
+                        "count" => match rv.as_str().and_then(|c| c.parse::<u64>().ok()) {
+                            Some(c) => r.count = Some(c),
+                            None => self.wrong_kind(rv, &what, "a non-negative integer (`count`)"),
+                        },
+                        "optional" => r.optional = rv.as_str() == Some("true"),
                         "relationship" => r.relationship = self.relationship_assignment(rv),
                         _ => {}
                     }
