@@ -19,8 +19,8 @@
 //!   abstract node (tosca-parser accepts such templates);
 //! - `get_property` of the node reads its property value, `get_attribute`
 //!   the output the mapping's `attributes` (or, failing that, the output
-//!   of the attribute's name) gives; another attribute becomes a plan
-//!   input `<node>_<attribute>`, with a warning;
+//!   of the attribute's name) gives, else the property of that name; any
+//!   other becomes a plan input `<node>_<attribute>`, with a warning;
 //! - groups, policies and scaling regions that name the node name the
 //!   substituting templates instead; the substituting topology's own
 //!   groups, policies and regions come along with `<node>_` before their
@@ -400,8 +400,10 @@ mod tests {
 
     #[test]
     fn the_node_s_values_groups_and_names_pass_to_its_templates() {
+        let reader = "    reader:\n      type: tosca.nodes.SoftwareComponent\n      \
+            properties: {component_version: {get_attribute: [cache, size]}}\n";
         let (t, d) = lower_files(&[
-            ("service.yaml", &service("")),
+            ("service.yaml", &service(reader)),
             ("types.yaml", TYPES),
             ("cache.yaml", CACHE),
             ("c.sh", "#!/bin/sh\n"),
@@ -409,7 +411,16 @@ mod tests {
         assert!(!d.has_errors(), "{d:?}");
         let t = t.unwrap();
         let names: Vec<&str> = t.nodes.iter().map(|n| n.id.as_str()).collect();
-        assert_eq!(names, ["cache_part", "cache_vm"]);
+        assert_eq!(
+            names,
+            ["cache_part", "cache_vm", "reader", "reader_host_target"]
+        );
+        // An attribute no output gives, but a property: its value.
+        let reader = t.node(t.node_by_id("reader").unwrap());
+        assert_eq!(
+            reader.properties["component_version"],
+            Value::Scalar("64".into())
+        );
         let part = t.node(t.node_by_id("cache_part").unwrap());
         // `size` has the node's value (same name), `flavour` its default.
         assert_eq!(
@@ -418,7 +429,8 @@ mod tests {
         );
         let f = &part.operation("Standard", "create").unwrap().inputs[0];
         assert_eq!(f.value, Some(Value::Scalar("plain".into())));
-        assert_eq!(t.relationships[0].id, "cache_part_host");
+        let rels: Vec<&str> = t.relationships.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(rels, ["reader_host", "cache_part_host"]);
         let groups: Vec<(&str, usize)> = t
             .groups
             .iter()

@@ -77,11 +77,16 @@ impl Values<'_> {
                     ("get_property", 2) => {
                         sub.properties.get(name).filter(|p| !p.is_empty()).cloned()
                     }
-                    ("get_attribute", 2) => sub.attributes.get(name).map(|o| {
-                        let mut o = o.clone();
-                        self.inner(k, &mut o, depth + 1);
-                        o
-                    }),
+                    // An attribute no output gives may be a property
+                    // (1.3 §4.5.1: properties are attributes too).
+                    ("get_attribute", 2) => match sub.attributes.get(name) {
+                        Some(o) => {
+                            let mut o = o.clone();
+                            self.inner(k, &mut o, depth + 1);
+                            Some(o)
+                        }
+                        None => sub.properties.get(name).filter(|p| !p.is_empty()).cloned(),
+                    },
                     _ => None,
                 };
                 *v = match found {
