@@ -13,7 +13,10 @@ enclosing BPMN activities, innermost first). KIND is build, termination,
 scale-out, workflow, or a management-feature plan: freeze (checked as a
 termination), defrost (as a build), backup or test (once per instance, states
 left alone), update (once per instance, every instance started again after),
-transformation (after a build of its source: once, nothing on kept templates).
+transformation (after a build of its source: once, nothing on kept templates;
+the source's service instance MIGRATED, its terminated templates' instances
+DELETED and the rest left; one target service instance, CREATED, holding one
+instance of every template of the target, started or created).
 
 A normal run (no --fail) must:
 - end normally, with no incident, no job left and no request rejected;
@@ -178,6 +181,39 @@ class Check:
                 elif deleted[i["instance"]] != 1:
                     self.fail(f"{i['type']} instance {i['instance']} ({i['template'] or 'service'}) set DELETED "
                               f"{deleted[i['instance']]} times")
+
+    def transformation_states(self):
+        """The source's service instance MIGRATED, the terminated templates' instances DELETED and the
+        others left; one target service instance, CREATED, with one instance of every template of the
+        target (node STARTED, relationship CREATED), each registered in it."""
+        instances = self.result.get("instances", [])
+        source = [i for i in instances if not i.get("side")]
+        target = [i for i in instances if i.get("side") == "target"]
+        terminated = {a["template"] for a in self.graph["activities"] if a["kind"] == "terminate"}
+        for i in source:
+            if i["type"] == "service":
+                want = "MIGRATED"
+            elif i["template"] in terminated:
+                want = "DELETED"
+            else:
+                want = "STARTED" if i["type"] == "node" else "CREATED"
+            if i["state"] != want:
+                self.fail(f"source {i['type']} instance {i['instance']} ({i['template'] or 'service'}) is "
+                          f"{i['state']}, expected {want}")
+        services = [i for i in target if i["type"] == "service"]
+        if len(services) != 1:
+            self.fail(f"{len(services)} target service instances, expected 1")
+        wanted = Counter((("node" if a["template_kind"] == "node" else "relationship"), a["api_template"])
+                         for a in self.graph["activities"] if a.get("service_instance") == "target")
+        found = Counter((i["type"], i["template"]) for i in target if i["type"] != "service")
+        for key in sorted(set(wanted) | set(found)):
+            if found[key] != 1:
+                self.fail(f"target {key[0]} template {key[1]}: {found[key]} instances, expected 1")
+        for i in target:
+            want = {"service": "CREATED", "node": "STARTED", "relationship": "CREATED"}[i["type"]]
+            if i["state"] != want:
+                self.fail(f"target {i['type']} instance {i['instance']} ({i['template'] or 'service'}) is "
+                          f"{i['state']}, expected {want}")
 
     def failure(self):
         faults = [e for e in self.invokes() if e.get("result") == "fault"]
@@ -347,6 +383,8 @@ class Check:
             self.operations()
             self.final_states()
             self.state_saved_and_restored()
+            if self.args.kind == "transformation":
+                self.transformation_states()
         if self.args.plan_states:
             self.plan_states()
         return self.problems

@@ -28,7 +28,8 @@ Runs made of each plan:
   tests/features/test-policies and yaml-test-policies once more, the mock
   answering a test policy an output other than the one it expects: the plan
   must fail in that test's activity (EXPECTATION_FAILS);
-- transformation: after one build run of its source.
+- transformation: after one build run of its source, the mock serving the
+  target's CSAR and service template (the graph's `target`) beside it.
 Stdlib only; check-trace.py beside this file does the checking.
 """
 import json
@@ -155,6 +156,9 @@ def prepare(plans_path, outdir):
                         setup["properties"] = [f"{template}.load=5,1"]
                     if how == "given":
                         setup["inputs"] = {f"{template}_InstanceID": f"@instance:{template}:2"}
+            if graph.get("target"):
+                # A transformation's target service template, served beside the plan's own.
+                setup["target"] = graph["target"]["path"]
             if p["kind"] == "workflow:guarded" and p["name"] == "routing":
                 extra.update(GUARDED_DEFAULT)
                 setup["expect"] = "error"

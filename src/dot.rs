@@ -107,6 +107,11 @@ pub fn plan_dot(plan: &ConcretePlan, topology: &Topology) -> String {
 /// fails after it ended. `bpmn` is the id
 /// of the activity's subprocess in the BPMN plan: its id, unless that
 /// could meet another element's id there (`render/bpmn/bases.rs`).
+/// A transformation plan adds `"target": {"csar", "service_template",
+/// "path"}` (the target's CSAR, `{namespace}id`, and its service
+/// template's path below the container's `/csars`), and to each activity
+/// of the target's templates `"service_instance": "target"` and
+/// `"api_template"`, the id the container knows the template by.
 pub fn plan_json(plan: &ConcretePlan, topology: &Topology) -> serde_json::Value {
     let p = &plan.plan;
     let bpmn = crate::render::bpmn::activity_ids(plan, topology);
@@ -116,7 +121,7 @@ pub fn plan_json(plan: &ConcretePlan, topology: &Topology) -> serde_json::Value 
         .zip(bpmn)
         .enumerate()
         .map(|(i, (a, bpmn))| {
-            serde_json::json!({
+            let mut json = serde_json::json!({
                 "id": a.id,
                 "bpmn": bpmn,
                 "template": topology.template_id(a.template),
@@ -127,7 +132,12 @@ pub fn plan_json(plan: &ConcretePlan, topology: &Topology) -> serde_json::Value 
                 "kind": a.kind.name(),
                 "operations": operations(plan, i),
                 "compensation": compensation(plan, i),
-            })
+            });
+            if topology.is_target(a.template) {
+                json["service_instance"] = "target".into();
+                json["api_template"] = topology.api_id(a.template).into();
+            }
+            json
         })
         .collect();
     let edges: Vec<serde_json::Value> = p
@@ -135,7 +145,16 @@ pub fn plan_json(plan: &ConcretePlan, topology: &Topology) -> serde_json::Value 
         .iter()
         .map(|e| serde_json::json!([p.activities[e.from].id, p.activities[e.to].id]))
         .collect();
-    serde_json::json!({ "plan": p.kind.slug(), "activities": activities, "edges": edges })
+    let mut json =
+        serde_json::json!({ "plan": p.kind.slug(), "activities": activities, "edges": edges });
+    if let Some(target) = topology.target.as_deref() {
+        json["target"] = serde_json::json!({
+            "csar": target.csar,
+            "service_template": target.qname(),
+            "path": crate::render::side::target_path(target),
+        });
+    }
+    json
 }
 
 /// The topology as DOT: node templates and relationships, styled by kind.

@@ -127,10 +127,15 @@ pub fn abstract_plans(
     plan::abstract_plans(topology, kinds, &ordering_rules(topology, options))
 }
 
-/// The plan that turns a running instance of `a` into one of `b` (see
-/// [`plan::transform`]).
-pub fn transformation(a: &Topology, b: &Topology, options: &Options) -> Result<Transformation> {
-    plan::transform::transformation(a, b, &ordering_rules(a, options))
+/// The plan that turns a running instance of `a` into one of `b`, whose
+/// CSAR the container knows as `b_csar` (see [`plan::transform`]).
+pub fn transformation(
+    a: &Topology,
+    b: &Topology,
+    b_csar: &str,
+    options: &Options,
+) -> Result<Transformation> {
+    plan::transform::transformation(a, b, b_csar, &ordering_rules(a, options))
 }
 
 /// Derive and complete the plans of the given kinds.

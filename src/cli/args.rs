@@ -230,9 +230,12 @@ pub(crate) struct ExportArgs {
     #[command(flatten)]
     pub compile: CompileArgs,
     /// The plan: build, termination, scale-out:NAME, workflow:NAME, freeze,
-    /// defrost, backup, test, update.
+    /// defrost, backup, test, update, transformation (with --transform-to).
     #[arg(long, value_name = "PLAN")]
     pub plan: String,
+    /// The target of `--plan transformation` (a CSAR, directory or YAML file).
+    #[arg(long, value_name = "TARGET")]
+    pub transform_to: Option<PathBuf>,
     /// The directory to write the deployment unit into (created; must be empty if it exists).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,

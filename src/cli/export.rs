@@ -20,6 +20,7 @@ pub(super) fn run(session: &mut Session, a: ExportArgs) -> Result<()> {
         options: session.writing_options(&a.compile, a.pretty),
         plugin_dirs: a.compile.plugin_dirs.clone(),
         plan: a.plan.clone(),
+        transform_to: a.transform_to.clone(),
         language,
         out: a.out.clone(),
     };

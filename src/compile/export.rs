@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use super::{Report, load, plan_kind};
+use super::{Report, load, plan_kind, transformation};
 use crate::Options;
 use crate::diagnostics::SourceMap;
 use crate::error::{Error, Result};
@@ -22,8 +22,11 @@ pub struct ExportRequest {
     pub options: Options,
     /// Directories of declarative plugins.
     pub plugin_dirs: Vec<PathBuf>,
-    /// The plan, as `--plan` names it.
+    /// The plan, as `--plan` names it (`transformation` with
+    /// [`ExportRequest::transform_to`]).
     pub plan: String,
+    /// The target of `transformation`.
+    pub transform_to: Option<PathBuf>,
     /// Its language.
     pub language: Language,
     /// A new or empty directory.
@@ -43,11 +46,29 @@ pub fn export(
         sources,
         report,
     )?;
-    let kind = plan_kind(&request.plan)?;
-    let (plans, warnings) = crate::derive(&loaded.topology, &[kind], &registry, &request.options)?;
-    report(&warnings, sources);
+    let plan = if request.plan == "transformation" {
+        let Some(target) = &request.transform_to else {
+            return Err(Error::Usage(
+                "--plan transformation needs --transform-to TARGET".into(),
+            ));
+        };
+        transformation(
+            &loaded,
+            target,
+            &registry,
+            &request.options,
+            sources,
+            report,
+        )?
+    } else {
+        let kind = plan_kind(&request.plan)?;
+        let (mut plans, warnings) =
+            crate::derive(&loaded.topology, &[kind], &registry, &request.options)?;
+        report(&warnings, sources);
+        plans.swap_remove(0)
+    };
     let rendered = super::render::render_laid_out(
-        &plans[0],
+        &plan,
         &loaded.topology,
         request.language,
         request.options.layout,

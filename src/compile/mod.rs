@@ -299,9 +299,26 @@ fn transformation_to(
     target_options.service_template = None;
     let b = crate::load(target, &target_options, sources)?;
     report(&b.warnings, sources);
-    let t = crate::transformation(topology, &b.topology, options)?;
+    let t = crate::transformation(topology, &b.topology, &csar_id(target), options)?;
     report(&t.warnings, sources);
     Ok(t)
+}
+
+/// The name the container gives the CSAR at `path`: its file name, or for a
+/// directory or a lone YAML file, its stem with `.csar` (as packaged).
+fn csar_id(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name.ends_with(".csar") || name.ends_with(".zip") {
+        return name;
+    }
+    let stem = path
+        .file_stem()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or(name);
+    format!("{stem}.csar")
 }
 
 /// The completed transformation plan from `loaded` to `target`, with its

@@ -142,9 +142,8 @@ pub const W_STATE_LOST: &str = "W0509";
 /// An update plan cannot stop a node that sits on the node it updates
 /// (it has no lifecycle `stop`): the node keeps running through the update.
 pub const W_NOT_STOPPED: &str = "W0510";
-/// A transformation plan provisions templates only the target service
-/// template defines, under the source's service instance.
-pub const W_TRANSFORM_FOREIGN: &str = "W0511";
+// W0511 (a transformation provisioning the target's templates in the
+// source's service instance) is retired: the plans now use the target's.
 /// A `ManagementOperationTest` policy names no operation of its node's
 /// type: the test plan leaves the test out.
 pub const W_TEST_LEFT_OUT: &str = "W0512";

@@ -1,36 +1,38 @@
 //! Joining two topologies for a transformation plan: the source topology
-//! with the templates only the target has added to it.
+//! and the target's templates beside it.
 //!
-//! In: the source topology A, the target B, which of B's nodes are A's
-//! (kept), and which of B's templates to add. Out: the merged topology —
-//! A's service template and templates first (so A's templates keep their
-//! indexes and ids, which name their instances), then the added ones, with
-//! their types imported into A's type table — and where each added
-//! template went.
+//! In: the source topology A, the target B, which of B's templates are A's
+//! (kept), and B's CSAR name. Out: the merged topology — A's service
+//! template and templates first (so A's templates keep their indexes and
+//! ids, which name their instances), then every template of B, with their
+//! types imported into A's type table, and a [`Target`] saying which
+//! templates are B's, their ids in B, and which are A's kept — and where
+//! each of B's templates went.
 
 use std::collections::{HashMap, HashSet};
 
-use super::{NodeId, RelId, Topology, TypeId, TypeTable};
+use super::{NodeId, RelId, Target, TemplateRef, Topology, TypeId, TypeTable};
 
 /// The merged topology and where B's templates are in it.
 pub(crate) struct Merged {
-    /// A's templates, then B's added ones.
+    /// A's templates, then B's.
     pub topology: Topology,
-    /// Every B node (kept or added) → its node in the merged topology.
+    /// Every B node → its node in the merged topology.
     pub nodes: HashMap<NodeId, NodeId>,
-    /// Every added B relationship → its relationship in the merged topology.
+    /// Every B relationship → its relationship in the merged topology.
     pub relationships: HashMap<RelId, RelId>,
 }
 
-/// Merge: `kept` maps B nodes to the A nodes they are; `add_nodes` and
-/// `add_relationships` are B's templates to add. An added template whose
-/// id A uses already gets `_new` (and a number) appended.
+/// Merge: `kept` and `kept_relationships` map B templates to the A
+/// templates they are. A B template whose id A uses already gets `_new`
+/// (and a number) appended in the merged topology; the container still
+/// knows it by its own id ([`Topology::api_id`]).
 pub(crate) fn merge(
     a: &Topology,
     b: &Topology,
+    b_csar: &str,
     kept: &HashMap<NodeId, NodeId>,
-    add_nodes: &[NodeId],
-    add_relationships: &[RelId],
+    kept_relationships: &HashMap<RelId, RelId>,
 ) -> Merged {
     let mut types = a.types.clone();
     let mut taken: HashSet<String> = a
@@ -39,7 +41,8 @@ pub(crate) fn merge(
         .map(|n| n.id.clone())
         .chain(a.relationships.iter().map(|r| r.id.clone()))
         .collect();
-    let mut fresh_id = |id: &str| {
+    let mut renamed = HashMap::new();
+    let mut fresh_id = |id: &str, at: TemplateRef| {
         let mut candidate = id.to_string();
         let mut k = 1;
         while !taken.insert(candidate.clone()) {
@@ -50,28 +53,46 @@ pub(crate) fn merge(
             };
             k += 1;
         }
+        if candidate != id {
+            renamed.insert(at, id.to_string());
+        }
         candidate
     };
     let mut nodes = a.nodes.clone();
-    let mut node_map: HashMap<NodeId, NodeId> = kept.clone();
-    for &n in add_nodes {
+    let mut node_map: HashMap<NodeId, NodeId> = HashMap::new();
+    for n in b.node_ids() {
+        let at = NodeId(nodes.len() as u32);
         let mut node = b.node(n).clone();
-        node.id = fresh_id(&node.id);
+        node.id = fresh_id(&node.id, TemplateRef::Node(at));
         node.type_id = import(&mut types, &b.types, node.type_id);
-        node_map.insert(n, NodeId(nodes.len() as u32));
+        node_map.insert(n, at);
         nodes.push(node);
     }
     let mut relationships = a.relationships.clone();
     let mut rel_map = HashMap::new();
-    for &r in add_relationships {
+    for r in b.relationship_ids() {
+        let at = RelId(relationships.len() as u32);
         let mut rel = b.relationship(r).clone();
-        rel.id = fresh_id(&rel.id);
+        rel.id = fresh_id(&rel.id, TemplateRef::Relationship(at));
         rel.type_id = import(&mut types, &b.types, rel.type_id);
         rel.source = node_map[&rel.source];
         rel.target = node_map[&rel.target];
-        rel_map.insert(r, RelId(relationships.len() as u32));
+        rel_map.insert(r, at);
         relationships.push(rel);
     }
+    let target = Target {
+        csar: b_csar.to_string(),
+        namespace: b.service_template.namespace.clone(),
+        service_template: b.service_template.id.clone(),
+        first_node: a.nodes.len() as u32,
+        first_relationship: a.relationships.len() as u32,
+        renamed,
+        migrated_nodes: kept.iter().map(|(nb, &na)| (node_map[nb], na)).collect(),
+        migrated_relationships: kept_relationships
+            .iter()
+            .map(|(rb, &ra)| (rel_map[rb], ra))
+            .collect(),
+    };
     let mut topology = Topology::new(
         a.dialect.clone(),
         a.service_template.clone(),
@@ -87,6 +108,7 @@ pub(crate) fn merge(
             .or_insert_with(|| v.clone());
     }
     topology.policies = a.policies.clone();
+    topology.target = Some(Box::new(target));
     Merged {
         topology,
         nodes: node_map,

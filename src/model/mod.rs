@@ -14,6 +14,7 @@ mod names;
 mod policies;
 mod regions;
 mod scaling_policies;
+mod target;
 mod types;
 mod value;
 mod workflow;
@@ -28,6 +29,7 @@ use names::Names;
 pub use policies::{Group, Policy, PolicyTarget, Substitution};
 pub use regions::parse_scaling_tags;
 pub use scaling_policies::regions_from_policies;
+pub use target::Target;
 pub use types::{TypeDef, TypeId, TypeKind, TypeName, TypeTable};
 pub use value::{Call, Value};
 pub use workflow::{Condition, Precondition, StepTarget, Workflow, WorkflowActivity, WorkflowStep};
@@ -419,6 +421,9 @@ pub struct Topology {
     pub substitution: Option<Substitution>,
     /// Imperative workflows (YAML), in declaration order.
     pub workflows: Vec<Workflow>,
+    /// A transformation's merged topology: the templates that belong to
+    /// the target service template ([`Target`]); `None` elsewhere.
+    pub target: Option<Box<Target>>,
     outgoing: Vec<Vec<RelId>>,
     incoming: Vec<Vec<RelId>>,
     node_ids: HashMap<String, NodeId>,
@@ -479,6 +484,7 @@ impl Topology {
             policies: Vec::new(),
             substitution: None,
             workflows: Vec::new(),
+            target: None,
             outgoing,
             incoming,
             node_ids,
@@ -526,6 +532,24 @@ impl Topology {
             TemplateRef::Node(n) => &self.node(n).id,
             TemplateRef::Relationship(r) => &self.relationship(r).id,
         }
+    }
+
+    /// The id the container knows a template by: its id in the service
+    /// template it belongs to (a transformation's target templates may
+    /// have been renamed in the merged topology).
+    pub fn api_id(&self, t: TemplateRef) -> &str {
+        self.target
+            .as_ref()
+            .and_then(|target| target.renamed.get(&t))
+            .map_or_else(|| self.template_id(t), String::as_str)
+    }
+
+    /// Whether a template belongs to a transformation's target service
+    /// template (its instances live in the target's service instance).
+    pub fn is_target(&self, t: TemplateRef) -> bool {
+        self.target
+            .as_ref()
+            .is_some_and(|target| target.contains(t))
     }
 
     /// The type of a node or relationship.

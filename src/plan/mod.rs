@@ -166,6 +166,10 @@ pub enum ActivityKind {
     Start,
     /// Update the node in place (`UpdateManagementInterface` `update`).
     Update,
+    /// Register a kept template of a transformation's source in the
+    /// target's service instance, with the source instance's properties
+    /// and state; nothing runs on it.
+    Migrate,
 }
 
 /// A selection strategy as written (boxed in [`ActivityKind`]).
@@ -193,6 +197,7 @@ impl ActivityKind {
             ActivityKind::Stop => "stop",
             ActivityKind::Start => "start",
             ActivityKind::Update => "update",
+            ActivityKind::Migrate => "migrate",
         }
     }
 

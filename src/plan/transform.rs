@@ -10,7 +10,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::{AbstractPlan, OrderingRules, PlanKind, transformation_plan};
-use crate::diagnostics::{Diagnostic, Diagnostics, codes};
+use crate::diagnostics::Diagnostics;
 use crate::error::Result;
 use crate::model::{self, NodeId, RelId, TemplateRef, Topology};
 
@@ -24,35 +24,30 @@ pub struct Transformation {
     pub topology: Topology,
     /// One line per template of A and of B: kept, terminated, provisioned.
     pub report: Vec<String>,
-    /// What the plan cannot do by itself (W0511).
+    /// What the plan cannot do by itself (none today).
     pub warnings: Diagnostics,
 }
 
-/// Derive the plan that turns a running instance of `a` into one of `b`
-/// (see [`transformation_plan`]).
-pub fn transformation(a: &Topology, b: &Topology, rules: &OrderingRules) -> Result<Transformation> {
+/// Derive the plan that turns a running instance of `a` into one of `b`,
+/// whose CSAR the container knows as `b_csar` (see [`transformation_plan`]).
+pub fn transformation(
+    a: &Topology,
+    b: &Topology,
+    b_csar: &str,
+    rules: &OrderingRules,
+) -> Result<Transformation> {
     let d = Difference::new(a, b);
-    let merged = model::merge::merge(a, b, &d.kept_in_b, &d.b_nodes, &d.b_rels);
+    let merged = model::merge::merge(a, b, b_csar, &d.kept_in_b, &d.kept_rels);
     let terminate: HashSet<TemplateRef> = templates(a)
         .filter(|t| !d.kept_in_a.contains_key(t))
         .collect();
-    let provision: HashSet<TemplateRef> = d
-        .b_nodes
-        .iter()
-        .map(|n| TemplateRef::Node(merged.nodes[n]))
-        .chain(
-            d.b_rels
-                .iter()
-                .map(|r| TemplateRef::Relationship(merged.relationships[r])),
-        )
-        .collect();
     let kind = PlanKind::Transformation(b.service_template.id.clone());
-    let plan = transformation_plan(&merged.topology, &terminate, &provision, kind, rules)?;
+    let plan = transformation_plan(&merged.topology, &terminate, kind, rules)?;
     let mut report: Vec<String> = templates(a).map(|t| a_line(a, b, &d, t)).collect();
     report.extend(b_lines(a, b, &d, &merged));
     Ok(Transformation {
         plan,
-        warnings: foreign_warning(a, b, &d),
+        warnings: Diagnostics::new(),
         topology: merged.topology,
         report,
     })
@@ -62,6 +57,8 @@ pub fn transformation(a: &Topology, b: &Topology, rules: &OrderingRules) -> Resu
 struct Difference {
     /// Each kept node of B and its counterpart in A.
     kept_in_b: HashMap<NodeId, NodeId>,
+    /// Each kept relationship of B and its counterpart in A.
+    kept_rels: HashMap<RelId, RelId>,
     /// Each kept template of A and its counterpart in B.
     kept_in_a: HashMap<TemplateRef, TemplateRef>,
     /// The nodes and relationships only B has.
@@ -73,7 +70,8 @@ impl Difference {
     fn new(a: &Topology, b: &Topology) -> Difference {
         let m = super::matching::matching(a, b);
         let kept_in_b: HashMap<NodeId, NodeId> = m.nodes.iter().map(|&(na, nb)| (nb, na)).collect();
-        let kept_rels: HashSet<RelId> = m.relationships.iter().map(|&(_, rb)| rb).collect();
+        let kept_rels: HashMap<RelId, RelId> =
+            m.relationships.iter().map(|&(ra, rb)| (rb, ra)).collect();
         let kept_in_a =
             m.nodes
                 .iter()
@@ -88,10 +86,11 @@ impl Difference {
             .collect();
         let b_rels = b
             .relationship_ids()
-            .filter(|r| !kept_rels.contains(r))
+            .filter(|r| !kept_rels.contains_key(r))
             .collect();
         Difference {
             kept_in_b,
+            kept_rels,
             kept_in_a,
             b_nodes,
             b_rels,
@@ -122,7 +121,7 @@ fn a_line(a: &Topology, b: &Topology, d: &Difference, t: TemplateRef) -> String 
     };
     match d.kept_in_a.get(&t) {
         Some(&bt) => format!(
-            "kept        {} `{}`: it is `{}` of `{}` (same type{compared}, on common nodes); nothing runs on it",
+            "kept        {} `{}`: it is `{}` of `{}` (same type{compared}, on common nodes); nothing runs on it, its instance is migrated",
             what(t),
             a.template_id(t),
             b.template_id(bt),
@@ -162,49 +161,4 @@ fn b_lines(
         )
     });
     nodes.chain(rels).collect()
-}
-
-/// W0511 when B adds templates: the container knows only A's.
-fn foreign_warning(a: &Topology, b: &Topology, d: &Difference) -> Diagnostics {
-    let mut warnings = Diagnostics::new();
-    if d.b_nodes.is_empty() && d.b_rels.is_empty() {
-        return warnings;
-    }
-    let added: Vec<String> = d
-        .b_nodes
-        .iter()
-        .map(|&n| format!("`{}`", b.node(n).id))
-        .chain(
-            d.b_rels
-                .iter()
-                .map(|&r| format!("`{}`", b.relationship(r).id)),
-        )
-        .collect();
-    warnings.push(
-        Diagnostic::warning(
-            codes::W_TRANSFORM_FOREIGN,
-            format!(
-                "the transformation plan registers the instances of templates only `{}` defines ({}) in the service instance of `{}`, and invokes their operations through `{}`'s service template",
-                b.service_template.id,
-                added.join(", "),
-                a.service_template.id,
-                a.service_template.id
-            ),
-        )
-        // At the first of them in the target's file.
-        .at_opt(
-            d.b_nodes
-                .iter()
-                .map(|&n| b.node(n).origin.clone())
-                .chain(d.b_rels.iter().map(|&r| b.relationship(r).origin.clone()))
-                .flatten()
-                .next(),
-        )
-        .note("the plan runs against a container that accepts them (the engine harness's mock does); the OpenTOSCA container's instance API and management bus know only the templates and artifacts of the CSAR the plan belongs to")
-        .hint(format!(
-            "deploy the plan with a CSAR whose service template `{}` also defines them, or provision `{}` anew",
-            a.service_template.id, b.service_template.id
-        )),
-    );
-    warnings
 }

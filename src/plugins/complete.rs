@@ -210,6 +210,11 @@ fn ask_all(
     record: bool,
 ) -> Option<Body> {
     let base = match activity.kind {
+        // Instance data only: no plugin is asked (see `wrap`).
+        ActivityKind::Migrate => {
+            decision.plugin = Some(std::sync::Arc::from("toscanini.migration"));
+            return Some(Body::default());
+        }
         ActivityKind::Freeze => ActivityKind::Terminate,
         ActivityKind::Defrost => ActivityKind::Provision,
         _ => return ask(cx, registry, activity, decision, record),
@@ -379,6 +384,38 @@ fn push_final_state(out: &mut Vec<Step>, template: TemplateRef, final_state: &'s
     }
 }
 
+/// The steps that migrate a kept node of a transformation: find the
+/// source's instance, register the node's instance in the target's
+/// service instance (with the relationships it registers when
+/// provisioned), and give it the source instance's properties and state.
+fn migrate_node(topology: &Topology, in_plan: &HashSet<TemplateRef>, n: NodeId) -> Vec<Step> {
+    let template = TemplateRef::Node(n);
+    let Some(TemplateRef::Node(from)) = topology
+        .target
+        .as_deref()
+        .and_then(|t| t.migrated_from(template))
+    else {
+        return Vec::new();
+    };
+    let mut out = vec![
+        Step::SelectInstance(from, super::steps::Strategy::FirstInstance),
+        Step::CreateNodeInstance(n),
+    ];
+    for &r in topology.outgoing(n) {
+        if in_plan.contains(&TemplateRef::Relationship(r))
+            && !after_both(topology.relationship(r).kind)
+        {
+            out.push(Step::CreateRelationshipInstance(r));
+            out.push(Step::SetState(TemplateRef::Relationship(r), state::CREATED));
+        }
+    }
+    out.push(Step::CopyProperties { from, to: n });
+    out.push(Step::StoreProperties(n));
+    // The source instance was selected among the started ones.
+    out.push(Step::SetState(template, state::STARTED));
+    out
+}
+
 /// Add the instance-data steps around a plugin's body.
 fn wrap(
     topology: &Topology,
@@ -414,7 +451,12 @@ fn wrap(
                 per_instance: false,
             }
         }
-        (ActivityKind::Provision, TemplateRef::Relationship(r)) => {
+        (ActivityKind::Migrate, TemplateRef::Node(n)) => ActivityBody {
+            steps: migrate_node(topology, in_plan, n),
+            compensation,
+            per_instance: false,
+        },
+        (ActivityKind::Migrate | ActivityKind::Provision, TemplateRef::Relationship(r)) => {
             out.extend(steps);
             if after_both(topology.relationship(r).kind) {
                 out.push(Step::CreateRelationshipInstance(r));

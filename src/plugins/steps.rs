@@ -110,6 +110,15 @@ pub enum Step {
     Invoke(Box<Invocation>),
     /// Write the node's property variables to its current instance.
     StoreProperties(NodeId),
+    /// Set the property variables of `to` from those of `from` that have
+    /// the same names (a transformation's migrated node takes its source
+    /// instance's properties).
+    CopyProperties {
+        /// The node whose variables are read.
+        from: NodeId,
+        /// The node whose variables are set.
+        to: NodeId,
+    },
     /// Make the instance of `to` that is related through `rel` to the
     /// current instance of `from` the current one, and load its properties.
     FollowRelationship {

@@ -12,6 +12,7 @@ pub(crate) mod fragment;
 pub(crate) mod output;
 mod paths;
 mod rendered;
+pub(crate) mod side;
 pub(crate) mod templates;
 pub(crate) mod vars;
 
@@ -32,6 +33,7 @@ fn plan_vars(plan: &crate::plugins::ConcretePlan, topology: &Topology) -> vars::
         .into_iter()
         .chain(bpmn::FIXED)
         .chain([bpel::BUS_URL_INPUT, bpmn::BUS_URL_INPUT])
+        .chain(side::TARGET_VARS)
         .chain(inputs.iter().map(String::as_str));
     vars::Vars::new(plan.topology(topology), plan, taken)
 }

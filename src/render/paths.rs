@@ -18,13 +18,12 @@ pub(super) fn url_path(path: &str) -> String {
 /// (`/nodetemplates/<id>/instances`).
 pub(super) fn instances_path(topology: &Topology, t: TemplateRef) -> String {
     match t {
-        TemplateRef::Node(n) => format!(
-            "/nodetemplates/{}/instances",
-            url_path(&topology.node(n).id)
-        ),
-        TemplateRef::Relationship(r) => format!(
+        TemplateRef::Node(_) => {
+            format!("/nodetemplates/{}/instances", url_path(topology.api_id(t)))
+        }
+        TemplateRef::Relationship(_) => format!(
             "/relationshiptemplates/{}/instances",
-            url_path(&topology.relationship(r).id)
+            url_path(topology.api_id(t))
         ),
     }
 }

@@ -204,6 +204,10 @@ fn step_templates(step: &Step, add: &mut impl FnMut(TemplateRef)) {
             add(TemplateRef::Node(*n))
         }
         Step::SetState(t, _) | Step::Check { template: t, .. } => add(*t),
+        Step::CopyProperties { from, to } => {
+            add(TemplateRef::Node(*from));
+            add(TemplateRef::Node(*to));
+        }
     }
 }
 

@@ -38,7 +38,8 @@ fn transform(a: &Path, b: &Path) -> (toscanini::Loaded, toscanini::Transformatio
     let la = toscanini::load(a, &options, &mut sources).unwrap();
     let lb = toscanini::load(b, &options, &mut sources).unwrap();
     let (registry, _) = Registry::standard(&[], &mut sources).unwrap();
-    let t = toscanini::transformation(&la.topology, &lb.topology, &options).unwrap();
+    let b_csar = b.file_name().unwrap().to_str().unwrap();
+    let t = toscanini::transformation(&la.topology, &lb.topology, b_csar, &options).unwrap();
     let own = std::sync::Arc::new(t.topology.clone());
     let (plan, d) =
         toscanini::plugins::complete(&own, t.plan.clone(), &registry, &options.complete);
@@ -78,13 +79,18 @@ fn mytinytodo_to_multi_adds_two_containers_on_the_kept_engine() {
             "con_HostedOn_2"
         ]
     );
-    // The engine's instance is selected, the new containers go on it;
-    // nothing acts on the kept container.
+    // The kept engine and container are migrated into B's service
+    // instance in build order; the new containers go on the engine.
     assert_eq!(
         edges(&plan.plan),
         set(&[
-            ("DockerEngine_w1_0_select", "con_HostedOn_1_provision"),
-            ("DockerEngine_w1_0_select", "con_HostedOn_2_provision"),
+            ("DockerEngine_w1_0_migrate", "con_HostedOn_0_migrate"),
+            (
+                "con_HostedOn_0_migrate",
+                "MyTinyToDoDockerContainer_w1_0_migrate"
+            ),
+            ("DockerEngine_w1_0_migrate", "con_HostedOn_1_provision"),
+            ("DockerEngine_w1_0_migrate", "con_HostedOn_2_provision"),
             (
                 "con_HostedOn_1_provision",
                 "MyTinyToDoDockerContainer_w1_1_provision"
@@ -95,18 +101,33 @@ fn mytinytodo_to_multi_adds_two_containers_on_the_kept_engine() {
             ),
         ])
     );
-    assert!(
-        plan.plan
-            .activities
-            .iter()
-            .all(|a| !a.id.starts_with("MyTinyToDoDockerContainer_w1_0"))
+    // Every activity is on B's side, under B's ids; migrations invoke nothing.
+    let merged = plan.topology(&t.topology);
+    for (a, body) in plan.plan.activities.iter().zip(&plan.bodies) {
+        assert!(merged.is_target(a.template), "{}", a.id);
+        if a.kind == ActivityKind::Migrate {
+            assert!(
+                body.steps.iter().all(|s| s.invocation().is_none()),
+                "{}",
+                a.id
+            );
+        }
+    }
+    let engine = merged.node_by_id("DockerEngine_w1_0_new").unwrap();
+    assert_eq!(
+        merged.api_id(toscanini::model::TemplateRef::Node(engine)),
+        "DockerEngine_w1_0"
+    );
+    let target = merged.target.as_deref().unwrap();
+    assert_eq!(
+        target.csar,
+        "opentosca-test__MultiMyTinyToDo-DockerEngine-Test_w1-wip1.csar"
     );
     assert_eq!(
         toscanini::plan::naming::plan_name(plan.topology(&t.topology), &plan.plan.kind),
         "MyTinyToDo-DockerEngine-Test_w1-wip1_transformTo_MultiMyTinyToDo-DockerEngine-Test_w1-wip1"
     );
-    let codes: Vec<&str> = t.warnings.iter().map(|d| d.code).collect();
-    assert_eq!(codes, ["W0511"]);
+    assert!(t.warnings.is_empty());
 }
 
 #[test]
@@ -126,7 +147,7 @@ fn a_replaced_database_is_terminated_before_the_application_is_reconnected() {
     // Termination order among what goes; build order among what comes.
     assert!(e.contains(&("app_database_terminate".into(), "db_terminate".into())));
     assert!(e.contains(&("db_host_terminate".into(), "db_terminate".into())));
-    assert!(e.contains(&("newdb_host_provision".into(), "newdb_provision".into())));
+    assert!(e.contains(&("newdb_provision".into(), "newdb_host_provision".into())));
     assert!(e.contains(&(
         "newdb_provision".into(),
         "app_database_new_provision".into()
@@ -139,18 +160,15 @@ fn a_replaced_database_is_terminated_before_the_application_is_reconnected() {
     )));
     assert!(e.contains(&("db_host_terminate".into(), "newdb_host_provision".into())));
     assert!(!e.contains(&("db_terminate".into(), "newdb_provision".into())));
-    // Kept nodes are only selected.
+    // Kept nodes are migrated (B's copies, known by B's ids), before what
+    // is attached to them.
+    assert!(e.contains(&("app_migrate".into(), "app_database_new_provision".into())));
+    let merged = plan.topology(&t.topology);
     for a in &plan.plan.activities {
-        let template = plan
-            .topology(&t.topology)
-            .template_id(a.template)
-            .to_string();
-        if ["server", "app"].contains(&template.as_str()) {
-            assert!(
-                matches!(a.kind, ActivityKind::StrategicSelection(_)),
-                "{}",
-                a.id
-            );
+        let template = merged.api_id(a.template).to_string();
+        if ["server", "app", "app_host"].contains(&template.as_str()) {
+            assert_eq!(a.kind, ActivityKind::Migrate, "{}", a.id);
+            assert!(merged.is_target(a.template), "{}", a.id);
         }
     }
 }
@@ -188,7 +206,41 @@ fn the_cli_previews_explains_and_writes_the_transformation() {
     assert!(r.stdout.contains("kept        node `server`"));
     assert!(r.stdout.contains("terminated  node `db`"));
     assert!(r.stdout.contains("provisioned node `newdb`"));
-    assert!(r.stderr.contains("warning[W0511]"));
+    assert!(!r.stderr.contains("warning["), "{}", r.stderr);
+    // `export` writes the transformation plan as a deployment unit.
+    let unit = dir.join("unit");
+    let e = run(
+        &repo(),
+        &[
+            "export",
+            a,
+            "--plan",
+            "transformation",
+            "--transform-to",
+            b,
+            "--lang",
+            "bpmn",
+            "--out",
+            unit.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    let bpmn = std::fs::read_to_string(unit.join("shop-a_bpmnTransformTo_shop-b.bpmn")).unwrap();
+    assert!(bpmn.contains("create target service instance"));
+    assert!(bpmn.contains("/transform-yaml-b.csar/servicetemplates/%257B%257Dshop-b"));
+    let e = run(
+        &repo(),
+        &[
+            "export",
+            a,
+            "--plan",
+            "transformation",
+            "--out",
+            unit.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(e.code, 2, "{}", e.stderr);
+    assert!(e.stderr.contains("--transform-to"));
     assert!(
         r.stderr
             .contains("transformation shop-a_transformTo_shop-b")

@@ -19,6 +19,7 @@ use crate::plan::Reason;
 use crate::plugins::steps::Step;
 use crate::plugins::{ActivityBody, ConcretePlan};
 use crate::render::paths::url_path;
+use crate::render::side::side;
 
 /// One activity as a `<scope>` with its links.
 pub(crate) fn activity(
@@ -137,19 +138,12 @@ fn each_instance(
     body: &ActivityBody,
 ) -> Result<()> {
     let t = cx.topology;
-    let (collection, element, path) = match subject {
-        TemplateRef::Node(n) => (
-            "nodetemplates",
-            "NodeTemplateInstance",
-            url_path(&t.node(n).id),
-        ),
-        TemplateRef::Relationship(r) => (
-            "relationshiptemplates",
-            "RelationshipTemplateInstance",
-            url_path(&t.relationship(r).id),
-        ),
+    let (collection, element) = match subject {
+        TemplateRef::Node(_) => ("nodetemplates", "NodeTemplateInstance"),
+        TemplateRef::Relationship(_) => ("relationshiptemplates", "RelationshipTemplateInstance"),
     };
-    let path = xml_escape(&path);
+    let path = xml_escape(&url_path(t.api_id(subject))).into_owned();
+    let side = side(t, subject);
     let mut locals: Vec<&str> = Vec::new();
     let followed = body.steps.iter().filter_map(|s| match s {
         Step::FollowRelationship { to, .. } => Some(TemplateRef::Node(*to)),
@@ -170,6 +164,8 @@ fn each_instance(
         ("path", path.as_ref()),
         ("url", url),
         ("id", id),
+        ("st_url", side.service_template_url),
+        ("si_id", side.service_instance_id),
     ];
     w.put("each-instance", ind, &values)?;
     for v in locals {

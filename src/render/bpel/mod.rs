@@ -29,7 +29,8 @@ use self::links::Adjacency;
 // The templates' tests check that every fragment file is listed.
 #[cfg(test)]
 pub(crate) use self::writer::FRAGMENTS;
-use self::writer::{MARKERS, W, fragments, laid_out, split_skeleton};
+use self::writer::{MARKERS, W, fragments, laid_out, split_skeleton, text};
+use self::xpath::literal;
 use super::output::{CHUNK, PlanOutput, Written};
 use super::rendered::{Language, Layout, RenderedPlan};
 use super::templates::Templates;
@@ -105,8 +106,13 @@ pub(crate) fn render_into(
     let (start_state, end_state) = match kind {
         PlanKind::Build | PlanKind::Defrost => (Some("CREATING"), Some("CREATED")),
         PlanKind::Termination | PlanKind::Freeze => (Some("DELETING"), Some("DELETED")),
+        PlanKind::Transformation(_) => (Some("MIGRATING"), Some("MIGRATED")),
         _ => (None, None),
     };
+    let target = topology.target.as_deref().map(|t| Target {
+        csar: text(&literal(&t.csar)),
+        path: text(&literal(&crate::render::side::target_path(t))),
+    });
     let st = &topology.service_template;
     let process = Process {
         title: format!("{} plan of {}", kind.slug(), st.id),
@@ -120,6 +126,7 @@ pub(crate) fn render_into(
         creates_service_instance: kind.creates_service_instance(),
         start_state,
         end_state,
+        target,
         links: MARKERS[2],
         scopes: MARKERS[3],
         outputs: &outputs,
@@ -175,10 +182,21 @@ struct Process<'a> {
     creates_service_instance: bool,
     start_state: Option<&'a str>,
     end_state: Option<&'a str>,
+    /// A transformation's target: its service instance is created.
+    target: Option<Target>,
     links: &'a str,
     scopes: &'a str,
     outputs: &'a [Output],
     inputs: Vec<&'a str>,
+}
+
+/// A transformation's target, as XPath string literals (XML-escaped).
+#[derive(Serialize)]
+struct Target {
+    /// The target's CSAR id.
+    csar: String,
+    /// Its service template's path below the container's `/csars`.
+    path: String,
 }
 
 /// The outputs of a plan: the correlation id, the service instance where
@@ -192,6 +210,12 @@ fn outputs(cx: &Ctx, plan: &ConcretePlan) -> Vec<Output> {
         outputs.push(Output {
             name: "instanceId".into(),
             expr: "$serviceInstanceURL".into(),
+        });
+    } else if cx.topology.target.is_some() {
+        // A transformation answers with the instance it made.
+        outputs.push(Output {
+            name: "instanceId".into(),
+            expr: "$targetServiceInstanceURL".into(),
         });
     }
     let mut out_unique = Unique::new();

@@ -12,6 +12,7 @@ use crate::model::{Condition, NodeId, TemplateRef};
 use crate::names::ncname;
 use crate::names::xml_escape;
 use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
+use crate::render::side::side;
 
 /// Steps in order; names are `<prefix>_<tag><n>`. Nothing to do is an
 /// `<empty>` (a sequence may not be empty).
@@ -67,7 +68,8 @@ fn step(
     match step {
         Step::CreateNodeInstance(n) => {
             let r = TemplateRef::Node(*n);
-            let path = path_text(&t.node(*n).id);
+            let path = path_text(t.api_id(r));
+            let side = side(t, r);
             w.put(
                 "create-node-instance",
                 ind,
@@ -76,13 +78,17 @@ fn step(
                     ("path", &path),
                     ("url", cx.names.url(r)),
                     ("id", cx.names.id(r)),
+                    ("st_url", side.service_template_url),
+                    ("si_id", side.service_instance_id),
                 ],
             )
         }
+        Step::CopyProperties { from, to } => copy_properties(cx, w, ind, *from, *to, name),
         Step::CreateRelationshipInstance(rel) => {
             let r = TemplateRef::Relationship(*rel);
             let rt = t.relationship(*rel);
-            let path = path_text(&rt.id);
+            let path = path_text(t.api_id(r));
+            let side = side(t, r);
             w.put(
                 "create-relationship-instance",
                 ind,
@@ -93,6 +99,8 @@ fn step(
                     ("id", cx.names.id(r)),
                     ("source_id", cx.names.id(TemplateRef::Node(rt.source))),
                     ("target_id", cx.names.id(TemplateRef::Node(rt.target))),
+                    ("st_url", side.service_template_url),
+                    ("si_id", side.service_instance_id),
                 ],
             )
         }
@@ -103,9 +111,10 @@ fn step(
         ),
         Step::StoreProperties(n) => store_properties(cx, w, ind, *n, name),
         Step::FollowRelationship { rel, from, to } => {
-            let path = path_text(&t.relationship(*rel).id);
-            let to_path = path_text(&t.node(*to).id);
+            let path = path_text(t.api_id(TemplateRef::Relationship(*rel)));
             let to_ref = TemplateRef::Node(*to);
+            let to_path = path_text(t.api_id(to_ref));
+            let side = side(t, to_ref);
             w.put(
                 "follow-relationship",
                 ind,
@@ -116,6 +125,7 @@ fn step(
                     ("to_id", cx.names.id(to_ref)),
                     ("to_url", cx.names.url(to_ref)),
                     ("to_path", &to_path),
+                    ("st_url", side.service_template_url),
                 ],
             )?;
             load_properties(cx, w, ind, to_ref, &format!("{name}_load"))
@@ -130,6 +140,38 @@ fn step(
         Step::Check { template, .. } => check(cx, w, ind, *template, &[], name, Some(&[]), subject),
         Step::SelectInstance(n, strategy) => select(cx, w, ind, *n, strategy, name),
     }
+}
+
+/// Set the property variables of `to` from those of `from` with the same
+/// names (a migrated node takes its source instance's properties).
+fn copy_properties(
+    cx: &Ctx,
+    w: &mut W,
+    ind: usize,
+    from: NodeId,
+    to: NodeId,
+    name: &str,
+) -> Result<()> {
+    let pairs = same_properties(cx, from, to);
+    if pairs.is_empty() {
+        return Ok(());
+    }
+    w.put("copy-properties", ind, &[("name", name)])?;
+    for (from, to) in pairs {
+        w.put("copy-property", ind, &[("from", from), ("to", to)])?;
+    }
+    w.put("copy-properties-end", ind, &[])
+}
+
+/// The property variables of `from` and `to` for each property name they share.
+fn same_properties<'a>(cx: &'a Ctx, from: NodeId, to: NodeId) -> Vec<(&'a str, &'a str)> {
+    let t = cx.topology;
+    let to_props: std::collections::HashMap<&str, &str> =
+        cx.names.props_of(t, TemplateRef::Node(to)).collect();
+    cx.names
+        .props_of(t, TemplateRef::Node(from))
+        .filter_map(|(p, v)| to_props.get(p).map(|&w| (v, w)))
+        .collect()
 }
 
 /// Store the properties of node `n`'s instance: its property variables
@@ -192,7 +234,9 @@ fn select(
 ) -> Result<()> {
     let t = cx.topology;
     let r = TemplateRef::Node(n);
-    let path = path_text(&t.node(n).id);
+    let path = path_text(t.api_id(r));
+    let side = side(t, r);
+    let (st_url, si_id) = (side.service_template_url, side.service_instance_id);
     w.put("select", ind, &[("name", name)])?;
     match strategy {
         Strategy::UserProvided(i) => {
@@ -200,16 +244,31 @@ fn select(
             w.put("select-given", ind, &[("name", name), ("input", &input)])?;
         }
         Strategy::FirstInstance => {
-            w.put("select-list", ind, &[("path", &path)])?;
+            let list = [
+                ("path", path.as_str()),
+                ("st_url", st_url),
+                ("si_id", si_id),
+            ];
+            w.put("select-list", ind, &list)?;
             w.put("select-first", ind, &[("name", name)])?;
         }
         Strategy::WorkloadBased(p) => {
             let property = xml_escape(&p.replace('\'', "")).into_owned();
-            w.put("select-list", ind, &[("path", &path)])?;
+            let list = [
+                ("path", path.as_str()),
+                ("st_url", st_url),
+                ("si_id", si_id),
+            ];
+            w.put("select-list", ind, &list)?;
             w.put(
                 "select-lowest",
                 ind,
-                &[("name", name), ("path", &path), ("property", &property)],
+                &[
+                    ("name", name),
+                    ("path", &path),
+                    ("property", &property),
+                    ("st_url", st_url),
+                ],
             )?;
         }
     }
@@ -221,6 +280,7 @@ fn select(
             ("path", &path),
             ("id", cx.names.id(r)),
             ("url", cx.names.url(r)),
+            ("st_url", st_url),
         ],
     )?;
     load_properties(cx, w, ind + 4, r, &format!("{name}_load"))?;
@@ -298,18 +358,14 @@ fn invoke(
     subject: TemplateRef,
 ) -> Result<()> {
     let t = cx.topology;
-    let (kind, template, node_instance) = match inv.target {
-        TemplateRef::Node(n) => (
-            "NodeTemplateID",
-            t.node(n).id.as_str(),
-            Some(cx.names.url(inv.target)),
-        ),
-        TemplateRef::Relationship(r) => (
-            "RelationshipTemplateID",
-            t.relationship(r).id.as_str(),
-            None,
-        ),
+    let template = t.api_id(inv.target);
+    let (kind, node_instance) = match inv.target {
+        TemplateRef::Node(_) => ("NodeTemplateID", Some(cx.names.url(inv.target))),
+        TemplateRef::Relationship(_) => ("RelationshipTemplateID", None),
     };
+    // The target's templates are called through the target's CSAR,
+    // service template and instance.
+    let side = side(t, inv.target);
     let mut params = String::new();
     if !inv.inputs.is_empty() {
         params.push_str("<invs:Params>");
@@ -325,7 +381,6 @@ fn invoke(
         literal(name),
         cx.names.id(subject)
     ));
-    let st = &t.service_template;
     w.put(
         "invoke",
         ind,
@@ -339,8 +394,10 @@ fn invoke(
                     ""
                 },
             ),
-            ("st_namespace", &xml_escape(&st.namespace)),
-            ("st_id", &xml_escape(&st.id)),
+            ("st_namespace", &xml_escape(side.namespace)),
+            ("st_id", &xml_escape(side.service_template)),
+            ("csar", side.csar),
+            ("si_url", side.service_instance_url),
             ("template_kind", kind),
             ("template", &xml_escape(template)),
             ("interface", &xml_escape(&inv.interface)),

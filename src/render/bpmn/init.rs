@@ -214,6 +214,18 @@ fn head(cx: &Ctx, plan: &ConcretePlan, name: &str, inputs: &[PlanParameter]) -> 
             push_var(o, &correlation);
         });
     }
+    if let Some(target) = cx.topology.target.as_deref() {
+        // The target's CSAR is served beside the plan's own.
+        let [csar, st_url, si_url, si_id] = crate::render::side::TARGET_VARS;
+        set(csar, &|o| push_literal(o, &target.csar));
+        set(st_url, &|o| {
+            push_var(o, &entry);
+            o.push_str(".replaceAll('/csars/[^/]+/?$', '/csars') + ");
+            push_literal(o, &crate::render::side::target_path(target));
+        });
+        set(si_url, &empty);
+        set(si_id, &empty);
+    }
     head
 }
 

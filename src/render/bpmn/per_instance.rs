@@ -91,16 +91,17 @@ pub(crate) fn each_instance(
 /// template), into the loop's variables, and end where there are none.
 fn list(cx: &mut Ctx, chain: &mut Chain, a: &str, subject: TemplateRef, path: &str, vars: &Loop) {
     let t = cx.topology;
+    let side = crate::render::side::side(t, subject);
     let text = &mut cx.text;
     let list = graph::Http {
         method: "GET",
         url: concat(
             text,
             &[
-                Part::Var("serviceTemplateURL"),
+                Part::Var(side.service_template_url),
                 Part::Lit(path),
                 Part::Lit("?serviceInstanceId="),
-                Part::Var("serviceInstanceID"),
+                Part::Var(side.service_instance_id),
             ],
         ),
         content_type: None,
@@ -136,6 +137,7 @@ fn turn_locals(
     vars: &Loop,
 ) -> Vec<(Str, Value)> {
     let t = cx.topology;
+    let st_url = crate::render::side::side(t, subject).service_template_url;
     let Ctx { names, text, .. } = &mut *cx;
     let current = |o: &mut String| {
         push_var(o, &vars.ids);
@@ -148,7 +150,7 @@ fn turn_locals(
         (
             text.add(names.url(subject)),
             steps::groovy(text, |o| {
-                push_var(o, "serviceTemplateURL");
+                push_var(o, st_url);
                 o.push_str(" + ");
                 push_literal(o, path);
                 o.push_str(" + '/' + ");

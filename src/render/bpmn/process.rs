@@ -25,6 +25,7 @@ use crate::plan::PlanKind;
 use crate::plugins::ConcretePlan;
 use crate::plugins::complete::{CORRELATION_ID, INSTANCE_DATA_API_URL};
 use crate::render::rendered::PlanParameter;
+use crate::render::side::TARGET_VARS;
 
 /// The process of a plan, and what building its activities needs.
 pub(crate) struct Process {
@@ -57,10 +58,20 @@ pub(crate) fn build(
     let (start_state, end_state) = match kind {
         PlanKind::Build | PlanKind::Defrost => (Some("CREATING"), Some("CREATED")),
         PlanKind::Termination | PlanKind::Freeze => (Some("DELETING"), Some("DELETED")),
+        PlanKind::Transformation(_) => (Some("MIGRATING"), Some("MIGRATED")),
         _ => (None, None),
     };
     if kind.creates_service_instance() {
-        create_service_instance(cx, &mut main);
+        create_service_instance(cx, &mut main, None);
+    }
+    let target = cx.topology.target.is_some();
+    if target {
+        create_service_instance(cx, &mut main, Some("target"));
+        let url = cx.text.add(TARGET_VARS[2]);
+        let kind = steps::state_call(&mut cx.text, url, "CREATING");
+        let id = cx.plan_id("_targetServiceInstanceStarting");
+        let label = cx.text.add("target service instance CREATING");
+        main.then(id, label, kind);
     }
     if let Some(s) = start_state {
         let kind = service_state(&mut cx.text, s);
@@ -71,6 +82,13 @@ pub(crate) fn build(
     let activities = activities::subprocess(cx, plan, &routing);
     let (id, label) = (cx.plan_id("_activities"), cx.id(kind.slug(), " activities"));
     let act = main.then(id, label, Kind::Sub(Box::new(activities)));
+    if target {
+        let url = cx.text.add(TARGET_VARS[2]);
+        let kind = steps::state_call(&mut cx.text, url, "CREATED");
+        let id = cx.plan_id("_targetServiceInstanceDone");
+        let label = cx.text.add("target service instance CREATED");
+        main.then(id, label, kind);
+    }
     if let Some(s) = end_state {
         let kind = service_state(&mut cx.text, s);
         let id = cx.plan_id("_serviceInstanceDone");
@@ -132,15 +150,28 @@ fn init_scripts(cx: &mut Ctx, chain: &mut Chain, init: &Init) {
     }
 }
 
-/// The POST to the instance API that creates the service instance.
-fn create_service_instance(cx: &mut Ctx, main: &mut Chain) {
+/// The POST to the instance API that creates the service instance: the
+/// plan's own (`None`), or a transformation's target's (`Some("target")`).
+fn create_service_instance(cx: &mut Ctx, main: &mut Chain, target: Option<&str>) {
     let api = cx.input(INSTANCE_DATA_API_URL);
     let correlation = cx.input(CORRELATION_ID);
     let prefix = cx.plan;
     let text = &mut cx.text;
+    let (url, instance_url, instance_id) = match target {
+        None => (
+            concat(text, &[Part::Var(&api)]),
+            "serviceInstanceURL",
+            "serviceInstanceID",
+        ),
+        Some(_) => (
+            concat(text, &[Part::Var(TARGET_VARS[1]), Part::Lit("/instances")]),
+            TARGET_VARS[2],
+            TARGET_VARS[3],
+        ),
+    };
     let http = graph::Http {
         method: "POST",
-        url: concat(text, &[Part::Var(&api)]),
+        url,
         content_type: Some("application/xml"),
         accept: "application/xml",
         payload: Some(steps::groovy(text, |o| {
@@ -150,20 +181,20 @@ fn create_service_instance(cx: &mut Ctx, main: &mut Chain) {
         })),
         outputs: vec![
             steps::status_check(text),
-            (
-                text.add("serviceInstanceURL"),
-                Value::Shared(Shared::InstanceUrl),
-            ),
-            (
-                text.add("serviceInstanceID"),
-                Value::Shared(Shared::InstanceId),
-            ),
+            (text.add(instance_url), Value::Shared(Shared::InstanceUrl)),
+            (text.add(instance_id), Value::Shared(Shared::InstanceId)),
         ],
     };
-    let (id, label) = (
-        text.fmt(format_args!("{prefix}_createServiceInstance")),
-        text.add("create service instance"),
-    );
+    let (id, label) = match target {
+        None => (
+            text.fmt(format_args!("{prefix}_createServiceInstance")),
+            text.add("create service instance"),
+        ),
+        Some(_) => (
+            text.fmt(format_args!("{prefix}_createTargetServiceInstance")),
+            text.add("create target service instance"),
+        ),
+    };
     main.then(id, label, Kind::Http(Box::new(http)));
 }
 
@@ -263,6 +294,10 @@ fn outputs_script(cx: &mut Ctx, plan: &ConcretePlan) -> Kind {
     if plan.plan.kind.creates_service_instance() {
         out_unique.name("instanceId".into());
         set_variable(&mut s, "instanceId", &|o| push_var(o, "serviceInstanceURL"));
+    } else if cx.topology.target.is_some() {
+        // A transformation answers with the instance it made.
+        out_unique.name("instanceId".into());
+        set_variable(&mut s, "instanceId", &|o| push_var(o, TARGET_VARS[2]));
     }
     for (n, b) in &plan.outputs {
         let name = out_unique.name(ncname(n));

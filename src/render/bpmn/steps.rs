@@ -24,6 +24,7 @@ use super::library::{BUS, INVOKE, STATE};
 use super::scripts::Shared;
 use crate::model::{Condition, TemplateRef};
 use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
+use crate::render::side::side;
 
 /// An HTTP service task.
 fn http(
@@ -177,14 +178,15 @@ pub(super) fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
         } => check(cx, chain, *template, condition, *otherwise, p),
         Step::CreateNodeInstance(n) => {
             let r = TemplateRef::Node(*n);
+            let side = side(t, r);
             let url = concat(
                 &mut cx.text,
                 &[
-                    Part::Var("serviceTemplateURL"),
+                    Part::Var(side.service_template_url),
                     Part::Lit(&instances_path(t, r)),
                 ],
             );
-            let payload = concat(&mut cx.text, &[Part::Var("serviceInstanceID")]);
+            let payload = concat(&mut cx.text, &[Part::Var(side.service_instance_id)]);
             let outputs = created(cx, r);
             let kind = http(
                 "POST",
@@ -203,11 +205,12 @@ pub(super) fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
         Step::CreateRelationshipInstance(rel) => {
             let r = TemplateRef::Relationship(*rel);
             let rt = t.relationship(*rel);
+            let side = side(t, r);
             let source = cx.names.id(TemplateRef::Node(rt.source));
             let target = cx.names.id(TemplateRef::Node(rt.target));
             let payload = groovy(&mut cx.text, |o| {
                 o.push_str("'<api:CreateRelationshipTemplateInstanceRequest xmlns:api=\"http://opentosca.org/api\" service-instance-id=\"' + x(");
-                push_var(o, "serviceInstanceID");
+                push_var(o, side.service_instance_id);
                 o.push_str(") + '\" source-instance-id=\"' + x(");
                 push_var(o, source);
                 o.push_str(") + '\" target-instance-id=\"' + x(");
@@ -217,7 +220,7 @@ pub(super) fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
             let url = concat(
                 &mut cx.text,
                 &[
-                    Part::Var("serviceTemplateURL"),
+                    Part::Var(side.service_template_url),
                     Part::Lit(&instances_path(t, r)),
                 ],
             );
@@ -241,14 +244,16 @@ pub(super) fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
             chain.then(id, name, kind);
         }
         Step::StoreProperties(n) => store_properties(cx, chain, *n, p),
+        Step::CopyProperties { from, to } => copy_properties(cx, chain, *from, *to, p),
         Step::FollowRelationship { rel, from, to } => {
             let rt = t.relationship(*rel);
             let to_ref = TemplateRef::Node(*to);
+            let st_url = side(t, to_ref).service_template_url;
             let Ctx { names, text, .. } = &mut *cx;
             let url = concat(
                 text,
                 &[
-                    Part::Var("serviceTemplateURL"),
+                    Part::Var(st_url),
                     Part::Lit(&instances_path(t, TemplateRef::Relationship(*rel))),
                     Part::Lit("?source="),
                     Part::Var(names.id(TemplateRef::Node(*from))),
@@ -260,7 +265,7 @@ pub(super) fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
                 (
                     text.add(names.url(to_ref)),
                     groovy(text, |o| {
-                        push_var(o, "serviceTemplateURL");
+                        push_var(o, st_url);
                         o.push_str(" + ");
                         push_literal(o, &instances_path(t, to_ref));
                         o.push_str(
@@ -425,6 +430,41 @@ fn storable<'a>(
         .filter(|(name, _)| is_xml_name(name))
 }
 
+/// Set the property variables of `to` from those of `from` with the same
+/// names (a migrated node takes its source instance's properties).
+fn copy_properties(
+    cx: &mut Ctx,
+    chain: &mut Chain,
+    from: crate::model::NodeId,
+    to: crate::model::NodeId,
+    p: Prefix,
+) {
+    let t = cx.topology;
+    let to_props: std::collections::HashMap<&str, &str> =
+        cx.names.props_of(t, TemplateRef::Node(to)).collect();
+    let mut s = String::new();
+    for (name, v) in cx.names.props_of(t, TemplateRef::Node(from)) {
+        if let Some(&w) = to_props.get(name) {
+            super::init::set_variable(&mut s, w, &|o| push_var(o, v));
+        }
+    }
+    if s.is_empty() {
+        return;
+    }
+    let text = &mut cx.text;
+    let script = Kind::Script(Box::new(Script {
+        script: Value::Groovy(text.add(&s)),
+        locals: Vec::new(),
+    }));
+    let id = text.fmt(format_args!("{p}"));
+    let name = text.fmt(format_args!(
+        "properties of {} from {}",
+        t.node(to).id,
+        t.node(from).id
+    ));
+    chain.then(id, name, script);
+}
+
 /// PUT the properties of a node instance as the XML document its type
 /// declares.
 fn store_properties(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, p: Prefix) {
@@ -500,16 +540,21 @@ fn select(
     let r = TemplateRef::Node(n);
     let node = &t.node(n).id;
     let path = instances_path(t, r);
+    let side = side(t, r);
     let list = concat(
         &mut cx.text,
         &[
-            Part::Var("serviceTemplateURL"),
+            Part::Var(side.service_template_url),
             Part::Lit(&path),
             Part::Lit("?state=STARTED&serviceInstanceId="),
-            Part::Var("serviceInstanceID"),
+            Part::Var(side.service_instance_id),
         ],
     );
-    let base = format!("{} + {} + '/'", var("serviceTemplateURL"), literal(&path));
+    let base = format!(
+        "{} + {} + '/'",
+        var(side.service_template_url),
+        literal(&path)
+    );
     let (choice, label) = match strategy {
         Strategy::FirstInstance => ("(jnum(body(), 'id') + [''])[0]".to_string(), "first"),
         Strategy::UserProvided(input) => (
@@ -596,17 +641,22 @@ fn select(
 /// call that compute the values JUEL cannot (passed in by name).
 fn invocation_ins(cx: &mut Ctx, inv: &Invocation) -> Passed {
     let t = cx.topology;
-    let st = &t.service_template;
-    let template = t.template_id(inv.target).to_string();
+    // The target's templates are called through the target's CSAR,
+    // service template and instance.
+    let side = side(t, inv.target);
+    let template = t.api_id(inv.target).to_string();
     let mut fields: Vec<(String, Vec<Piece>)> = vec![
-        ("csarID".into(), vec![Piece::Var("csarID".into())]),
+        ("csarID".into(), vec![Piece::Var(side.csar.into())]),
         (
             "serviceTemplateID".into(),
-            vec![Piece::Lit(format!("{{{}}}{}", st.namespace, st.id))],
+            vec![Piece::Lit(format!(
+                "{{{}}}{}",
+                side.namespace, side.service_template
+            ))],
         ),
         (
             "serviceInstanceID".into(),
-            vec![Piece::Var("serviceInstanceURL".into())],
+            vec![Piece::Var(side.service_instance_url.into())],
         ),
     ];
     match inv.target {

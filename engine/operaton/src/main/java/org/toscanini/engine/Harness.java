@@ -53,6 +53,8 @@ final class Harness implements AutoCloseable {
     Map<String, String> answers = new LinkedHashMap<>();
     /** normal or error; by default error exactly when a failure is injected. */
     String expect;
+    /** A transformation's target service template below /csars, served beside the plan's own. */
+    String target;
     long timeoutMillis = 120_000;
   }
 
@@ -150,6 +152,7 @@ final class Harness implements AutoCloseable {
     try {
       Long service = null;
       mock.reset();
+      mock.setTarget(o.target);
       if (o.build != null) {
         for (int i = 0; i < o.instances; i++) {
           Result setup = once(o.build, null, Map.of(), new LinkedHashMap<>(), new Trace(), deadline, null);

@@ -22,7 +22,7 @@ public final class Main {
       usage: run bpmn PLAN [--inputs FILE.json] [--fail TEMPLATE/INTERFACE/OPERATION]
                            [--build BUILD_PLAN] [--instances N] [--property TEMPLATE.NAME=V1,V2,...]
                            [--state TEMPLATE=STATE] [--expect normal|error]
-                           [--answer TEMPLATE/OUTPUT=VALUE]
+                           [--answer TEMPLATE/OUTPUT=VALUE] [--target /CSAR/servicetemplates/QNAME]
                            [--trace OUT.jsonl] [--timeout SECONDS]
              run batch FILE.jsonl     (one JSON object a line: plan, name, trace, inputs, fail,
                                        build, instances, properties, states, expect, answer, timeout)
@@ -220,6 +220,7 @@ public final class Main {
       case "expect" -> o.expect = expect(v);
       case "answer" -> addAnswer(o, v);
       case "timeout" -> o.timeoutMillis = positive(name, v) * 1000L;
+      case "target" -> o.target = v;
       default -> throw new UsageError("unknown option " + name);
     }
   }

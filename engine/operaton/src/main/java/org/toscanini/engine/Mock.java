@@ -43,6 +43,8 @@ final class Mock implements AutoCloseable {
     long source;
     long target;
     final Map<String, String> properties = new TreeMap<>();
+    /** Whose service template: "" the plan's own, "target" a transformation's target. */
+    String side = "";
 
     Instance(long id, String template, boolean relationship, String state) {
       this.id = id;
@@ -72,6 +74,8 @@ final class Mock implements AutoCloseable {
   private int pendingPolls = 1;
   private List<String> outputs = List.of();
   private Map<String, String> answers = Map.of();
+  /** A transformation's target service template, below /csars (`/B.csar/servicetemplates/<QName>`), or null. */
+  private String targetPath;
 
   Mock() throws IOException {
     // Without TCP_NODELAY every answer waits out the client's delayed ACK (40 ms a request).
@@ -111,6 +115,30 @@ final class Mock implements AutoCloseable {
     this.answers = answers;
     invocations.clear();
     planStates.clear();
+  }
+
+  /**
+   * Serves a second CSAR's service template (a transformation's target) at `path` below /csars:
+   * `/<csar>/servicetemplates/<QName percent-encoded twice>`; null serves the plan's own only.
+   */
+  synchronized void setTarget(String path) {
+    if (path != null && !path.matches("^/[^/]+/servicetemplates/[^/]+$")) {
+      throw new IllegalArgumentException("--target takes /CSAR/servicetemplates/QNAME, not `" + path + "`");
+    }
+    targetPath = path;
+  }
+
+  private String targetCsar() {
+    return decode(targetPath.split("/")[1]);
+  }
+
+  private String targetQName() {
+    return decode(decode(targetPath.split("/")[3]));
+  }
+
+  /** The instance-API URL of a side's service template. */
+  private String serviceTemplateUrl(String side) {
+    return side.isEmpty() ? base + "/csars/" + CSAR + "/servicetemplates/" + ST : base + "/csars" + targetPath;
   }
 
   /** Forgets every instance: the next plan starts from an empty container. */
@@ -192,6 +220,9 @@ final class Mock implements AutoCloseable {
     m.put("template", i.template);
     m.put("instance", i.id);
     m.put("state", i.state);
+    if (!i.side.isEmpty()) {
+      m.put("side", i.side);
+    }
     if (i.relationship) {
       m.put("source", i.source);
       m.put("target", i.target);
@@ -291,7 +322,12 @@ final class Mock implements AutoCloseable {
     if (!st.matches()) {
       return Answer.reject(404, "no such resource");
     }
-    if (!st.group(1).equals(CSAR) || !st.group(2).equals(ST)) {
+    String side;
+    if (st.group(1).equals(CSAR) && st.group(2).equals(ST)) {
+      side = "";
+    } else if (targetPath != null && ("/" + st.group(1) + "/servicetemplates/" + st.group(2)).equals(targetPath)) {
+      side = "target";
+    } else {
       return Answer.reject(404, "unknown CSAR or service template");
     }
     String rest = st.group(3);
@@ -301,10 +337,10 @@ final class Mock implements AutoCloseable {
       String template = decode(m.group(2));
       e.put("template", template);
       if (m.group(3) == null) {
-        return method.equals("POST") ? createInstance(template, rel, body, e) : list(template, rel, q, e);
+        return method.equals("POST") ? createInstance(template, rel, body, e, side) : list(template, rel, q, e, side);
       }
       Instance i = (rel ? relationships : nodes).get(Long.parseLong(m.group(3)));
-      if (i == null || !i.template.equals(template)) {
+      if (i == null || !i.template.equals(template) || !i.side.equals(side)) {
         return Answer.reject(404, "no instance " + m.group(3) + " of " + template);
       }
       e.put("instance", i.id);
@@ -319,11 +355,12 @@ final class Mock implements AutoCloseable {
         e.put("kind", "instance");
         e.put("template", "");
         Instance s = createService();
+        s.side = side;
         e.put("instance", s.id);
-        return Answer.text(serviceInstanceUrl(s.id));
+        return Answer.text(serviceTemplateUrl(side) + "/instances/" + s.id);
       }
       Instance s = services.get(Long.parseLong(m.group(1)));
-      if (s == null) {
+      if (s == null || !s.side.equals(side)) {
         return Answer.reject(404, "no service instance " + m.group(1));
       }
       e.put("template", "");
@@ -350,9 +387,10 @@ final class Mock implements AutoCloseable {
     return s;
   }
 
-  private Answer createInstance(String template, boolean rel, String body, Map<String, Object> e) {
+  private Answer createInstance(String template, boolean rel, String body, Map<String, Object> e, String side) {
     e.put("kind", "instance");
     Instance i = new Instance(nextId++, template, rel, "INITIAL");
+    i.side = side;
     if (rel) {
       i.service = longAttr(body, "service-instance-id");
       i.source = longAttr(body, "source-instance-id");
@@ -368,18 +406,25 @@ final class Mock implements AutoCloseable {
     if (!services.containsKey(i.service)) {
       return Answer.reject(400, "no service instance " + i.service);
     }
+    // The container keeps a service template's instances in its own service instances.
+    if (!services.get(i.service).side.equals(side)) {
+      return Answer.reject(400, "service instance " + i.service + " is not an instance of this service template");
+    }
+    if (rel && (!nodes.get(i.source).side.equals(side) || !nodes.get(i.target).side.equals(side))) {
+      return Answer.reject(400, "relationship instance of " + template + ": an end is another service template's");
+    }
     (rel ? relationships : nodes).put(i.id, i);
     e.put("instance", i.id);
     String kind = rel ? "relationshiptemplates" : "nodetemplates";
-    return Answer.text(instanceDataApiUrl().replaceAll("/instances$", "") + "/" + kind + "/" + template + "/instances/" + i.id);
+    return Answer.text(serviceTemplateUrl(side) + "/" + kind + "/" + template + "/instances/" + i.id);
   }
 
-  private Answer list(String template, boolean rel, Map<String, String> q, Map<String, Object> e) {
+  private Answer list(String template, boolean rel, Map<String, String> q, Map<String, Object> e, String side) {
     e.put("kind", "list");
     List<Map<String, Object>> out = new ArrayList<>();
     for (Instance i : (rel ? relationships : nodes).values()) {
       // As the container: without a `state` filter, deleted instances are listed too.
-      if (!i.template.equals(template)) {
+      if (!i.template.equals(template) || !i.side.equals(side)) {
         continue;
       }
       if (q.containsKey("serviceInstanceId") && i.service != Long.parseLong(q.get("serviceInstanceId"))) {
@@ -484,12 +529,61 @@ final class Mock implements AutoCloseable {
       String s = instanceUrl.toString().replaceAll("/+$", "");
       e.put("instance", Long.parseLong(s.substring(s.lastIndexOf('/') + 1)));
     }
+    String wrong = wrongContext(info, node != null, template);
+    if (wrong != null) {
+      return Answer.reject(400, wrong);
+    }
     Invocation inv = new Invocation();
     inv.event = e;
     inv.fault = fail.equals(template + "/" + e.get("interface") + "/" + e.get("operation"));
     long id = nextId++;
     invocations.put(id, inv);
     return new Answer(202, "application/json", "{}", "/ManagementBus/v1/invoker/activeRequests/" + id);
+  }
+
+  /**
+   * Why the bus would not find the invocation's template: the CSAR and service template must be
+   * those of the service instance, and the node instance one of its instances of the template.
+   */
+  private String wrongContext(Map<String, Object> info, boolean isNode, String template) {
+    Long serviceId = lastId(info.get("serviceInstanceID"));
+    if (serviceId == null) {
+      return null;
+    }
+    Instance service = services.get(serviceId);
+    if (service == null) {
+      return "invocation in unknown service instance " + serviceId;
+    }
+    String csar = String.valueOf(info.get("csarID"));
+    String wantCsar = service.side.isEmpty() ? CSAR : targetCsar();
+    if (!csar.equals(wantCsar)) {
+      return "invocation of " + template + " with CSAR " + csar + " in a service instance of " + wantCsar;
+    }
+    if (!service.side.isEmpty() && !String.valueOf(info.get("serviceTemplateID")).equals(targetQName())) {
+      return "invocation of " + template + " with service template " + info.get("serviceTemplateID")
+          + " in a service instance of " + targetQName();
+    }
+    Long instanceId = isNode ? lastId(info.get("nodeInstanceID")) : null;
+    if (instanceId != null) {
+      Instance i = nodes.get(instanceId);
+      if (i == null || !i.template.equals(template) || i.service != serviceId) {
+        return "invocation of " + template + " on node instance " + instanceId
+            + ", which is not an instance of it in service instance " + serviceId;
+      }
+    }
+    return null;
+  }
+
+  private static Long lastId(Object url) {
+    if (url == null || url.toString().isEmpty()) {
+      return null;
+    }
+    String s = url.toString().replaceAll("/+$", "");
+    try {
+      return Long.parseLong(s.substring(s.lastIndexOf('/') + 1));
+    } catch (NumberFormatException ex) {
+      return null;
+    }
   }
 
   private Answer poll(long id, Map<String, Object> e) {
