@@ -36,20 +36,9 @@ use super::splice_parts::{spliced_groups, spliced_policies, spliced_substitution
 use super::splice_values::{Maps, Sub, Values, interface_values};
 use super::substitute::Inlined;
 use crate::diagnostics::{Diagnostic, codes};
-use crate::model::{InputDef, NodeId, RelId, RelationshipTemplate, Topology, TypeId, TypeTable};
+use crate::model::merge::import;
+use crate::model::{InputDef, NodeId, RelId, RelationshipTemplate, Topology, TypeTable};
 use crate::yaml::ast::TypeKind;
-
-/// Import type `id` of `from` into `into` (with its ancestry).
-fn import(into: &mut TypeTable, from: &TypeTable, id: TypeId) -> TypeId {
-    let def = from.get(id);
-    if let Some(existing) = into.lookup(def.kind, &def.name) {
-        return existing;
-    }
-    let parent = def.parent.map(|p| import(into, from, p));
-    let mut def = def.clone();
-    def.parent = parent;
-    into.add(def)
-}
 
 impl<'a> Lowerer<'a> {
     /// Put the substituting topologies in their nodes' places.
