@@ -169,3 +169,46 @@ fn a_2_0_node_with_the_substitute_directive_is_its_substituting_topology() {
         ))
     );
 }
+
+#[test]
+fn substituting_templates_are_found_in_other_definitions_too() {
+    // 2.0 §17.2: TOSCA.meta's Other-Definitions name the files where
+    // substituting templates are; the entry need not import them.
+    let from = repo().join("tests/features/substitute-2-0");
+    let dir = crate::support::temp_dir("substitution-other-definitions");
+    for entry in std::fs::read_dir(&from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_file() {
+            std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+        }
+    }
+    std::fs::create_dir_all(dir.join("scripts")).unwrap();
+    for s in ["app", "db", "dbms", "vm"] {
+        let f = format!("scripts/{s}.sh");
+        std::fs::copy(from.join(&f), dir.join(&f)).unwrap();
+    }
+    let service = std::fs::read_to_string(from.join("service.yaml")).unwrap();
+    let service = service.replace("  - url: database.yaml\n", "");
+    assert_ne!(
+        service,
+        std::fs::read_to_string(from.join("service.yaml")).unwrap()
+    );
+    std::fs::write(dir.join("service.yaml"), service).unwrap();
+    std::fs::create_dir_all(dir.join("TOSCA-Metadata")).unwrap();
+    let meta = std::fs::read_to_string(from.join("TOSCA-Metadata/TOSCA.meta")).unwrap();
+    // Without the import nor Other-Definitions, nothing substitutes `db`.
+    std::fs::write(dir.join("TOSCA-Metadata/TOSCA.meta"), &meta).unwrap();
+    let (t, _, _) = build_and_termination(&dir);
+    assert!(
+        t.node_by_id("db")
+            .is_some_and(|n| t.nodes[n.0 as usize].is_abstract)
+    );
+    std::fs::write(
+        dir.join("TOSCA-Metadata/TOSCA.meta"),
+        format!("{meta}Other-Definitions: database.yaml\n"),
+    )
+    .unwrap();
+    let (t, build, _) = build_and_termination(&dir);
+    assert!(t.node_by_id("db").is_none());
+    assert!(before(&build, "db_sql_provision", "app_provision"));
+}

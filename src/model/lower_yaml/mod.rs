@@ -273,7 +273,7 @@ fn lower_text(yaml: &str) -> (Option<Topology>, Diagnostics) {
     );
     let mut sources = crate::diagnostics::SourceMap::default();
     let (loaded, diags) =
-        crate::yaml::imports::load(&mut csar, "service.yaml", 64, &[], &mut sources);
+        crate::yaml::imports::load(&mut csar, "service.yaml", &[], 64, &[], &mut sources);
     assert!(!diags.has_errors(), "{diags:?}");
     lower(&loaded, &mut csar)
 }
@@ -289,7 +289,8 @@ fn lower_files(files: &[(&str, &str)]) -> (Option<Topology>, Diagnostics) {
             .map(|(n, t)| (n.to_string(), t.as_bytes().to_vec())),
     );
     let mut sources = crate::diagnostics::SourceMap::default();
-    let (loaded, diags) = crate::yaml::imports::load(&mut csar, files[0].0, 64, &[], &mut sources);
+    let (loaded, diags) =
+        crate::yaml::imports::load(&mut csar, files[0].0, &[], 64, &[], &mut sources);
     assert!(!diags.has_errors(), "{diags:?}");
     lower(&loaded, &mut csar)
 }

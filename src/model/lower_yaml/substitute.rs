@@ -2,7 +2,8 @@
 //! by which service template of the CSAR.
 //!
 //! In: the lowered node templates of a topology and every file loaded
-//! with it (the entry and what it imports, transitively). Out: for each
+//! with it (the entry and what it imports, transitively; the files
+//! TOSCA.meta names in `Other-Definitions`, 2.0 §17.2, and theirs). Out: for each
 //! substituted node the substituting topology, lowered on its own (its own
 //! substitutions already inlined), which `splice` then puts in the node's
 //! place.
