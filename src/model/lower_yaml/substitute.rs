@@ -61,6 +61,16 @@ impl<'a> Lowerer<'a> {
     pub(super) fn substitutes(&mut self, nodes: &mut Nodes<'a>) -> Vec<Inlined<'a>> {
         let v2 = self.units[self.entry].file.version.is_v2();
         let mut out = Vec::new();
+        // Most topologies have no substituting template to look for: no
+        // search per node then (a large topology has many abstract nodes).
+        let mappings = self.loaded.files.iter().any(|f| {
+            f.topology
+                .as_ref()
+                .is_some_and(|t| t.substitution.is_some())
+        });
+        if !mappings {
+            return out;
+        }
         for i in 0..nodes.asts.len() {
             let (n, key) = (nodes.asts[i].0, nodes.asts[i].1.to_string());
             let node = &nodes.nodes[i];
