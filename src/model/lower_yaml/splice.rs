@@ -296,6 +296,31 @@ impl<'a> Lowerer<'a> {
         r: &RelationshipTemplate,
     ) {
         let file = s.unit.file.source.name();
+        // 2.0 §15.5.3: a requirement mapped to a selectable node makes that
+        // node the requirement's target; the plans do not identify the two.
+        let selectable = (what == "requirement")
+            .then(|| {
+                s.mapping
+                    .requirements
+                    .iter()
+                    .find(|(n, t)| n.text == name && t.len() == 1)
+            })
+            .flatten();
+        if let Some((_, target)) = selectable {
+            self.diags.push(
+                Diagnostic::warning(
+                    codes::W_SUBSTITUTION,
+                    format!(
+                        "relationship `{}` uses requirement `{name}` of `{}`, which `{file}` maps to its selectable node `{}` (TOSCA 2.0 §15.5.3); the plans do not take the relationship's target for that node: the relationship is dropped, and with it its ordering",
+                        r.id, sub.id, target[0].text
+                    ),
+                )
+                .at_opt(r.origin.clone())
+                .note(format!("the mapping is here: {}", Lowerer::at(s.unit, target[0].span)))
+                .hint("the selectable node is registered as an existing instance; map the requirement to a requirement of a node template (`[ <node>, <requirement> ]`) to keep the ordering"),
+            );
+            return;
+        }
         let message = format!(
             "relationship `{}` uses {what} `{name}` of `{}`, which `{file}` substitutes without mapping that {what}",
             r.id, sub.id
