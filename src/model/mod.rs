@@ -232,6 +232,19 @@ pub struct NodeTemplate {
 }
 
 impl NodeTemplate {
+    /// An artifact by name: a deployment artifact, or one that implements
+    /// an operation (which `deployment artifacts` leave out).
+    pub fn artifact(&self, name: &str) -> Option<&Artifact> {
+        self.artifacts.iter().find(|a| a.name == name).or_else(|| {
+            self.interfaces
+                .iter()
+                .flat_map(|i| &i.operations)
+                .filter_map(|o| o.implementation.as_ref())
+                .flat_map(|imp| std::iter::once(&imp.primary).chain(&imp.dependencies))
+                .find(|a| a.name == name)
+        })
+    }
+
     /// Whether any operation of any of its interfaces has an implementation.
     pub fn implements_any(&self) -> bool {
         self.interfaces

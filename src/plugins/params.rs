@@ -203,6 +203,25 @@ pub(crate) fn value_binding(topology: &Topology, template: TemplateRef, value: &
                     _ => Binding::Literal(String::new()),
                 }
             }
+            // `[entity, artifact]` (the YAML front end has warned about
+            // other forms and left them as written): the artifact's file
+            // as the container serves it, where the node has the artifact.
+            ("get_artifact", [Value::Scalar(entity), Value::Scalar(name)]) => {
+                let file = match (entity.as_str(), template) {
+                    ("SOURCE" | "TARGET", _) | ("SELF", TemplateRef::Relationship(_)) => None,
+                    _ => match entity_of(topology, template, entity) {
+                        Some(TemplateRef::Node(n)) => topology
+                            .node(n)
+                            .artifact(name)
+                            .and_then(|a| a.files.first()),
+                        _ => None,
+                    },
+                };
+                match file {
+                    Some(f) => Binding::artifact(f),
+                    None => Binding::Literal(value.to_json().to_string()),
+                }
+            }
             ("concat", parts) => Binding::Concat(
                 parts
                     .iter()

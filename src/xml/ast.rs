@@ -254,6 +254,9 @@ pub(crate) struct Policy {
     pub policy_type: Option<QRef>,
     /// `policyRef`: the `PolicyTemplate` with its properties.
     pub policy_ref: Option<QRef>,
+    /// Properties written inside the `Policy` itself (Winery writes them
+    /// so), which override those of the policy template.
+    pub properties: Option<PropertiesDoc>,
 }
 
 /// A `NodeTemplate`.

@@ -464,6 +464,43 @@ impl Reader<'_> {
         Some(doc)
     }
 
+    /// The properties a `Policy` carries inline: a TOSCA `Properties`
+    /// child (as any template's), or the policy-specific content TOSCA 1.0
+    /// allows (elements of other namespaces) that Winery writes: a wrapper
+    /// element whose children are the properties, or the property elements
+    /// themselves (`<SecurityGroup>default</SecurityGroup>`).
+    fn policy_properties(&mut self, id: ElemId) -> Option<PropertiesDoc> {
+        if self.tosca_child(id, "Properties").is_some() {
+            return self.properties(id);
+        }
+        let mut doc: Option<PropertiesDoc> = None;
+        for &c in &self.doc.get(id).children {
+            let e = self.doc.get(c);
+            if e.ns.as_deref() == Some(TOSCA) {
+                continue;
+            }
+            let d = doc.get_or_insert_with(|| PropertiesDoc {
+                ns: e.ns.as_deref().map(str::to_string),
+                local: e.local.to_string(),
+                values: Vec::new(),
+            });
+            let values: Vec<ElemId> = if e.children.is_empty() {
+                vec![c]
+            } else {
+                e.children.clone()
+            };
+            for v in values {
+                let ve = self.doc.get(v);
+                d.values.push(PropertyValue {
+                    name: ve.local.to_string(),
+                    value: self.doc.deep_text(v).trim().to_string(),
+                    span: ve.span,
+                });
+            }
+        }
+        doc
+    }
+
     fn reqcaps(&mut self, id: ElemId, list: &'static str, item: &'static str) -> Vec<ReqCap> {
         let mut out = Vec::new();
         for l in self.tosca_children(id, list) {
@@ -635,6 +672,7 @@ impl Reader<'_> {
                     name: self.optional(p, "name"),
                     policy_type,
                     policy_ref,
+                    properties: self.policy_properties(p),
                 });
             }
         }

@@ -56,6 +56,41 @@ pub(crate) struct File {
     pub types: Vec<TypeDef>,
     /// `topology_template` (1.x) / `service_template` (2.0).
     pub topology: Option<Topology>,
+    /// `functions` (2.0): custom function definitions.
+    pub functions: Vec<FunctionDef>,
+}
+
+/// A custom function definition (2.0 §10.4).
+#[derive(Clone, Debug)]
+pub(crate) struct FunctionDef {
+    /// Its name (without `$`).
+    pub name: Spanned,
+    /// What its signatures accept, in order.
+    pub signatures: Vec<Signature>,
+}
+
+/// How many arguments a function signature takes.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Signature {
+    /// `arguments`: how many must be given.
+    pub arguments: usize,
+    /// `optional_arguments`: how many may follow.
+    pub optional: usize,
+    /// `variadic`: the last argument may repeat.
+    pub variadic: bool,
+}
+
+impl Signature {
+    /// Whether a call with `n` arguments fits (§10.4: a variadic last
+    /// argument repeats; no arguments and variadic take anything).
+    pub(crate) fn accepts(&self, n: usize) -> bool {
+        let (required, optional) = (self.arguments, self.optional);
+        if self.variadic {
+            n >= required
+        } else {
+            n >= required && n <= required + optional
+        }
+    }
 }
 
 impl File {
@@ -341,6 +376,9 @@ pub(crate) struct NodeTemplate {
     pub artifacts: Vec<ArtifactDef>,
     /// `copy`.
     pub copy: Option<Spanned>,
+    /// Whether `count`, `occurrences` or `instance_count` asks for other
+    /// than exactly one instance (toscanini makes one; W0412 says so).
+    pub multiple: bool,
     /// The whole entry.
     pub span: Span,
 }

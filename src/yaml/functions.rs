@@ -1,9 +1,10 @@
 //! Intrinsic function calls in values: recognised here, kept as data by
 //! the lowering (plans evaluate them at run time or pass them on).
 //!
-//! In: a value [`Node`]. Out: whether it is a call, its name and argument
-//! nodes, or a diagnostic (E0309) for a call that cannot be right (wrong
-//! number or kind of arguments). Both spellings are read: 1.x
+//! In: a value [`Node`]. Out: whether it is a call (of a built-in function
+//! or, in 2.0, of any other: a custom function, §10.4), its name and
+//! argument nodes, or a diagnostic (E0309) for a built-in call that cannot
+//! be right (wrong number or kind of arguments). Both spellings are read: 1.x
 //! `{get_input: port}` and 2.0 `{$get_input: port}` (`$$` escapes a
 //! literal `$`; a bare `$name` is a call without arguments).
 
@@ -77,8 +78,11 @@ pub(crate) struct Call<'a> {
 
 /// What a value node is.
 pub(crate) enum Classified<'a> {
-    /// A function call.
+    /// A call of a built-in function.
     Call(Call<'a>),
+    /// A 2.0 call of a function that is not built in (a custom function,
+    /// §10.4): its arguments are not checked here.
+    Custom(Call<'a>),
     /// A string that starts with `$$`: the text with one `$` removed.
     Escaped(String),
     /// Anything else.
@@ -101,11 +105,16 @@ pub(crate) fn classify<'a>(
             }
             let name = &text[1..];
             if is_identifier(name) {
-                return Ok(Classified::Call(Call {
+                let call = Call {
                     name: name.to_string(),
                     args: Vec::new(),
                     span: node.span,
-                }));
+                };
+                if !is_builtin(name) {
+                    return Ok(Classified::Custom(call));
+                }
+                check(name, &[], node, source)?;
+                return Ok(Classified::Call(call));
             }
             Ok(Classified::Plain)
         }
@@ -119,15 +128,7 @@ pub(crate) fn classify<'a>(
                     return Ok(Classified::Plain);
                 }
                 // `$fn$1` allows the same call twice as map keys.
-                let n = n.split('$').next().unwrap_or(n);
-                if !SIMPLE_PROFILE.contains(&n) && !TOSCA_2.contains(&n) {
-                    return Err(Diagnostic::warning(
-                        codes::W_YAML_LENIENT,
-                        format!("`{key}` is not a TOSCA 2.0 function; the value is passed on unevaluated"),
-                    )
-                    .at(source.location(k.span)));
-                }
-                n
+                n.split('$').next().unwrap_or(n)
             } else if SIMPLE_PROFILE.contains(&key) {
                 key
             } else {
@@ -138,6 +139,13 @@ pub(crate) fn classify<'a>(
                 Kind::Null => Vec::new(),
                 _ => vec![v],
             };
+            if !is_builtin(name) {
+                return Ok(Classified::Custom(Call {
+                    name: name.to_string(),
+                    args,
+                    span: node.span,
+                }));
+            }
             check(name, &args, node, source)?;
             Ok(Classified::Call(Call {
                 name: name.to_string(),
@@ -168,6 +176,10 @@ pub(crate) fn classify<'a>(
     }
 }
 
+fn is_builtin(name: &str) -> bool {
+    SIMPLE_PROFILE.contains(&name) || TOSCA_2.contains(&name)
+}
+
 fn is_identifier(s: &str) -> bool {
     !s.is_empty()
         && s.chars()
@@ -188,6 +200,12 @@ fn check(name: &str, args: &[&Node], node: &Node, source: &SourceFile) -> Result
             "a list [entity, (requirement or capability,) name, ...]",
         ),
         "get_operation_output" => (4, 4, "a list [entity, interface, operation, output]"),
+        "get_artifact" => (
+            2,
+            usize::MAX,
+            "a list [entity or TOSCA path, artifact name, (location, remove)]",
+        ),
+        "node_index" | "relationship_index" => (0, 0, "no arguments"),
         "token" => (3, 3, "a list [string, separators, index]"),
         "concat" | "join" => (1, usize::MAX, "a list of values"),
         _ => return Ok(()),
@@ -205,7 +223,7 @@ fn check(name: &str, args: &[&Node], node: &Node, source: &SourceFile) -> Result
     }
     if matches!(
         name,
-        "get_property" | "get_attribute" | "get_operation_output"
+        "get_property" | "get_attribute" | "get_operation_output" | "get_artifact"
     ) && let Some(bad) = args.iter().find(|a| a.as_str().is_none())
     {
         return Err(Diagnostic::error(

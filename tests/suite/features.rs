@@ -6,7 +6,8 @@
 //! runtime updated in place under an application, a freezable store and a
 //! front end that cannot be stopped) and on `tests/features/test-policies`
 //! and `yaml-test-policies` (OpenTOSCA's test policies, with fixed,
-//! resolved and expected values); the steps the plugins emit; where the
+//! resolved and expected values; `test-policies-inline` the XML ones
+//! written inside the policies, as Winery writes them); the steps the plugins emit; where the
 //! plans are made and the error where they cannot be; snapshots of the
 //! plans in both languages.
 
@@ -581,6 +582,38 @@ fn test_policies_invoke_their_operation_and_check_what_they_expect() {
         input(&test, "db_test_ping", "DBName"),
         &Binding::Literal("todo".into())
     );
+}
+
+/// Test policies whose properties are written inside the `Policy` (the
+/// shapes Winery writes) make the same test plan, in both languages and with
+/// the same diagnostics, as those whose `policyRef` names a `PolicyTemplate`.
+/// (Before inline properties were read, the inline fixture had no test plan:
+/// E0508, both policies left out with W0512.)
+#[test]
+fn inline_test_policies_make_the_plan_policy_templates_make() {
+    let inline = repo().join("tests/features/test-policies-inline");
+    let rendered = |path: &Path| {
+        let (loaded, plans) = derive(path, &[PlanKind::Test]);
+        let (plans, diags) = plans.unwrap();
+        let p = &plans[0];
+        let bpel = toscanini::compile::render(p, &loaded.topology, toscanini::Language::Bpel)
+            .unwrap()
+            .files
+            .into_iter()
+            .map(|f| (f.name, f.data))
+            .collect::<Vec<_>>();
+        let messages: Vec<String> = diags
+            .iter()
+            .map(|d| format!("{}: {}", d.code, d.message))
+            .collect();
+        (bpel, crate::bpmn::bpmn(&loaded, p).text, messages)
+    };
+    let (bpel, bpmn, messages) = rendered(&inline);
+    assert!(
+        !messages.iter().any(|m| m.starts_with("W0512")),
+        "{messages:?}"
+    );
+    assert_eq!(rendered(&test_policies()), (bpel, bpmn, messages));
 }
 
 #[test]

@@ -123,8 +123,10 @@ impl Lowerer<'_> {
     /// The policies of a node template, as the model keeps them: typed by
     /// their QName (`{ns}local`; TOSCA 1.0 policy types are not resolved,
     /// the plans that read policies match their local names), with the
-    /// properties of the policy template their `policyRef` names. A
-    /// `policyRef` that names no policy template is an error.
+    /// properties of the policy template their `policyRef` names, then
+    /// those written inside the policy (which win, as a template's own
+    /// properties win over its type's). A `policyRef` that names no policy
+    /// template is an error.
     fn node_policies(
         &mut self,
         n: &ast::NodeTemplate,
@@ -157,6 +159,9 @@ impl Lowerer<'_> {
                         .hint("define a <PolicyTemplate> with that id in that namespace, or import the document that defines it"),
                     ),
                 }
+            }
+            for v in p.properties.iter().flat_map(|d| &d.values) {
+                properties.insert(v.name.clone(), Value::Scalar(v.value.clone()));
             }
             out.push(Policy {
                 name,
@@ -232,5 +237,42 @@ mod tests {
             "{}",
             dangling[0].message
         );
+    }
+
+    #[test]
+    fn a_policy_reads_its_inline_properties_in_every_shape_winery_writes() {
+        let (t, d) = lower_text(
+            r#"<NodeType name="Server"/>
+            <PolicyTemplate id="PT" type="ex:Test">
+              <Properties><P xmlns=""><OperationName>ping</OperationName><InterfaceName>i</InterfaceName></P></Properties>
+            </PolicyTemplate>
+            <ServiceTemplate id="S"><TopologyTemplate>
+              <NodeTemplate id="vm" type="ex:Server"><Policies>
+                <Policy name="wrapped" policyType="ex:Test">
+                  <Properties><P xmlns=""><OperationName>a</OperationName></P></Properties>
+                </Policy>
+                <Policy name="content" policyType="ex:Test">
+                  <P xmlns="urn:p"><OperationName>b</OperationName><InterfaceName>i</InterfaceName></P>
+                </Policy>
+                <Policy name="bare" policyType="ex:Test">
+                  <SecurityGroup xmlns="urn:w">default</SecurityGroup>
+                </Policy>
+                <Policy name="both" policyType="ex:Test" policyRef="ex:PT">
+                  <P xmlns="urn:p"><OperationName>c</OperationName></P>
+                </Policy>
+              </Policies></NodeTemplate>
+            </TopologyTemplate></ServiceTemplate>"#,
+        );
+        assert!(d.is_empty(), "{d:?}");
+        let t = t.unwrap();
+        let get = |i: usize, k: &str| t.policies[i].properties.get(k).cloned();
+        let s = |v: &str| Some(Value::Scalar(v.into()));
+        assert_eq!(get(0, "OperationName"), s("a"));
+        assert_eq!(get(1, "OperationName"), s("b"));
+        assert_eq!(get(1, "InterfaceName"), s("i"));
+        assert_eq!(get(2, "SecurityGroup"), s("default"));
+        // the inline value wins over the policy template's, the rest stays
+        assert_eq!(get(3, "OperationName"), s("c"));
+        assert_eq!(get(3, "InterfaceName"), s("i"));
     }
 }

@@ -32,17 +32,21 @@
 //!   goes to the target node or reads the capability's property), so that
 //!   plans bind them to instance data without knowing TOSCA YAML.
 //!
-//! One concept per file: `types` (names, ancestry), `values`,
-//! `artifacts`, `interfaces`, `properties`, `capabilities`, `nodes`,
+//! One concept per file: `types` (names, ancestry), `values` (with
+//! `fold`, the built-in functions evaluated now, `artifact_calls`, the
+//! `get_artifact` calls, and `custom_functions`, calls of functions that
+//! are not built in), `artifacts`, `interfaces`, `properties`, `capabilities`, `nodes`,
 //! `requirements`, `relationships`, `delegation`, `attributes`,
 //! `entities`, `policies` (and groups), `substitution`, `substitute`
 //! (which nodes are substituted, by what), `splice`, `splice_values`,
 //! `splice_parts` (their templates in the nodes' places), `workflows`;
 //! `topology` lowers the parts in order.
 
+mod artifact_calls;
 mod artifacts;
 mod attributes;
 mod capabilities;
+mod custom_functions;
 mod delegation;
 mod entities;
 mod fold;
@@ -168,6 +172,10 @@ struct Lowerer<'a> {
     chains: HashMap<(TypeKind, String), Option<Vec<String>>>,
     inputs: BTreeSet<String>,
     node_names: BTreeSet<String>,
+    /// Node templates whose multiplicity asks for other than one instance.
+    multiple_nodes: BTreeSet<String>,
+    /// `get_artifact` calls, checked once the topology is made.
+    artifact_calls: Vec<artifact_calls::ArtifactCall>,
     rel_template_names: BTreeSet<String>,
     /// 2.0 files that used a built-in type without importing a profile.
     implicit_profile: BTreeSet<String>,
@@ -218,6 +226,8 @@ impl<'a> Lowerer<'a> {
             chains: HashMap::new(),
             inputs: BTreeSet::new(),
             node_names: BTreeSet::new(),
+            multiple_nodes: BTreeSet::new(),
+            artifact_calls: Vec::new(),
             rel_template_names: BTreeSet::new(),
             implicit_profile: BTreeSet::new(),
             capability_values: HashMap::new(),

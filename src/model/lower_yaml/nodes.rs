@@ -114,8 +114,9 @@ impl<'a> Lowerer<'a> {
         let defs = self.defs(TypeKind::Node, key);
         let owner = format!("`{name}`");
         // The type's alone: made once (with the diagnostics of the type's
-        // definitions, which are reported once anyway) and shared.
-        let of_type = n.interfaces.is_empty() && n.artifacts.is_empty();
+        // definitions, which are reported once anyway) and shared. Not for
+        // a template of several instances, whose `$node_index` differs.
+        let of_type = n.interfaces.is_empty() && n.artifacts.is_empty() && !n.multiple;
         let shared = of_type
             .then(|| {
                 self.type_interfaces

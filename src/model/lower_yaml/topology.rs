@@ -61,6 +61,7 @@ impl<'a> Lowerer<'a> {
             &self.capability_names,
         );
         self.check_weaving(&topology);
+        self.check_artifact_calls(&topology);
         self.inputs(&mut topology, topo, unit);
         self.outputs(&mut topology, topo, unit, &by_requirement);
         self.operation_outputs(&mut topology);
@@ -94,6 +95,12 @@ impl<'a> Lowerer<'a> {
         self.node_names = topo
             .node_templates
             .iter()
+            .map(|n| n.name.text.clone())
+            .collect();
+        self.multiple_nodes = topo
+            .node_templates
+            .iter()
+            .filter(|n| n.multiple)
             .map(|n| n.name.text.clone())
             .collect();
         self.rel_template_names = topo

@@ -22,12 +22,20 @@ impl<'a> Lowerer<'a> {
                     .map(|a| self.value(a, unit, this))
                     .collect();
                 self.check_call(&call.name, &args, call.span, unit, this);
+                match call.name.as_str() {
+                    "node_index" | "relationship_index" => {
+                        return self.index(&call.name, call.span, unit, this);
+                    }
+                    "get_artifact" => return self.get_artifact(args, call.span, unit, this),
+                    _ => {}
+                }
                 if let Some(known) = fold::fold(&call.name, &args) {
                     return known;
                 }
                 self.report_unevaluated(&call.name, &args, call.span, unit);
                 Value::call(call.name, args)
             }
+            Ok(Classified::Custom(call)) => self.custom_call(&call, node, unit, this),
             Ok(Classified::Escaped(s)) => Value::Scalar(s),
             Ok(Classified::Plain) => self.plain(node, unit, this),
             Err(d) => {
@@ -94,6 +102,46 @@ impl<'a> Lowerer<'a> {
         );
     }
 
+    /// `$node_index` and `$relationship_index` (2.0 §10.2.1.6–7): toscanini
+    /// makes one instance of every node template and one relationship of
+    /// every requirement, so in its context the index is 0. A node template
+    /// whose multiplicity asks for more still gets one instance (W0412):
+    /// its index is 0 too, with a warning; outside its context the call is
+    /// passed on as written, with a warning.
+    fn index(&mut self, name: &str, span: Span, unit: Unit<'a>, this: This) -> Value {
+        let zero = Value::Scalar("0".into());
+        let (warning, hint) = match (name, this) {
+            ("node_index", This::Node(n)) if self.multiple_nodes.contains(n) => (
+                format!(
+                    "`$node_index` in node template `{n}` is 0: its multiplicity asks for several instances, but the plans create one"
+                ),
+                "drop the multiplicity, or give the value for the one instance",
+            ),
+            ("node_index", This::Node(_)) | ("relationship_index", This::Relationship) => {
+                return zero;
+            }
+            ("node_index", _) => (
+                "`$node_index` is used outside a node template, where it has no value: the call is passed on as written (JSON)".to_string(),
+                "use `$node_index` only in a node template or the node type it uses",
+            ),
+            _ => (
+                "`$relationship_index` is used outside a relationship, where it has no value: the call is passed on as written (JSON)".to_string(),
+                "use `$relationship_index` only in a requirement, a relationship template or the relationship type it uses",
+            ),
+        };
+        if !unit.builtin {
+            self.push_once(
+                Diagnostic::warning(codes::W_YAML_LENIENT, warning)
+                    .at(Self::at(unit, span))
+                    .hint(hint),
+            );
+        }
+        match this {
+            This::Node(_) if name == "node_index" => zero,
+            _ => Value::call(name, Vec::new()),
+        }
+    }
+
     /// Check the names a call refers to (E0410).
     fn check_call(&mut self, name: &str, args: &[Value], span: Span, unit: Unit<'a>, this: This) {
         let problem = match name {
@@ -103,7 +151,7 @@ impl<'a> Lowerer<'a> {
                 )),
                 _ => None,
             },
-            "get_property" | "get_attribute" | "get_operation_output" => {
+            "get_property" | "get_attribute" | "get_operation_output" | "get_artifact" => {
                 match args.first().and_then(Value::as_str) {
                     Some("SELF") if this == This::Nothing => {
                         Some(format!("`{name}` of `SELF` outside a template"))
@@ -148,7 +196,7 @@ impl<'a> Lowerer<'a> {
 }
 
 /// Whether a value holds a `$value` call (a validation clause's subject).
-fn names_value(v: &Value) -> bool {
+pub(super) fn names_value(v: &Value) -> bool {
     match v {
         Value::Call(c) => c.function == "value" || c.args.iter().any(names_value),
         Value::List(l) => l.iter().any(names_value),

@@ -11,9 +11,10 @@
 //! One file per TOSCA section: `imports`, `types`, `interfaces`,
 //! `artifacts`, `topology` (with relationship templates, outputs, groups
 //! and policies), `node_templates`, `requirements`, `substitution`,
-//! `workflows`; the key and value helpers they share are here.
+//! `workflows`, `functions`; the key and value helpers they share are here.
 
 mod artifacts;
+mod functions;
 mod imports;
 mod interfaces;
 mod node_templates;
@@ -81,6 +82,7 @@ pub(crate) fn read(
         repositories: Vec::new(),
         types: Vec::new(),
         topology: None,
+        functions: Vec::new(),
     };
     for (k, v) in r.entries(&root, "the file", TOP_KEYS) {
         match k.text.as_str() {
@@ -103,6 +105,7 @@ pub(crate) fn read(
                 }
             }
             "imports" => file.imports = r.imports(v),
+            "functions" => file.functions = r.functions(v),
             "topology_template" | "service_template" => {
                 let mut t = r.topology(v);
                 t.key_span = Span::new(k.span.start, v.span.end.max(k.span.end));

@@ -25,6 +25,7 @@ impl<'a> Reader<'a> {
             interfaces: Vec::new(),
             artifacts: Vec::new(),
             copy: None,
+            multiple: false,
             span: node.span,
         };
         if !matches!(node.kind, Kind::Map(_)) {
@@ -85,7 +86,9 @@ impl<'a> Reader<'a> {
                 "copy" => n.copy = self.string(v, "copy"),
                 // Multiplicity (1.3 §2.20, 2.0 `count`): the build plan makes
                 // one instance per template; say so rather than drop it quietly.
-                "count" | "occurrences" | "instance_count" => self.diags.push(
+                "count" | "occurrences" | "instance_count" => {
+                    n.multiple |= !exactly_one(v);
+                    self.diags.push(
                     Diagnostic::warning(
                         codes::W_IGNORED,
                         format!(
@@ -95,11 +98,21 @@ impl<'a> Reader<'a> {
                     )
                     .at(self.source.location(k.span))
                     .hint("scale-out plans add instances; declare a Scaling policy for the template"),
-                ),
+                );
+                }
                 _ => {}
             }
         }
         n
+    }
+}
+
+/// Whether a multiplicity value asks for exactly one instance: `1`, or the
+/// range `[1, 1]`.
+fn exactly_one(v: &Node) -> bool {
+    match &v.kind {
+        Kind::Seq(items) => items.len() == 2 && items.iter().all(|i| i.as_str() == Some("1")),
+        _ => v.as_str() == Some("1"),
     }
 }
 
