@@ -117,9 +117,24 @@ fn load_yaml(
     options: &LoadOptions,
     sources: &mut SourceMap,
 ) -> Result<Loaded> {
+    // 2.0 §17.2: TOSCA.meta's Other-Definitions hold substituting
+    // templates (those not in the CSAR are W0110, see yaml::meta).
+    let others: Vec<String> = match csar.origin {
+        crate::csar::Origin::File => Vec::new(),
+        _ => csar
+            .meta(sources)
+            .0
+            .map(|m| m.other_definitions())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|o| crate::csar::path::normalize(o).ok())
+            .filter(|o| csar.contains(o) && *o != entry)
+            .collect(),
+    };
     let (files, mut diags) = yaml::imports::load(
         &mut csar,
         &entry,
+        &others,
         options.limits.max_depth,
         &options.profiles,
         sources,

@@ -111,6 +111,15 @@ pub const BAD_FUNCTION_REFERENCE: &str = "E0410";
 pub const W_DANGLING_REQUIREMENT: &str = "W0411";
 /// A property value or template attribute is ignored.
 pub const W_IGNORED: &str = "W0412";
+/// A node cannot be substituted as asked: several templates substitute
+/// it, the substitution is a cycle, the substituting template leaves a
+/// requirement or capability of the node unmapped, or an input it needs
+/// gets no value.
+pub const SUBSTITUTION: &str = "E0413";
+/// Part of a substitution the plans cannot honour: an interface mapping,
+/// an attribute no output gives, an undecidable substitution filter, a
+/// relationship the mapping drops.
+pub const W_SUBSTITUTION: &str = "W0414";
 
 // ---- 5: plans (plan::)
 /// The ordering constraints form a cycle.

@@ -118,7 +118,7 @@ pub(crate) fn merge(
 
 /// Import type `id` of `from` (and its ancestors) into `into`; a type of
 /// the same kind and name there is taken as it is.
-fn import(into: &mut TypeTable, from: &TypeTable, id: TypeId) -> TypeId {
+pub(crate) fn import(into: &mut TypeTable, from: &TypeTable, id: TypeId) -> TypeId {
     let def = from.get(id);
     if let Some(existing) = into.lookup(def.kind, &def.name) {
         return existing;

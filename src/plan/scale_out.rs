@@ -307,7 +307,8 @@ mod tests {
             db: {type: tosca.nodes.Compute}\n";
         let mut csar = Csar::from_entries("t", [("s.yaml".to_string(), yaml.as_bytes().to_vec())]);
         let mut sources = crate::diagnostics::SourceMap::default();
-        let (loaded, _) = crate::yaml::imports::load(&mut csar, "s.yaml", 8, &[], &mut sources);
+        let (loaded, _) =
+            crate::yaml::imports::load(&mut csar, "s.yaml", &[], 8, &[], &mut sources);
         crate::model::lower_yaml::lower(&loaded, &mut csar)
             .0
             .unwrap()

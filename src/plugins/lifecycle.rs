@@ -315,7 +315,8 @@ mod tests {
             requirements: [{host: db}]\n";
         let mut csar = Csar::from_entries("t", [("s.yaml".to_string(), yaml.as_bytes().to_vec())]);
         let mut sources = crate::diagnostics::SourceMap::default();
-        let (loaded, d) = crate::yaml::imports::load(&mut csar, "s.yaml", 64, &[], &mut sources);
+        let (loaded, d) =
+            crate::yaml::imports::load(&mut csar, "s.yaml", &[], 64, &[], &mut sources);
         assert!(!d.has_errors(), "{d:?}");
         let (t, d) = crate::model::lower_yaml::lower(&loaded, &mut csar);
         t.unwrap_or_else(|| panic!("{d:?}"))

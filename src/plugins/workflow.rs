@@ -231,7 +231,8 @@ mod tests {
             interfaces: {Standard: {start: s.sh, stop: {description: manual}}}\n";
         let mut csar = Csar::from_entries("t", [("s.yaml".to_string(), yaml.as_bytes().to_vec())]);
         let mut sources = crate::diagnostics::SourceMap::default();
-        let (loaded, _) = crate::yaml::imports::load(&mut csar, "s.yaml", 64, &[], &mut sources);
+        let (loaded, _) =
+            crate::yaml::imports::load(&mut csar, "s.yaml", &[], 64, &[], &mut sources);
         crate::model::lower_yaml::lower(&loaded, &mut csar)
             .0
             .unwrap()

@@ -503,6 +503,10 @@ pub(crate) struct Substitution {
     pub capabilities: Vec<(Spanned, Vec<Spanned>)>,
     /// `properties`: name and mapping as written.
     pub properties: Vec<(Spanned, Node)>,
+    /// `attributes` (2.0 §15.3): attribute name and output as written.
+    pub attributes: Vec<(Spanned, Node)>,
+    /// `substitution_filter`, as written.
+    pub filter: Option<Node>,
     /// `interfaces`: operation and workflow name.
     pub interfaces: Vec<(Spanned, Spanned)>,
     /// The whole value.

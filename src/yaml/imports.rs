@@ -58,11 +58,15 @@ fn is_normative_alias(name: &str) -> bool {
     matches!(detect(name), Detected::Supported(_))
 }
 
-/// Load `entry` and its imports; `profiles` are the directories of the
-/// profile catalog ([`Catalog`]).
+/// Load `entry` and its imports, then each of `others` (TOSCA.meta
+/// `Other-Definitions`, where 2.0 §17.2 says substituting templates are
+/// found) and its imports, after them: they are not compiled, only
+/// searched for substituting templates. `profiles` are the directories
+/// of the profile catalog ([`Catalog`]).
 pub(crate) fn load(
     csar: &mut Csar,
     entry: &str,
+    others: &[String],
     max_depth: usize,
     profiles: &[PathBuf],
     sources: &mut SourceMap,
@@ -88,7 +92,19 @@ pub(crate) fn load(
     };
     let mut queue = vec![(first, Vec::<String>::new())];
     let mut seen: Vec<(usize, Vec<String>)> = Vec::new();
-    while let Some((file, scope)) = queue.pop() {
+    // Roots in order: the entry's closure first, then each other's.
+    let mut roots = others.iter().rev().map(String::as_str).collect::<Vec<_>>();
+    loop {
+        if queue.is_empty() {
+            let Some(other) = roots.pop() else { break };
+            if let Some(f) = l.file(INPUT, other, None, None) {
+                queue.push((f, Vec::new()));
+            }
+            continue;
+        }
+        let Some((file, scope)) = queue.pop() else {
+            break;
+        };
         if seen.contains(&(file, scope.clone())) {
             continue;
         }
@@ -639,7 +655,7 @@ mod tests {
                 .map(|(n, t)| (n.to_string(), t.as_bytes().to_vec())),
         );
         let mut sources = SourceMap::default();
-        load(&mut csar, files[0].0, 8, &[], &mut sources)
+        load(&mut csar, files[0].0, &[], 8, &[], &mut sources)
     }
 
     #[test]

@@ -19,6 +19,7 @@ mod rules;
 mod samples;
 mod scale_out;
 mod spec_key_examples;
+mod substitution;
 mod support;
 #[path = "../../benches/synth.rs"]
 mod synth;

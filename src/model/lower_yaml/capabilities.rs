@@ -178,7 +178,7 @@ impl<'a> Lowerer<'a> {
     /// The capabilities node type `key` defines along its ancestry, with
     /// their types: found once per node type (a large topology has many
     /// templates of few types).
-    fn offered(&mut self, key: &str) -> Vec<OfferedCapability<'a>> {
+    pub(super) fn offered(&mut self, key: &str) -> Vec<OfferedCapability<'a>> {
         if let Some(known) = self.capability_types.get(key) {
             return known.clone();
         }
@@ -211,7 +211,7 @@ impl<'a> Lowerer<'a> {
 
     /// The definitions of capability type `key` and its ancestors, nearest
     /// first.
-    fn lineage(&mut self, key: &str) -> Vec<&'a ast::TypeDef> {
+    pub(super) fn lineage(&mut self, key: &str) -> Vec<&'a ast::TypeDef> {
         let mut defs: Vec<&'a ast::TypeDef> = self
             .defs(TypeKind::Capability, key)
             .into_iter()

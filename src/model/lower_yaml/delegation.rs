@@ -98,7 +98,7 @@ impl<'a> Lowerer<'a> {
     /// what the plans expect instead.
     pub(super) fn warn_delegated(&mut self, t: &Topology, base: usize) {
         for node in t.nodes.iter().take(base) {
-            if !node.is_abstract && !node.running {
+            if (!node.is_abstract && !node.running) || self.substitution_failed.contains(&node.id) {
                 continue;
             }
             let inputs: Vec<String> = node
@@ -121,8 +121,8 @@ impl<'a> Lowerer<'a> {
                 )
             } else if implemented || !provided(&t.types, node) {
                 (
-                    "has the `substitute` directive, and toscanini does not substitute a node by another service template (TOSCA 2.0 §15)",
-                    "drop the directive (and give the node implementations) if the plans should provision it",
+                    "has the `substitute` directive, and no service template loaded with this one substitutes it (TOSCA 2.0 §15: none has `substitution_mappings` whose `node_type` is its type or derived from it)",
+                    "import a file whose service template has `substitution_mappings` with `node_type` naming the node's type (or a type derived from it), or drop the directive (and give the node implementations) if the plans should provision it",
                 )
             } else {
                 (
@@ -149,7 +149,7 @@ impl<'a> Lowerer<'a> {
 
 /// Whether the node's type is infrastructure the orchestrator provides
 /// when nothing of it is implemented.
-fn provided(types: &TypeTable, node: &NodeTemplate) -> bool {
+pub(super) fn provided(types: &TypeTable, node: &NodeTemplate) -> bool {
     types
         .ancestry(node.type_id)
         .iter()

@@ -37,7 +37,9 @@
 //! `get_artifact` calls, and `custom_functions`, calls of functions that
 //! are not built in), `artifacts`, `interfaces`, `properties`, `capabilities`, `nodes`,
 //! `requirements`, `relationships`, `delegation`, `attributes`,
-//! `entities`, `policies` (and groups), `substitution`, `workflows`;
+//! `entities`, `policies` (and groups), `substitution`, `substitute`
+//! (which nodes are substituted, by what), `splice`, `splice_values`,
+//! `splice_parts` (their templates in the nodes' places), `workflows`;
 //! `topology` lowers the parts in order.
 
 mod artifact_calls;
@@ -55,6 +57,10 @@ mod policies;
 mod properties;
 mod relationships;
 mod requirements;
+mod splice;
+mod splice_parts;
+mod splice_values;
+mod substitute;
 mod substitution;
 mod topology;
 mod types;
@@ -144,6 +150,19 @@ enum This<'c> {
 /// parts (in the files of this directory) share while the topology is
 /// lowered.
 struct Lowerer<'a> {
+    /// The files, for lowering a substituting template's topology.
+    loaded: &'a Loaded,
+    /// The unit whose topology is lowered (the entry's, or a substituting
+    /// template's).
+    entry: usize,
+    /// The files whose topologies are being lowered, outermost first: a
+    /// substitution that would inline one of them again is a cycle.
+    stack: Vec<usize>,
+    /// The capability each relationship (by index) asks its target for, as
+    /// written (a name or a type) with the unit to resolve it in.
+    rel_capability: Vec<Option<(String, Unit<'a>)>>,
+    /// Nodes whose substitution failed with an error (no W0313 for them).
+    substitution_failed: HashSet<String>,
     units: Vec<Unit<'a>>,
     index: HashMap<(TypeKind, String), Def<'a>>,
     csar: &'a mut Csar,
@@ -193,6 +212,11 @@ type OfType = (Arc<Vec<Interface>>, Vec<Artifact>);
 impl<'a> Lowerer<'a> {
     fn new(loaded: &'a Loaded, csar: &'a mut Csar) -> Self {
         let mut l = Lowerer {
+            loaded,
+            entry: 0,
+            stack: loaded.units.first().map(|u| u.file).into_iter().collect(),
+            rel_capability: Vec::new(),
+            substitution_failed: HashSet::new(),
             units: Vec::new(),
             index: HashMap::new(),
             csar,
@@ -260,7 +284,24 @@ fn lower_text(yaml: &str) -> (Option<Topology>, Diagnostics) {
     );
     let mut sources = crate::diagnostics::SourceMap::default();
     let (loaded, diags) =
-        crate::yaml::imports::load(&mut csar, "service.yaml", 64, &[], &mut sources);
+        crate::yaml::imports::load(&mut csar, "service.yaml", &[], 64, &[], &mut sources);
+    assert!(!diags.has_errors(), "{diags:?}");
+    lower(&loaded, &mut csar)
+}
+
+/// Lower the service template `files[0]` of a CSAR of `files` (unit tests
+/// of what reads several files).
+#[cfg(test)]
+fn lower_files(files: &[(&str, &str)]) -> (Option<Topology>, Diagnostics) {
+    let mut csar = Csar::from_entries(
+        "test",
+        files
+            .iter()
+            .map(|(n, t)| (n.to_string(), t.as_bytes().to_vec())),
+    );
+    let mut sources = crate::diagnostics::SourceMap::default();
+    let (loaded, diags) =
+        crate::yaml::imports::load(&mut csar, files[0].0, &[], 64, &[], &mut sources);
     assert!(!diags.has_errors(), "{diags:?}");
     lower(&loaded, &mut csar)
 }

@@ -231,7 +231,7 @@ impl<'a> Lowerer<'a> {
     ) -> NodeTemplate {
         let defs = self.defs(TypeKind::Node, key);
         let this = This::Node(id);
-        let properties = self.properties(&defs, &[], &[], self.units[0], this, id);
+        let properties = self.properties(&defs, &[], &[], self.units[self.entry], this, id);
         let mut list: Vec<IfaceB> = Vec::new();
         for d in &defs {
             for i in &d.def.interfaces {

@@ -51,7 +51,9 @@ impl<'a> Lowerer<'a> {
             {
                 self.check_fulfils(&p, target, target_type, &nodes.nodes);
             }
+            let capability = p.capability.map(|(c, u)| (c.text.clone(), u));
             if let Some(rel) = self.relationship(p, target, &nodes.nodes) {
+                self.rel_capability.push(capability);
                 self.rel_by_requirement
                     .entry(key)
                     .or_default()

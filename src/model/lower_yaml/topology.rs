@@ -34,7 +34,7 @@ pub(super) struct Nodes<'a> {
 
 impl<'a> Lowerer<'a> {
     pub(super) fn topology(&mut self, entry: &'a File, topo: &'a ast::Topology) -> Topology {
-        let unit = self.units[0];
+        let unit = self.units[self.entry];
         self.collect_names(topo);
         let node_templates = self.expand_copies(&topo.node_templates, unit);
         let mut nodes = self.node_templates(&node_templates, unit);
@@ -44,6 +44,7 @@ impl<'a> Lowerer<'a> {
         self.warn_unused_templates(topo, &wiring.used_templates, unit);
         let (relationships, by_requirement) = self.relationships(wiring, &nodes, base);
         self.mark_provided(&mut nodes.nodes[..base]);
+        let inlined = self.substitutes(&mut nodes);
         let mut topology = Topology::new(
             Dialect::Yaml(entry.version.name().to_string()),
             service_template_info(entry),
@@ -77,7 +78,7 @@ impl<'a> Lowerer<'a> {
         }
         let workflows = super::workflows::lower(self, &topology, topo, unit);
         topology.workflows = workflows;
-        topology
+        self.splice(topology, inlined)
     }
 
     /// The names values and calls may refer to: inputs (of the topology

@@ -20,6 +20,8 @@ impl<'a> Reader<'a> {
             requirements: Vec::new(),
             capabilities: Vec::new(),
             properties: Vec::new(),
+            attributes: Vec::new(),
+            filter: None,
             interfaces: Vec::new(),
             span: node.span,
         };
@@ -71,6 +73,8 @@ impl<'a> Reader<'a> {
                     }
                 }
                 "properties" => s.properties = self.assignments(v, "properties"),
+                "attributes" => s.attributes = self.assignments(v, "attributes"),
+                "substitution_filter" => s.filter = Some(v.clone()),
                 // 1.3: `<interface>: {<operation>: <workflow>}` (older texts:
                 // `<operation>: <workflow>`); 2.0 drafts map lists. Only the
                 // workflow names are kept.
