@@ -176,32 +176,7 @@ pub(super) fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
             condition,
             otherwise,
         } => check(cx, chain, *template, condition, *otherwise, p),
-        Step::CreateNodeInstance(n) => {
-            let r = TemplateRef::Node(*n);
-            let side = side(t, r);
-            let url = concat(
-                &mut cx.text,
-                &[
-                    Part::Var(side.service_template_url),
-                    Part::Lit(&instances_path(t, r)),
-                ],
-            );
-            let payload = concat(&mut cx.text, &[Part::Var(side.service_instance_id)]);
-            let outputs = created(cx, r);
-            let kind = http(
-                "POST",
-                url,
-                Some("text/plain"),
-                "text/plain",
-                Some(payload),
-                outputs,
-            );
-            let id = cx.text.fmt(format_args!("{p}"));
-            let name = cx
-                .text
-                .fmt(format_args!("register instance of {}", t.node(*n).id));
-            chain.then(id, name, kind);
-        }
+        Step::CreateNodeInstance(n) => create_node_instance(cx, chain, *n, p),
         Step::CreateRelationshipInstance(rel) => {
             let r = TemplateRef::Relationship(*rel);
             let rt = t.relationship(*rel);
@@ -291,6 +266,35 @@ pub(super) fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
         Step::SelectInstance(n, strategy) => select(cx, chain, *n, strategy, p),
         Step::Invoke(inv) => invoke(cx, chain, inv, p),
     }
+}
+
+/// POST a new instance of node `n` to its service template's instance API.
+fn create_node_instance(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, p: Prefix) {
+    let t = cx.topology;
+    let r = TemplateRef::Node(n);
+    let side = side(t, r);
+    let url = concat(
+        &mut cx.text,
+        &[
+            Part::Var(side.service_template_url),
+            Part::Lit(&instances_path(t, r)),
+        ],
+    );
+    let payload = concat(&mut cx.text, &[Part::Var(side.service_instance_id)]);
+    let outputs = created(cx, r);
+    let kind = http(
+        "POST",
+        url,
+        Some("text/plain"),
+        "text/plain",
+        Some(payload),
+        outputs,
+    );
+    let id = cx.text.fmt(format_args!("{p}"));
+    let name = cx
+        .text
+        .fmt(format_args!("register instance of {}", t.node(n).id));
+    chain.then(id, name, kind);
 }
 
 /// A workflow condition on the current instance of `template` (all
