@@ -130,13 +130,16 @@ class Check:
             b = a["bpmn"]
             got = Counter(f"{e['interface']}/{e['operation']}" for e in self.invokes() if b in chain(e))
             owned.update(id(e) for e in self.invokes() if b in chain(e))
+            # A per-instance activity of a template with a count acts on each
+            # representation of every build (the graph's `representations`).
+            times = per * a.get("representations", 1) if self.args.kind in PER_INSTANCE else per
             for op, listed in sorted(Counter(a["operations"]).items()):
                 n = got.pop(op, 0)
                 if self.args.kind == "workflow":
                     if n > listed:
                         self.fail(f"{a['id']}: {op} invoked {n} times, at most {listed} expected")
-                elif n != per * listed:
-                    self.fail(f"{a['id']}: {op} invoked {n} times, expected {per * listed}")
+                elif n != times * listed:
+                    self.fail(f"{a['id']}: {op} invoked {n} times, expected {times * listed}")
             for op, n in sorted(got.items()):
                 self.fail(f"{a['id']}: {op} invoked {n} times, but the graph lists no such operation for it")
         for e in self.invokes():

@@ -4,6 +4,7 @@
 //! JSON and the generated plans can be read side by side. Output is
 //! deterministic: activities in plan order, edges sorted.
 
+use std::collections::HashMap;
 use std::fmt::Write;
 
 use crate::model::{RelKind, TemplateRef, Topology};
@@ -107,7 +108,9 @@ pub fn plan_dot(plan: &ConcretePlan, topology: &Topology) -> String {
 /// fails after it ended. `bpmn` is the id
 /// of the activity's subprocess in the BPMN plan: its id, unless that
 /// could meet another element's id there (`render/bpmn/bases.rs`).
-/// A transformation plan adds `"target": {"csar", "service_template",
+/// The activity of a template with a `count` (TOSCA 2.0 §7.2) says how
+/// many `representations` it has. A transformation plan adds `"target":
+/// {"csar", "service_template",
 /// "path"}` (the target's CSAR, `{namespace}id`, and its service
 /// template's path below the container's `/csars`), and to each activity
 /// of the target's templates `"service_instance": "target"` and
@@ -115,6 +118,10 @@ pub fn plan_dot(plan: &ConcretePlan, topology: &Topology) -> String {
 pub fn plan_json(plan: &ConcretePlan, topology: &Topology) -> serde_json::Value {
     let p = &plan.plan;
     let bpmn = crate::render::bpmn::activity_ids(plan, topology);
+    let mut representations: HashMap<TemplateRef, usize> = HashMap::new();
+    for primary in topology.replicas.values() {
+        *representations.entry(*primary).or_insert(1) += 1;
+    }
     let activities: Vec<serde_json::Value> = p
         .activities
         .iter()
@@ -133,6 +140,9 @@ pub fn plan_json(plan: &ConcretePlan, topology: &Topology) -> serde_json::Value 
                 "operations": operations(plan, i),
                 "compensation": compensation(plan, i),
             });
+            if let Some(k) = representations.get(&a.template) {
+                json["representations"] = (*k).into();
+            }
             if topology.is_target(a.template) {
                 json["service_instance"] = "target".into();
                 json["api_template"] = topology.api_id(a.template).into();

@@ -13,6 +13,7 @@ pub(crate) mod merge;
 mod names;
 mod policies;
 mod regions;
+pub mod replicate;
 mod scaling_policies;
 mod target;
 mod types;
@@ -437,6 +438,10 @@ pub struct Topology {
     /// A transformation's merged topology: the templates that belong to
     /// the target service template ([`Target`]); `None` elsewhere.
     pub target: Option<Box<Target>>,
+    /// The further representations of node templates with a `count`
+    /// (TOSCA 2.0 §7.2), and their relationships: each → the template it
+    /// represents, whose id the container knows it by ([`replicate`]).
+    pub replicas: HashMap<TemplateRef, TemplateRef>,
     outgoing: Vec<Vec<RelId>>,
     incoming: Vec<Vec<RelId>>,
     node_ids: HashMap<String, NodeId>,
@@ -498,6 +503,7 @@ impl Topology {
             substitution: None,
             workflows: Vec::new(),
             target: None,
+            replicas: HashMap::new(),
             outgoing,
             incoming,
             node_ids,
@@ -551,10 +557,38 @@ impl Topology {
     /// template it belongs to (a transformation's target templates may
     /// have been renamed in the merged topology).
     pub fn api_id(&self, t: TemplateRef) -> &str {
+        let t = self.replicas.get(&t).copied().unwrap_or(t);
         self.target
             .as_ref()
             .and_then(|target| target.renamed.get(&t))
             .map_or_else(|| self.template_id(t), String::as_str)
+    }
+
+    /// Whether a template is a further representation of another
+    /// ([`Topology::replicas`]): the build plan creates it; plans that act
+    /// on existing instances reach it through the template it represents.
+    pub fn is_replica(&self, t: TemplateRef) -> bool {
+        self.replicas.contains_key(&t)
+    }
+
+    /// Put these templates in place of the topology's, its indexes rebuilt.
+    pub(crate) fn replace_templates(
+        &mut self,
+        nodes: Vec<NodeTemplate>,
+        relationships: Vec<RelationshipTemplate>,
+    ) {
+        let rebuilt = Topology::new(
+            self.dialect.clone(),
+            self.service_template.clone(),
+            TypeTable::default(),
+            nodes,
+            relationships,
+        );
+        self.nodes = rebuilt.nodes;
+        self.relationships = rebuilt.relationships;
+        self.outgoing = rebuilt.outgoing;
+        self.incoming = rebuilt.incoming;
+        self.node_ids = rebuilt.node_ids;
     }
 
     /// Whether a template belongs to a transformation's target service

@@ -62,7 +62,7 @@ pub fn abstract_plans(
     let workflow = |name: &str| topology.workflows.iter().position(|w| w.name == name);
     let mut out = Vec::with_capacity(kinds.len());
     for kind in kinds {
-        out.push(match kind {
+        let plan = match kind {
             PlanKind::Build => match workflow("deploy") {
                 Some(w) => super::workflow_plan(topology, w, PlanKind::Build)?,
                 None => build.clone(),
@@ -123,9 +123,27 @@ pub fn abstract_plans(
                     )));
                 }
             },
-        });
+        };
+        out.push(without_replicas(plan, topology)?);
     }
     Ok(out)
+}
+
+/// A plan that acts on existing instances reaches the representations of
+/// a template with a `count` through the template itself (it lists every
+/// instance of it): the activities of the other representations go. The
+/// plans that create them (build, defrost) keep them.
+fn without_replicas(plan: AbstractPlan, topology: &Topology) -> Result<AbstractPlan> {
+    let creates = matches!(plan.kind, PlanKind::Build | PlanKind::Defrost);
+    if creates || topology.replicas.is_empty() {
+        return Ok(plan);
+    }
+    let (activities, edges) = super::restrict::restrict(plan.activities, &plan.edges, |a| {
+        !topology.is_replica(a.template)
+    });
+    Ok(super::build::finish(
+        plan.kind, activities, edges, topology,
+    )?)
 }
 
 /// A management-feature plan, derived from the build plan (defrost, test),

@@ -36,6 +36,11 @@ pub fn transformation(
     b_csar: &str,
     rules: &OrderingRules,
 ) -> Result<Transformation> {
+    if !a.replicas.is_empty() || !b.replicas.is_empty() {
+        return Err(crate::error::Error::Usage(
+            "a transformation between topologies with node template counts (TOSCA 2.0 §7.2) is not supported: which representation of A becomes which of B is not defined".into(),
+        ));
+    }
     let d = Difference::new(a, b);
     let merged = model::merge::merge(a, b, b_csar, &d.kept_in_b, &d.kept_rels);
     let terminate: HashSet<TemplateRef> = templates(a)

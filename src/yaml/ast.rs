@@ -380,8 +380,10 @@ pub(crate) struct NodeTemplate {
     /// abstract one; also read as filtering every requirement's target).
     pub node_filter: bool,
     /// Whether `count`, `occurrences` or `instance_count` asks for other
-    /// than exactly one instance (toscanini makes one; W0412 says so).
+    /// than exactly one instance.
     pub multiple: bool,
+    /// `count` (2.0 §7.2), as written: the number of node representations.
+    pub count: Option<Node>,
     /// The whole entry.
     pub span: Span,
 }

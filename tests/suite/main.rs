@@ -12,6 +12,7 @@ mod dom;
 mod features;
 mod layers;
 mod names;
+mod node_count;
 mod ordering;
 mod plugins;
 mod roundtrip;

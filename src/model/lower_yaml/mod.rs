@@ -46,6 +46,7 @@ mod artifact_calls;
 mod artifacts;
 mod attributes;
 mod capabilities;
+mod count;
 mod custom_functions;
 mod delegation;
 mod entities;
@@ -175,6 +176,9 @@ struct Lowerer<'a> {
     node_names: BTreeSet<String>,
     /// Node templates whose multiplicity asks for other than one instance.
     multiple_nodes: BTreeSet<String>,
+    /// Node templates with a `count` other than 1: their `$node_index` is
+    /// each representation's (see `model::replicate`).
+    counted_nodes: BTreeSet<String>,
     /// `get_artifact` calls, checked once the topology is made.
     artifact_calls: Vec<artifact_calls::ArtifactCall>,
     rel_template_names: BTreeSet<String>,
@@ -228,6 +232,7 @@ impl<'a> Lowerer<'a> {
             inputs: BTreeSet::new(),
             node_names: BTreeSet::new(),
             multiple_nodes: BTreeSet::new(),
+            counted_nodes: BTreeSet::new(),
             artifact_calls: Vec::new(),
             rel_template_names: BTreeSet::new(),
             implicit_profile: BTreeSet::new(),

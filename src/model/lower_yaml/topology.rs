@@ -78,7 +78,39 @@ impl<'a> Lowerer<'a> {
         }
         let workflows = super::workflows::lower(self, &topology, topo, unit);
         topology.workflows = workflows;
-        self.splice(topology, inlined)
+        let counts = self.counts(&node_templates, &topology, unit);
+        let mut topology = self.splice(topology, inlined);
+        self.replicate(&mut topology, &counts);
+        topology
+    }
+
+    /// Make the representations the counts ask for. A substituting
+    /// template's counts are not used (its templates are spliced into
+    /// another topology): one representation each, with a warning.
+    fn replicate(&mut self, topology: &mut Topology, counts: &[(String, u32)]) {
+        let top_level = self.stack.len() <= 1;
+        let mut found = Vec::new();
+        for (name, k) in counts {
+            match topology.node_by_id(name) {
+                Some(n) if top_level => found.push((n, *k)),
+                Some(n) => {
+                    found.push((n, 1));
+                    if *k > 1 {
+                        self.diags.push(
+                            Diagnostic::warning(
+                                codes::W_IGNORED,
+                                format!("the `count` of node template `{name}` is not used in a substituting template: the plans create one representation"),
+                            )
+                            .at_opt(topology.node(n).origin.clone())
+                            .hint("give the count to the substituted node instead"),
+                        );
+                    }
+                }
+                // Substituted itself: its templates took its place.
+                None => {}
+            }
+        }
+        crate::model::replicate::replicate(topology, &found);
     }
 
     /// The names values and calls may refer to: inputs (of the topology
@@ -101,6 +133,12 @@ impl<'a> Lowerer<'a> {
             .node_templates
             .iter()
             .filter(|n| n.multiple)
+            .map(|n| n.name.text.clone())
+            .collect();
+        self.counted_nodes = topo
+            .node_templates
+            .iter()
+            .filter(|n| n.multiple && n.count.is_some())
             .map(|n| n.name.text.clone())
             .collect();
         self.rel_template_names = topo

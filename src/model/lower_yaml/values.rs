@@ -102,15 +102,20 @@ impl<'a> Lowerer<'a> {
         );
     }
 
-    /// `$node_index` and `$relationship_index` (2.0 §10.2.1.6–7): toscanini
-    /// makes one instance of every node template and one relationship of
-    /// every requirement, so in its context the index is 0. A node template
-    /// whose multiplicity asks for more still gets one instance (W0412):
-    /// its index is 0 too, with a warning; outside its context the call is
-    /// passed on as written, with a warning.
+    /// `$node_index` and `$relationship_index` (2.0 §10.2.1.6–7): in a node
+    /// template with a `count` the index is each representation's (left for
+    /// `model::replicate` to put in); in any other node template, and in a
+    /// relationship (one per requirement), it is 0. Another multiplicity
+    /// (`occurrences`, `instance_count`) still gets one instance (W0412):
+    /// index 0, with a warning. Outside its context the call is passed on
+    /// as written, with a warning.
     fn index(&mut self, name: &str, span: Span, unit: Unit<'a>, this: This) -> Value {
         let zero = Value::Scalar("0".into());
         let (warning, hint) = match (name, this) {
+            // Each representation's index, put in by `model::replicate`.
+            ("node_index", This::Node(n)) if self.counted_nodes.contains(n) => {
+                return Value::call(crate::model::replicate::NODE_INDEX, Vec::new());
+            }
             ("node_index", This::Node(n)) if self.multiple_nodes.contains(n) => (
                 format!(
                     "`$node_index` in node template `{n}` is 0: its multiplicity asks for several instances, but the plans create one"

@@ -27,6 +27,7 @@ impl<'a> Reader<'a> {
             copy: None,
             node_filter: false,
             multiple: false,
+            count: None,
             span: node.span,
         };
         if !matches!(node.kind, Kind::Map(_)) {
@@ -86,9 +87,14 @@ impl<'a> Reader<'a> {
                 "artifacts" => n.artifacts = self.artifacts(v),
                 "copy" => n.copy = self.string(v, "copy"),
                 "node_filter" => n.node_filter = true,
-                // Multiplicity (1.3 §2.20, 2.0 `count`): the build plan makes
+                // 2.0 `count`: the lowering makes the representations.
+                "count" => {
+                    n.multiple |= !exactly_one(v);
+                    n.count = Some(v.clone());
+                }
+                // Other multiplicities (1.3 §2.20 drafts): the build plan makes
                 // one instance per template; say so rather than drop it quietly.
-                "count" | "occurrences" | "instance_count" => {
+                "occurrences" | "instance_count" => {
                     n.multiple |= !exactly_one(v);
                     self.diags.push(
                     Diagnostic::warning(

@@ -1,0 +1,164 @@
+//! Node template `count` (TOSCA 2.0 §7.2): how many node representations
+//! the plans create. The count is a non-negative integer or, as chapter 14
+//! writes it, an input; the plans are made before the service is
+//! deployed, so an input's default is the count (W0412 says so).
+//!
+//! In: the node templates and the topology's inputs. Out: per counted
+//! template its number of representations (at least one), for
+//! [`crate::model::replicate`].
+
+use super::{Lowerer, Unit};
+use crate::diagnostics::{Diagnostic, codes};
+use crate::model::{Topology, Value};
+use crate::yaml::ast;
+use crate::yaml::node::{Kind, Node};
+
+/// More representations than this of one template is taken for a slip.
+const MOST: u64 = 100_000;
+
+impl<'a> Lowerer<'a> {
+    /// The counts of the templates that have one, by template name.
+    pub(super) fn counts(
+        &mut self,
+        templates: &[&'a ast::NodeTemplate],
+        topology: &Topology,
+        unit: Unit<'a>,
+    ) -> Vec<(String, u32)> {
+        let mut out = Vec::new();
+        for n in templates {
+            let Some(v) = &n.count else {
+                continue;
+            };
+            let k = self.count(n, v, topology, unit);
+            out.push((n.name.text.clone(), k));
+        }
+        out
+    }
+
+    /// One template's count: the literal or the input's default; one,
+    /// with a warning, for anything else.
+    fn count(
+        &mut self,
+        n: &ast::NodeTemplate,
+        v: &Node,
+        topology: &Topology,
+        unit: Unit<'a>,
+    ) -> u32 {
+        let name = &n.name.text;
+        let at = Self::at(unit, v.span);
+        let (value, input) = match input_of(v) {
+            Some(i) => {
+                let default = topology
+                    .inputs
+                    .get(i)
+                    .and_then(|d| d.default.as_ref())
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                (default, Some(i))
+            }
+            None => (v.as_str().map(str::to_string), None),
+        };
+        let parsed = value.as_deref().and_then(|t| t.parse::<u64>().ok());
+        let problem = match (parsed, input) {
+            (Some(k), _) if k > MOST => format!("asks for {k} representations, more than the {MOST} the plans make of one template"),
+            (Some(0), _) => "is 0: the plans create one representation all the same, as a template without a count".to_string(),
+            (Some(k), Some(i)) => {
+                self.diags.push(
+                    Diagnostic::warning(
+                        codes::W_IGNORED,
+                        format!(
+                            "the `count` of node template `{name}` is input `{i}`, which the plans cannot take when they run: they create its default, {k}"
+                        ),
+                    )
+                    .at(at.clone())
+                    .hint("the plans are made before the service is deployed; give the count as a number, or regenerate them for another default"),
+                );
+                return k as u32;
+            }
+            (Some(k), None) => return k as u32,
+            (None, Some(i)) => format!("is input `{i}`, which has no default, so the plans cannot know it: they create one representation"),
+            (None, None) => "is neither a non-negative integer nor an input: the plans create one representation".to_string(),
+        };
+        self.diags.push(
+            Diagnostic::warning(
+                codes::W_IGNORED,
+                format!("the `count` of node template `{name}` {problem}"),
+            )
+            .at(at)
+            .hint("give `count` a number of representations (1 or more)"),
+        );
+        1
+    }
+}
+
+/// The input a `count` names: `{ $get_input: name }` or `{ get_input: name }`.
+fn input_of(v: &Node) -> Option<&str> {
+    let Kind::Map(entries) = &v.kind else {
+        return None;
+    };
+    match entries.as_slice() {
+        [(k, arg)] if matches!(k.as_str(), Some("$get_input" | "get_input")) => arg.as_str(),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lower_text;
+    use crate::model::{RelId, TemplateRef};
+
+    const HEAD: &str = "tosca_definitions_version: tosca_2_0\nimports:\n  - profile: org.oasis-open.simple:2.0\nservice_template:\n";
+
+    #[test]
+    fn a_count_makes_representations_with_their_index_and_relationships() {
+        let (t, d) = lower_text(&format!(
+            "{HEAD}  node_templates:\n    hub: {{type: tosca.nodes.Root}}\n    \
+             leaf:\n      type: tosca.nodes.Root\n      count: 3\n      \
+             properties: {{tosca_name: {{$concat: [leaf, {{$node_index: []}}]}}}}\n      \
+             requirements: [{{dependency: hub}}]\n    \
+             user:\n      type: tosca.nodes.Root\n      requirements: [{{dependency: leaf}}]\n"
+        ));
+        let t = t.unwrap();
+        assert!(!d.has_errors(), "{d:?}");
+        let ids: Vec<&str> = t.nodes.iter().map(|n| n.id.as_str()).collect();
+        assert_eq!(ids, ["hub", "leaf", "user", "leaf_1", "leaf_2"]);
+        for (id, index) in [("leaf", "0"), ("leaf_1", "1"), ("leaf_2", "2")] {
+            let n = t.node_by_id(id).unwrap();
+            assert_eq!(t.api_id(TemplateRef::Node(n)), "leaf");
+            let name = t.node(n).properties["tosca_name"].to_json().to_string();
+            assert!(name.contains(index), "{id}: {name}");
+        }
+        // Each representation depends on the hub; the user on the first.
+        let rels: Vec<(String, &str, &str)> = t
+            .relationship_ids()
+            .map(|r: RelId| {
+                let rel = t.relationship(r);
+                (
+                    t.api_id(TemplateRef::Relationship(r)).to_string(),
+                    t.node(rel.source).id.as_str(),
+                    t.node(rel.target).id.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rels,
+            [
+                ("leaf_dependency".to_string(), "leaf", "hub"),
+                ("user_dependency".to_string(), "user", "leaf"),
+                ("leaf_dependency".to_string(), "leaf_1", "hub"),
+                ("leaf_dependency".to_string(), "leaf_2", "hub"),
+            ]
+        );
+        assert_eq!(t.replicas.len(), 4);
+    }
+
+    #[test]
+    fn an_input_count_takes_its_default() {
+        let (t, d) = lower_text(&format!(
+            "{HEAD}  inputs:\n    n: {{type: integer, default: 2}}\n  node_templates:\n    \
+             leaf:\n      type: tosca.nodes.Root\n      count: {{$get_input: n}}\n"
+        ));
+        assert_eq!(t.unwrap().nodes.len(), 2);
+        assert!(d.iter().any(|d| d.message.contains("they create its default, 2")));
+    }
+}

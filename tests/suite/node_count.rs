@@ -1,0 +1,64 @@
+//! Node template `count` (TOSCA 2.0 §7.2, chapter 14): the fixture
+//! `tests/features/node-count` (three sites of one template connected to a
+//! VPN). The build plan creates every representation, in parallel, each
+//! with its own `$node_index`, under the template's id; the plans that act
+//! on existing instances reach them all through the template.
+
+use toscanini::model::TemplateRef;
+use toscanini::plan::PlanKind;
+use toscanini::plugins::ConcretePlan;
+
+use crate::support::{all_plans, id_pairs as set, plan_edges as edges, repo};
+
+fn plans() -> (toscanini::Loaded, Vec<ConcretePlan>) {
+    all_plans(&repo().join("tests/features/node-count"))
+}
+
+fn plan(plans: &[ConcretePlan], kind: PlanKind) -> &ConcretePlan {
+    plans.iter().find(|p| p.plan.kind == kind).unwrap()
+}
+
+#[test]
+fn the_build_plan_creates_every_representation_in_parallel() {
+    let (loaded, plans) = plans();
+    let t = &loaded.topology;
+    let build = plan(&plans, PlanKind::Build);
+    assert_eq!(
+        edges(&build.plan),
+        set(&[
+            ("sdwan_provision", "site_provision"),
+            ("sdwan_provision", "site_1_provision"),
+            ("sdwan_provision", "site_2_provision"),
+            ("sdwan_provision", "site_vpn_provision"),
+            ("sdwan_provision", "site_vpn_1_provision"),
+            ("sdwan_provision", "site_vpn_2_provision"),
+            ("site_provision", "site_vpn_provision"),
+            ("site_1_provision", "site_vpn_1_provision"),
+            ("site_2_provision", "site_vpn_2_provision"),
+        ])
+    );
+    // The container knows every representation as `site`, each with its
+    // index.
+    for (id, index) in [("site", "0"), ("site_1", "1"), ("site_2", "2")] {
+        let n = t.node_by_id(id).unwrap();
+        assert_eq!(t.api_id(TemplateRef::Node(n)), "site");
+        assert_eq!(t.node(n).properties["number"].as_str(), Some(index), "{id}");
+    }
+}
+
+#[test]
+fn plans_on_existing_instances_reach_the_representations_through_the_template() {
+    let (_, plans) = plans();
+    let termination = plan(&plans, PlanKind::Termination);
+    let ids: Vec<&str> = termination
+        .plan
+        .activities
+        .iter()
+        .map(|a| a.id.as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        ["site_vpn_terminate", "site_terminate", "sdwan_terminate"]
+    );
+    assert!(termination.bodies.iter().all(|b| b.per_instance));
+}
