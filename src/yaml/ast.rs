@@ -206,8 +206,30 @@ pub(crate) struct TypeDef {
     pub operations: Vec<Operation>,
     /// Interface-level inputs (interface types).
     pub inputs: Vec<Parameter>,
+    /// Capability types: the node types that may be the source of a
+    /// relationship to such a capability (1.3 `valid_source_types`, 2.0
+    /// `valid_source_node_types`); empty: any.
+    pub valid_sources: Vec<Spanned>,
+    /// Capability types (2.0): the relationship types that may reach
+    /// such a capability; empty: any.
+    pub valid_relationships: Vec<Spanned>,
+    /// Node types: the same two lists of a capability definition, by
+    /// capability name (they narrow the capability type's).
+    pub capability_limits: Vec<CapabilityLimits>,
     /// The whole definition.
     pub span: Span,
+}
+
+/// The valid sources and relationships a capability definition of a
+/// node type declares.
+#[derive(Clone, Debug)]
+pub(crate) struct CapabilityLimits {
+    /// The capability's name.
+    pub name: String,
+    /// `valid_source_types` / `valid_source_node_types`.
+    pub sources: Vec<Spanned>,
+    /// `valid_relationship_types`.
+    pub relationships: Vec<Spanned>,
 }
 
 /// A property, attribute or input definition.

@@ -103,14 +103,34 @@ impl<'a> Lowerer<'a> {
     pub(super) fn check_fulfils(
         &mut self,
         p: &PendingRel<'a>,
-        target: NodeId,
-        target_type: &str,
+        (target, target_type): (NodeId, &str),
+        source_type: Option<&str>,
         nodes: &[NodeTemplate],
     ) {
         let Some((wanted, unit)) = p.capability else {
             return;
         };
-        if self.offers(target_type, wanted, unit) {
+        if let Some(c) = self.matching(target_type, wanted, unit) {
+            let rel_type = p.type_key.as_ref().map(|(k, _)| k.as_str());
+            if let Some(why) = source_type.and_then(|s| self.refuses(&c, s, rel_type)) {
+                let v2 = unit.file.version.is_v2();
+                let message = format!(
+                    "requirement `{}` of `{}` targets capability `{}` of `{}`, which {why}",
+                    p.requirement,
+                    nodes[p.source.0 as usize].id,
+                    c.name,
+                    nodes[target.0 as usize].id
+                );
+                let d = if v2 {
+                    Diagnostic::error(codes::DANGLING_REFERENCE, message)
+                } else {
+                    Diagnostic::warning(codes::W_DANGLING_REQUIREMENT, message)
+                };
+                self.diags.push(
+                    d.at(p.origin.clone())
+                        .hint("target a node whose capability accepts it, or widen the capability's valid_source_node_types / valid_relationship_types"),
+                );
+            }
             return;
         }
         let offered = self.offered(target_type);
@@ -154,24 +174,58 @@ impl<'a> Lowerer<'a> {
 }
 
 impl<'a> Lowerer<'a> {
-    /// Whether node type `target_type` offers capability `wanted`: one of
-    /// that capability type (or a type derived from it), or one of that
-    /// name where it names no type.
-    pub(super) fn offers(
+    /// The capability of node type `target_type` that `wanted` asks for:
+    /// one of that capability type (or a type derived from it), or one of
+    /// that name where it names no type.
+    pub(super) fn matching(
         &mut self,
         target_type: &str,
         wanted: &ast::Spanned,
         unit: Unit<'a>,
-    ) -> bool {
+    ) -> Option<OfferedCapability<'a>> {
         let offered = self.offered(target_type);
         match self.resolve(TypeKind::Capability, &wanted.text, unit) {
             Some(key) => {
                 let wanted_def = self.lineage(&key).first().copied();
-                offered.iter().any(|c| {
+                offered.into_iter().find(|c| {
                     wanted_def.is_some_and(|w| c.lineage.iter().any(|d| std::ptr::eq(*d, w)))
                 })
             }
-            None => offered.iter().any(|c| c.name == wanted.text),
+            None => offered.into_iter().find(|c| c.name == wanted.text),
+        }
+    }
+
+    /// Why capability `c` refuses a relationship from a node of type
+    /// `source_type` (of relationship type `rel_type`): its
+    /// `valid_source_node_types` or `valid_relationship_types` (2.0 §8.1,
+    /// 1.3 `valid_source_types`) leave them out; `None` when it accepts.
+    pub(super) fn refuses(
+        &mut self,
+        c: &OfferedCapability<'a>,
+        source_type: &str,
+        rel_type: Option<&str>,
+    ) -> Option<String> {
+        let derives = |l: &mut Self, kind, key: &str, from: &[String]| {
+            let chain = l.chain(kind, key).unwrap_or_default();
+            from.iter().any(|f| chain.contains(f))
+        };
+        if !c.sources.is_empty() && !derives(self, TypeKind::Node, source_type, &c.sources) {
+            return Some(format!(
+                "accepts relationships from nodes of {} only, not of `{source_type}`",
+                listed(&c.sources)
+            ));
+        }
+        match rel_type {
+            Some(r)
+                if !c.relationships.is_empty()
+                    && !derives(self, TypeKind::Relationship, r, &c.relationships) =>
+            {
+                Some(format!(
+                    "accepts relationships of {} only, not `{r}`",
+                    listed(&c.relationships)
+                ))
+            }
+            _ => None,
         }
     }
 
@@ -198,15 +252,78 @@ impl<'a> Lowerer<'a> {
                 Some(k) => self.lineage(k),
                 None => Vec::new(),
             };
+            let (sources, relationships) = self.limits(key, &name, type_key.as_deref());
             offered.push(OfferedCapability {
                 name,
                 type_key,
                 lineage,
+                sources,
+                relationships,
             });
         }
         self.capability_types
             .insert(key.to_string(), offered.clone());
         offered
+    }
+
+    /// The valid source node types and relationship types of capability
+    /// `name` of node type `node_key` (resolved keys): the nearest node
+    /// type definition that lists them, else the nearest capability type.
+    fn limits(
+        &mut self,
+        node_key: &str,
+        name: &str,
+        type_key: Option<&str>,
+    ) -> (Vec<String>, Vec<String>) {
+        let mut lists: Vec<(Vec<&'a ast::Spanned>, Vec<&'a ast::Spanned>, Unit<'a>)> = Vec::new();
+        for d in self.defs(TypeKind::Node, node_key).into_iter().rev() {
+            if let Some(l) = d.def.capability_limits.iter().find(|l| l.name == name) {
+                lists.push((
+                    l.sources.iter().collect(),
+                    l.relationships.iter().collect(),
+                    d.unit,
+                ));
+            }
+        }
+        if let Some(k) = type_key {
+            for d in self.defs(TypeKind::Capability, k).into_iter().rev() {
+                lists.push((
+                    d.def.valid_sources.iter().collect(),
+                    d.def.valid_relationships.iter().collect(),
+                    d.unit,
+                ));
+            }
+        }
+        let sources = lists
+            .iter()
+            .find(|l| !l.0.is_empty())
+            .map(|l| (l.0.clone(), l.2));
+        let relationships = lists
+            .iter()
+            .find(|l| !l.1.is_empty())
+            .map(|l| (l.1.clone(), l.2));
+        let sources = self.resolve_all(TypeKind::Node, sources);
+        let relationships = self.resolve_all(TypeKind::Relationship, relationships);
+        (sources, relationships)
+    }
+
+    /// The keys of type names written in `unit` (a name that resolves to
+    /// nothing is kept as written: it matches no type).
+    fn resolve_all(
+        &mut self,
+        kind: TypeKind,
+        names: Option<(Vec<&'a ast::Spanned>, Unit<'a>)>,
+    ) -> Vec<String> {
+        let Some((names, unit)) = names else {
+            return Vec::new();
+        };
+        names
+            .iter()
+            .map(|t| {
+                self.resolve(kind, &t.text, unit)
+                    .unwrap_or_else(|| t.text.clone())
+            })
+            .collect()
     }
 
     /// The definitions of capability type `key` and its ancestors, nearest
@@ -248,4 +365,10 @@ mod tests {
                 && d.message.contains("assigns capability `extra`"))
         );
     }
+}
+
+/// Type names for a message: `a`, `b`.
+fn listed(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    quoted.join(", ")
 }

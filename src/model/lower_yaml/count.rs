@@ -159,6 +159,9 @@ mod tests {
              leaf:\n      type: tosca.nodes.Root\n      count: {{$get_input: n}}\n"
         ));
         assert_eq!(t.unwrap().nodes.len(), 2);
-        assert!(d.iter().any(|d| d.message.contains("they create its default, 2")));
+        assert!(
+            d.iter()
+                .any(|d| d.message.contains("they create its default, 2"))
+        );
     }
 }

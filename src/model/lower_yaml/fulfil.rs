@@ -54,10 +54,11 @@ impl<'a> Lowerer<'a> {
         if filtered || (wanted.node_type.is_none() && wanted.capability.is_none()) {
             return None;
         }
+        let source_type = candidates.get(source.0 as usize).map(|(_, k)| &**k);
         let mut fitting: Vec<(NodeId, &'a str)> = Vec::new();
         for (i, (n, key)) in candidates.iter().enumerate() {
             let id = NodeId(i as u32);
-            if n.name.text == source_name || taken(id) || !self.fits(key, wanted) {
+            if n.name.text == source_name || taken(id) || !self.fits(key, wanted, source_type) {
                 continue;
             }
             fitting.push((id, n.name.text.as_str()));
@@ -84,16 +85,20 @@ impl<'a> Lowerer<'a> {
 
     /// Whether templates of node type `key` fit: of the named node type or
     /// one derived from it, offering the named capability.
-    fn fits(&mut self, key: &str, wanted: &Wanted<'_, 'a>) -> bool {
+    fn fits(&mut self, key: &str, wanted: &Wanted<'_, 'a>, source_type: Option<&str>) -> bool {
         if let Some(t) = &wanted.node_type {
             let chain = self.chain(TypeKind::Node, key).unwrap_or_default();
             if !chain.iter().any(|k| k == t) {
                 return false;
             }
         }
-        match wanted.capability {
-            Some((c, unit)) => self.offers(key, c, unit),
-            None => true,
+        let Some((c, unit)) = wanted.capability else {
+            return true;
+        };
+        match self.matching(key, c, unit) {
+            // Its valid_source_node_types must let the source in.
+            Some(c) => source_type.is_none_or(|s| self.refuses(&c, s, None).is_none()),
+            None => false,
         }
     }
 }
@@ -210,5 +215,20 @@ mod tests {
             d.message
                 .contains("asks for 3 relationships to node template `s1`")
         }));
+    }
+
+    #[test]
+    fn a_capability_that_refuses_the_source_type_is_no_candidate() {
+        let (t, d) = lower_text(&format!(
+            "tosca_definitions_version: tosca_2_0\nimports:\n  - profile: org.oasis-open.simple:2.0\n\
+             capability_types:\n  Socket: {{valid_source_node_types: [Lamp]}}\n\
+             node_types:\n  Panel:\n    derived_from: tosca.nodes.Root\n    capabilities: {{socket: Socket}}\n  \
+             Open:\n    derived_from: tosca.nodes.Root\n    capabilities:\n      socket: {{type: Socket, valid_source_node_types: [Heater]}}\n  \
+             Heater:\n    derived_from: tosca.nodes.Root\n    requirements: [{{power: {{capability: Socket}}}}]\n\
+             service_template:\n  node_templates:\n    panel: {{type: Panel}}\n    open: {{type: Open}}\n    \
+             heater: {{type: Heater, requirements: [{{power: {{capability: Socket}}}}]}}\n"
+        ));
+        assert!(!d.has_errors(), "{d:?}");
+        assert_eq!(target_of(&t.unwrap(), "heater"), ["open"]);
     }
 }

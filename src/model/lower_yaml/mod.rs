@@ -127,6 +127,11 @@ struct OfferedCapability<'a> {
     name: String,
     type_key: Option<String>,
     lineage: Vec<&'a ast::TypeDef>,
+    /// The node types a relationship to it may come from (resolved keys;
+    /// empty: any), from the capability definition or else its type.
+    sources: Vec<String>,
+    /// The relationship types that may reach it (empty: any).
+    relationships: Vec<String>,
 }
 
 /// A type definition and the unit it was found in.

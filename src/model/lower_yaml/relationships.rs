@@ -49,7 +49,8 @@ impl<'a> Lowerer<'a> {
             if let TargetRef::Node(_) = p.target
                 && let Some((_, target_type)) = nodes.asts.get(target.0 as usize)
             {
-                self.check_fulfils(&p, target, target_type, &nodes.nodes);
+                let source_type = nodes.asts.get(p.source.0 as usize).map(|(_, k)| &**k);
+                self.check_fulfils(&p, (target, target_type), source_type, &nodes.nodes);
             }
             let capability = p.capability.map(|(c, u)| (c.text.clone(), u));
             if let Some(rel) = self.relationship(p, target, &nodes.nodes) {

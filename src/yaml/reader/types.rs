@@ -6,7 +6,7 @@
 //! (E0302).
 
 use super::Reader;
-use crate::yaml::ast::{PropertyDef, RequirementDef, Spanned, TypeDef, TypeKind};
+use crate::yaml::ast::{CapabilityLimits, PropertyDef, RequirementDef, Spanned, TypeDef, TypeKind};
 use crate::yaml::node::{Kind, Node};
 
 impl<'a> Reader<'a> {
@@ -23,6 +23,9 @@ impl<'a> Reader<'a> {
             artifacts: Vec::new(),
             operations: Vec::new(),
             inputs: Vec::new(),
+            valid_sources: Vec::new(),
+            valid_relationships: Vec::new(),
+            capability_limits: Vec::new(),
             span: node.span,
         };
         let what = format!("{} `{}`", kind.noun(), def.name.text);
@@ -38,6 +41,14 @@ impl<'a> Reader<'a> {
                 "properties" => def.properties = self.property_defs(v, "properties"),
                 "attributes" => def.attributes = self.property_defs(v, "attributes"),
                 "requirements" => def.requirements = self.requirement_defs(v),
+                "valid_source_types" | "valid_source_node_types"
+                    if kind == TypeKind::Capability =>
+                {
+                    def.valid_sources = self.string_list(v, &k.text)
+                }
+                "valid_relationship_types" if kind == TypeKind::Capability => {
+                    def.valid_relationships = self.string_list(v, &k.text)
+                }
                 "capabilities" => {
                     for (cname, cv) in self.entries(v, "capabilities", &[]) {
                         let t = match &cv.kind {
@@ -58,6 +69,22 @@ impl<'a> Reader<'a> {
                                         "metadata",
                                     ],
                                 );
+                                let list = |r: &mut Self, keys: &[&str]| {
+                                    keys.iter()
+                                        .filter_map(|k| cv.get(k))
+                                        .flat_map(|v| r.string_list(v, "capability"))
+                                        .collect::<Vec<_>>()
+                                };
+                                let sources =
+                                    list(self, &["valid_source_types", "valid_source_node_types"]);
+                                let relationships = list(self, &["valid_relationship_types"]);
+                                if !sources.is_empty() || !relationships.is_empty() {
+                                    def.capability_limits.push(CapabilityLimits {
+                                        name: cname.text.clone(),
+                                        sources,
+                                        relationships,
+                                    });
+                                }
                                 cv.get("type").and_then(|t| self.string(t, "type"))
                             }
                             _ => None,
