@@ -339,6 +339,12 @@ impl<'a> Lowerer<'a> {
     }
 }
 
+/// Type names for a message: `a`, `b`.
+fn listed(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    quoted.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::lower_text;
@@ -365,10 +371,4 @@ mod tests {
                 && d.message.contains("assigns capability `extra`"))
         );
     }
-}
-
-/// Type names for a message: `a`, `b`.
-fn listed(names: &[String]) -> String {
-    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-    quoted.join(", ")
 }

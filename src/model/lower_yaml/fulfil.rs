@@ -219,15 +219,15 @@ mod tests {
 
     #[test]
     fn a_capability_that_refuses_the_source_type_is_no_candidate() {
-        let (t, d) = lower_text(&format!(
+        let (t, d) = lower_text(
             "tosca_definitions_version: tosca_2_0\nimports:\n  - profile: org.oasis-open.simple:2.0\n\
-             capability_types:\n  Socket: {{valid_source_node_types: [Lamp]}}\n\
-             node_types:\n  Panel:\n    derived_from: tosca.nodes.Root\n    capabilities: {{socket: Socket}}\n  \
-             Open:\n    derived_from: tosca.nodes.Root\n    capabilities:\n      socket: {{type: Socket, valid_source_node_types: [Heater]}}\n  \
-             Heater:\n    derived_from: tosca.nodes.Root\n    requirements: [{{power: {{capability: Socket}}}}]\n\
-             service_template:\n  node_templates:\n    panel: {{type: Panel}}\n    open: {{type: Open}}\n    \
-             heater: {{type: Heater, requirements: [{{power: {{capability: Socket}}}}]}}\n"
-        ));
+             capability_types:\n  Socket: {valid_source_node_types: [Lamp]}\n\
+             node_types:\n  Panel:\n    derived_from: tosca.nodes.Root\n    capabilities: {socket: Socket}\n  \
+             Open:\n    derived_from: tosca.nodes.Root\n    capabilities:\n      socket: {type: Socket, valid_source_node_types: [Heater]}\n  \
+             Heater:\n    derived_from: tosca.nodes.Root\n    requirements: [{power: {capability: Socket}}]\n\
+             service_template:\n  node_templates:\n    panel: {type: Panel}\n    open: {type: Open}\n    \
+             heater: {type: Heater, requirements: [{power: {capability: Socket}}]}\n",
+        );
         assert!(!d.has_errors(), "{d:?}");
         assert_eq!(target_of(&t.unwrap(), "heater"), ["open"]);
     }
