@@ -438,6 +438,9 @@ pub(crate) struct RequirementAssignment {
     pub count: Option<u64>,
     /// `optional` (2.0): whether it may stay unfulfilled.
     pub optional: bool,
+    /// `allocation` (2.0 §8.5.5): amounts of the target capability's
+    /// properties the relationship takes.
+    pub allocation: Vec<(Spanned, Node)>,
     /// The whole entry.
     pub span: Span,
 }

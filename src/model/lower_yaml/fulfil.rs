@@ -28,6 +28,9 @@ pub(super) struct Wanted<'s, 'a> {
     pub(super) node_type: Option<String>,
     /// The capability the target must offer, if named.
     pub(super) capability: Option<(&'a ast::Spanned, Unit<'a>)>,
+    /// What it allocates of that capability (2.0 §8.5.5): a candidate
+    /// must have room for it.
+    pub(super) allocation: &'a [(ast::Spanned, crate::yaml::node::Node)],
 }
 
 impl<'a> Lowerer<'a> {
@@ -44,6 +47,7 @@ impl<'a> Lowerer<'a> {
         origin: &Location,
         candidates: &[(&'a ast::NodeTemplate, Arc<str>)],
         taken: &dyn Fn(NodeId) -> bool,
+        used: &dyn Fn(NodeId, &str) -> f64,
     ) -> Option<NodeId> {
         let (source_name, source) = wanted.source;
         // A node_filter of the node applies to every requirement; filters
@@ -58,7 +62,10 @@ impl<'a> Lowerer<'a> {
         let mut fitting: Vec<(NodeId, &'a str)> = Vec::new();
         for (i, (n, key)) in candidates.iter().enumerate() {
             let id = NodeId(i as u32);
-            if n.name.text == source_name || taken(id) || !self.fits(key, wanted, source_type) {
+            if n.name.text == source_name
+                || taken(id)
+                || !self.fits((id, key), wanted, source_type, used)
+            {
                 continue;
             }
             fitting.push((id, n.name.text.as_str()));
@@ -85,7 +92,13 @@ impl<'a> Lowerer<'a> {
 
     /// Whether templates of node type `key` fit: of the named node type or
     /// one derived from it, offering the named capability.
-    fn fits(&mut self, key: &str, wanted: &Wanted<'_, 'a>, source_type: Option<&str>) -> bool {
+    fn fits(
+        &mut self,
+        (id, key): (NodeId, &str),
+        wanted: &Wanted<'_, 'a>,
+        source_type: Option<&str>,
+        used: &dyn Fn(NodeId, &str) -> f64,
+    ) -> bool {
         if let Some(t) = &wanted.node_type {
             let chain = self.chain(TypeKind::Node, key).unwrap_or_default();
             if !chain.iter().any(|k| k == t) {
@@ -96,8 +109,12 @@ impl<'a> Lowerer<'a> {
             return true;
         };
         match self.matching(key, c, unit) {
-            // Its valid_source_node_types must let the source in.
-            Some(c) => source_type.is_none_or(|s| self.refuses(&c, s, None).is_none()),
+            // Its valid_source_node_types must let the source in, and it
+            // must have room for the allocation.
+            Some(c) => {
+                source_type.is_none_or(|s| self.refuses(&c, s, None).is_none())
+                    && self.has_room(id, &c.name, wanted.allocation, used)
+            }
             None => false,
         }
     }

@@ -42,6 +42,7 @@
 //! `splice_parts` (their templates in the nodes' places), `workflows`;
 //! `topology` lowers the parts in order.
 
+mod allocation;
 mod artifact_calls;
 mod artifacts;
 mod attributes;

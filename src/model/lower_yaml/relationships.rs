@@ -34,6 +34,7 @@ impl<'a> Lowerer<'a> {
     ) -> (Vec<RelationshipTemplate>, ByRequirement<'a>) {
         let mut relationships: Vec<RelationshipTemplate> = Vec::new();
         let mut by_requirement = ByRequirement::new();
+        let mut used = super::allocation::Used::new();
         for p in wiring.pending {
             let target = match p.target {
                 TargetRef::Node(t) => t,
@@ -51,6 +52,20 @@ impl<'a> Lowerer<'a> {
             {
                 let source_type = nodes.asts.get(p.source.0 as usize).map(|(_, k)| &**k);
                 self.check_fulfils(&p, (target, target_type), source_type, &nodes.nodes);
+            }
+            if !p.allocation.0.is_empty()
+                && let Some((_, target_type)) = nodes.asts.get(target.0 as usize)
+                && let Some((wanted, unit)) = p.capability
+                && let Some(c) = self.matching(target_type, wanted, unit)
+            {
+                let requirement = (p.requirement, p.source);
+                self.allocate(
+                    requirement,
+                    p.allocation,
+                    (target, &c),
+                    &nodes.nodes,
+                    &mut used,
+                );
             }
             let capability = p.capability.map(|(c, u)| (c.text.clone(), u));
             if let Some(rel) = self.relationship(p, target, &nodes.nodes) {

@@ -219,6 +219,7 @@ impl<'a> Lowerer<'a> {
                     .or(def.as_ref().and_then(|d| d.capability)),
                 properties: rel.properties.clone(),
                 interfaces: rel.interfaces.clone(),
+                allocation: (&a.allocation, unit),
                 origin: origin.clone(),
             });
         }
@@ -357,10 +358,15 @@ impl<'a> Lowerer<'a> {
                     requirement: &a.name.text,
                     node_type: named.clone(),
                     capability,
+                    allocation: &a.allocation,
                 };
-                if let Some(id) = self.fulfil(&wanted, origin, targets.asts, &|id| {
-                    wiring.has_target(source, &a.name.text, id)
-                }) {
+                if let Some(id) = self.fulfil(
+                    &wanted,
+                    origin,
+                    targets.asts,
+                    &|id| wiring.has_target(source, &a.name.text, id),
+                    &|t, p| wiring.allocated(t, p),
+                ) {
                     return Some(TargetRef::Node(id));
                 }
             }
@@ -397,19 +403,26 @@ impl<'a> Lowerer<'a> {
                     requirement: &a.name.text,
                     node_type: Some(tk.clone()),
                     capability,
+                    allocation: &a.allocation,
                 };
                 if a.optional && !a.node_filter {
                     let taken = |id| wiring.has_target(source, &a.name.text, id);
-                    let found = self.fulfil(&wanted, origin, targets.asts, &taken);
+                    let found = self.fulfil(&wanted, origin, targets.asts, &taken, &|t, p| {
+                        wiring.allocated(t, p)
+                    });
                     if found.is_none() {
                         self.unfulfilled_optional(name, a, origin);
                     }
                     return found.map(TargetRef::Node);
                 }
                 if !a.node_filter
-                    && let Some(id) = self.fulfil(&wanted, origin, targets.asts, &|id| {
-                        wiring.has_target(source, &a.name.text, id)
-                    })
+                    && let Some(id) = self.fulfil(
+                        &wanted,
+                        origin,
+                        targets.asts,
+                        &|id| wiring.has_target(source, &a.name.text, id),
+                        &|t, p| wiring.allocated(t, p),
+                    )
                 {
                     return Some(TargetRef::Node(id));
                 }
@@ -484,10 +497,15 @@ impl<'a> Lowerer<'a> {
                 requirement: rname,
                 node_type: named.clone(),
                 capability: def.capability,
+                allocation: &[],
             };
-            self.fulfil(&wanted, &origin, targets.asts, &|id| {
-                wiring.has_target(source, rname, id)
-            })
+            self.fulfil(
+                &wanted,
+                &origin,
+                targets.asts,
+                &|id| wiring.has_target(source, rname, id),
+                &|t, p| wiring.allocated(t, p),
+            )
         } else {
             None
         };
@@ -505,6 +523,7 @@ impl<'a> Lowerer<'a> {
                 capability: def.capability,
                 properties: Vec::new(),
                 interfaces: def.interfaces.clone(),
+                allocation: (&[], unit),
                 origin,
             });
             return;
@@ -526,6 +545,7 @@ impl<'a> Lowerer<'a> {
             capability: None,
             properties: Vec::new(),
             interfaces: def.interfaces.clone(),
+            allocation: (&[], unit),
             origin,
         });
     }
@@ -539,6 +559,18 @@ impl Wiring<'_> {
                 && p.requirement == requirement
                 && matches!(p.target, TargetRef::Node(t) if t == target)
         })
+    }
+
+    /// How much of property `prop` the relationships so far allocate on
+    /// node `target` (of any of its capabilities).
+    fn allocated(&self, target: NodeId, prop: &str) -> f64 {
+        self.pending
+            .iter()
+            .filter(|p| matches!(p.target, TargetRef::Node(t) if t == target))
+            .flat_map(|p| p.allocation.0)
+            .filter(|(k, _)| k.text == prop)
+            .filter_map(|(_, v)| v.as_str().and_then(super::allocation::amount))
+            .sum()
     }
 
     /// Add a delegated node; the target that names it.
@@ -589,6 +621,8 @@ pub(super) struct PendingRel<'a> {
     pub(super) capability: Option<(&'a ast::Spanned, Unit<'a>)>,
     pub(super) properties: Vec<(&'a ast::Spanned, &'a Node, Unit<'a>)>,
     pub(super) interfaces: Vec<(&'a ast::Interface, Unit<'a>)>,
+    /// The assignment's `allocation` (2.0 §8.5.5), in its file.
+    pub(super) allocation: (&'a [(ast::Spanned, Node)], Unit<'a>),
     pub(super) origin: Location,
 }
 

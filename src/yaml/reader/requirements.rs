@@ -83,6 +83,7 @@ impl<'a> Reader<'a> {
             node_filter: false,
             count: None,
             optional: false,
+            allocation: Vec::new(),
             span: item.span,
         };
         let what = format!("requirement `{}` of {owner}", r.name.text);
@@ -116,6 +117,16 @@ impl<'a> Reader<'a> {
                             None => self.wrong_kind(rv, &what, "a non-negative integer (`count`)"),
                         },
                         "optional" => r.optional = rv.as_str() == Some("true"),
+                        // csd07 §8.5.3 writes the property assignments
+                        // themselves; a `properties:` map around them is
+                        // read the same.
+                        "allocation" => {
+                            let inner = match rv.get("properties") {
+                                Some(p) if rv.as_map().is_some_and(|m| m.len() == 1) => p,
+                                _ => rv,
+                            };
+                            r.allocation = self.assignments(inner, "allocation")
+                        }
                         "relationship" => r.relationship = self.relationship_assignment(rv),
                         _ => {}
                     }
