@@ -530,14 +530,43 @@ pub(crate) struct Substitution {
     pub capabilities: Vec<(Spanned, Vec<Spanned>)>,
     /// `properties`: name and mapping as written.
     pub properties: Vec<(Spanned, Node)>,
+    /// `properties` keyed `[CAPABILITY, <capability>, <property>]` or
+    /// `[RELATIONSHIP, <requirement>, <index>, <property>]` (2.0 §15.2),
+    /// with the input as written.
+    pub keyed_properties: Vec<(MappedProperty, Node)>,
     /// `attributes` (2.0 §15.3): attribute name and output as written.
     pub attributes: Vec<(Spanned, Node)>,
+    /// `attributes` keyed by a capability or relationship (2.0 §15.3).
+    pub keyed_attributes: Vec<(MappedProperty, Node)>,
     /// `substitution_filter`, as written.
     pub filter: Option<Node>,
     /// `interfaces`: operation and workflow name.
     pub interfaces: Vec<(Spanned, Spanned)>,
     /// The whole value.
     pub span: Span,
+}
+
+/// A property or attribute of a substituted node's capability or of a
+/// relationship of its requirement (2.0 §15.2–15.3).
+#[derive(Clone, Debug)]
+pub(crate) enum MappedProperty {
+    /// `[CAPABILITY, <capability>, <property>]`.
+    Capability {
+        /// The capability's name.
+        capability: Spanned,
+        /// The property's name.
+        property: Spanned,
+    },
+    /// `[RELATIONSHIP, <requirement>, <index>, <property>]`; the index is
+    /// 0 when left out, `ALL` for every relationship.
+    Relationship {
+        /// The requirement's name.
+        requirement: Spanned,
+        /// The index as written (`None`: 0).
+        index: Option<Spanned>,
+        /// The property's name.
+        property: Spanned,
+    },
 }
 
 /// An imperative workflow definition.

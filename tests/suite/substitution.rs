@@ -212,3 +212,14 @@ fn substituting_templates_are_found_in_other_definitions_too() {
     assert!(t.node_by_id("db").is_none());
     assert!(before(&build, "db_sql_provision", "app_provision"));
 }
+
+/// 2.0 §15.2's keyed property mappings: `[CAPABILITY, endpoint, port]`
+/// reads the substituted node's capability property, `[RELATIONSHIP,
+/// user, 0, client]` the property of the relationship of its requirement.
+#[test]
+fn keyed_property_mappings_read_the_capability_and_the_relationship() {
+    let (t, _, _) = build_and_termination(&repo().join("tests/features/substitute-keyed"));
+    let sql = t.node(t.node_by_id("db_sql").unwrap());
+    assert_eq!(sql.properties["port"], Value::Scalar("6000".into()));
+    assert_eq!(sql.properties["client"], Value::Scalar("shop".into()));
+}

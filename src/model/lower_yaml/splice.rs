@@ -68,7 +68,7 @@ impl<'a> Lowerer<'a> {
             .collect();
         let subs: Vec<Sub> = inlined
             .iter()
-            .map(|s| self.sub(s, &nodes[s.node.0 as usize]))
+            .map(|s| self.sub(s, &nodes[s.node.0 as usize], &relationships))
             .collect();
         let mut values = Values {
             by_id: subs

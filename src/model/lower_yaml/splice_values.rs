@@ -14,8 +14,9 @@ use indexmap::IndexMap;
 use super::Lowerer;
 use super::substitute::Inlined;
 use crate::diagnostics::{Diagnostic, Location, codes};
-use crate::model::{InputDef, Interface, NodeId, NodeTemplate, RelId, Value};
-use crate::yaml::node::Kind;
+use crate::model::{InputDef, Interface, NodeId, NodeTemplate, RelId, RelationshipTemplate, Value};
+use crate::yaml::ast::MappedProperty;
+use crate::yaml::node::{Kind, Node};
 
 /// How deep values that read substituted nodes may lead into one another.
 const MAX_DEPTH: usize = 16;
@@ -202,20 +203,140 @@ pub(super) struct Maps {
     pub(super) inner_rels: Vec<Vec<RelId>>,
 }
 
+/// The input a property mapping names: `input` or `[ input ]`.
+fn input_name(mapped: &Node) -> Option<&str> {
+    match &mapped.kind {
+        Kind::Seq(items) if items.len() == 1 => items[0].as_str(),
+        _ => mapped.as_str(),
+    }
+}
+
+/// A keyed mapping for messages.
+fn describe(m: &MappedProperty) -> String {
+    match m {
+        MappedProperty::Capability {
+            capability,
+            property,
+        } => format!(
+            "property `{}` of capability `{}`",
+            property.text, capability.text
+        ),
+        MappedProperty::Relationship {
+            requirement,
+            index,
+            property,
+        } => format!(
+            "property `{}` of relationship {} of requirement `{}`",
+            property.text,
+            index.as_ref().map_or("0", |i| i.text.as_str()),
+            requirement.text
+        ),
+    }
+}
+
+fn key_span(m: &MappedProperty) -> crate::diagnostics::Span {
+    match m {
+        MappedProperty::Capability { property, .. }
+        | MappedProperty::Relationship { property, .. } => property.span,
+    }
+}
+
 impl<'a> Lowerer<'a> {
+    /// The value a keyed mapping reads on the substituted node: its
+    /// capability's property (assigned, else the type's default), or the
+    /// property of the relationship(s) of its requirement (`ALL`: a list).
+    fn keyed_value(
+        &self,
+        s: &Inlined<'a>,
+        m: &MappedProperty,
+        relationships: &[RelationshipTemplate],
+    ) -> Option<Value> {
+        match m {
+            MappedProperty::Capability {
+                capability,
+                property,
+            } => self
+                .capability_values
+                .get(&(s.node, capability.text.clone()))
+                .and_then(|values| values.get(&property.text))
+                .filter(|v| !v.is_empty())
+                .cloned(),
+            MappedProperty::Relationship {
+                requirement,
+                index,
+                property,
+            } => {
+                let rels = self
+                    .rel_by_requirement
+                    .get(&(s.node, requirement.text.as_str()))?;
+                let value = |r: &crate::model::RelId| {
+                    relationships[r.0 as usize]
+                        .properties
+                        .get(property.text.as_str())
+                        .cloned()
+                };
+                match index.as_ref().map(|i| i.text.as_str()) {
+                    Some("ALL") => Some(Value::List(rels.iter().filter_map(value).collect())),
+                    i => {
+                        let k: usize = i.map_or(Some(0), |t| t.parse().ok())?;
+                        rels.get(k).and_then(value)
+                    }
+                }
+            }
+        }
+    }
+
     /// What rewriting needs of substitution `s` of node `node`; a required
     /// input that gets no value is an error.
-    pub(super) fn sub(&mut self, s: &Inlined<'a>, node: &NodeTemplate) -> Sub {
+    pub(super) fn sub(
+        &mut self,
+        s: &Inlined<'a>,
+        node: &NodeTemplate,
+        relationships: &[RelationshipTemplate],
+    ) -> Sub {
         let mut given: HashMap<String, Value> = HashMap::new();
         let value_of = |p: &str| node.properties.get(p).filter(|v| !v.is_empty()).cloned();
         for (prop, mapped) in &s.mapping.properties {
-            let input = match &mapped.kind {
-                Kind::Seq(items) if items.len() == 1 => items[0].as_str(),
-                _ => mapped.as_str(),
-            };
-            if let (Some(input), Some(v)) = (input, value_of(&prop.text)) {
+            if let (Some(input), Some(v)) = (input_name(mapped), value_of(&prop.text)) {
                 given.insert(input.to_string(), v);
             }
+        }
+        for (m, mapped) in &s.mapping.keyed_properties {
+            let Some(input) = input_name(mapped) else {
+                continue;
+            };
+            match self.keyed_value(s, m, relationships) {
+                Some(v) => {
+                    given.insert(input.to_string(), v);
+                }
+                None => self.push_once(
+                    Diagnostic::warning(
+                        codes::W_SUBSTITUTION,
+                        format!(
+                            "input `{input}` of `{}` is mapped to {}, which node template `{}` gives no value: the input keeps its default",
+                            s.unit.file.source.name(),
+                            describe(m),
+                            node.id
+                        ),
+                    )
+                    .at(Self::at(s.unit, mapped.span))
+                    .hint("assign the value on the substituted node, or give the input a default"),
+                ),
+            }
+        }
+        for (m, _) in &s.mapping.keyed_attributes {
+            self.push_once(
+                Diagnostic::warning(
+                    codes::W_SUBSTITUTION,
+                    format!(
+                        "the attribute mapping of {} in `{}` is not used: only the substituted node's own attributes are mapped",
+                        describe(m),
+                        s.unit.file.source.name()
+                    ),
+                )
+                .at(Self::at(s.unit, key_span(m)))
+                .hint("map the output to an attribute of the node itself"),
+            );
         }
         for i in s.declared {
             let name = &i.name.text;

@@ -10,7 +10,7 @@
 
 use super::Reader;
 use crate::diagnostics::Span;
-use crate::yaml::ast::{Spanned, Substitution};
+use crate::yaml::ast::{MappedProperty, Spanned, Substitution};
 use crate::yaml::node::{Kind, Node};
 
 impl<'a> Reader<'a> {
@@ -20,7 +20,9 @@ impl<'a> Reader<'a> {
             requirements: Vec::new(),
             capabilities: Vec::new(),
             properties: Vec::new(),
+            keyed_properties: Vec::new(),
             attributes: Vec::new(),
+            keyed_attributes: Vec::new(),
             filter: None,
             interfaces: Vec::new(),
             span: node.span,
@@ -72,8 +74,12 @@ impl<'a> Reader<'a> {
                         s.capabilities = list;
                     }
                 }
-                "properties" => s.properties = self.assignments(v, "properties"),
-                "attributes" => s.attributes = self.assignments(v, "attributes"),
+                "properties" => {
+                    (s.properties, s.keyed_properties) = self.property_mappings(v, "properties")
+                }
+                "attributes" => {
+                    (s.attributes, s.keyed_attributes) = self.property_mappings(v, "attributes")
+                }
                 "substitution_filter" => s.filter = Some(v.clone()),
                 // 1.3: `<interface>: {<operation>: <workflow>}` (older texts:
                 // `<operation>: <workflow>`); 2.0 drafts map lists. Only the
@@ -103,6 +109,69 @@ impl<'a> Reader<'a> {
             }
         }
         s
+    }
+}
+
+/// Property or attribute mappings: by name, and keyed.
+type PropertyMappings = (Vec<(Spanned, Node)>, Vec<(MappedProperty, Node)>);
+
+impl Reader<'_> {
+    /// Property or attribute mappings: by name, or keyed by a capability
+    /// or a relationship (a list key, 2.0 §15.2); another key is E0302.
+    fn property_mappings(
+        &mut self,
+        node: &Node,
+        what: &str,
+    ) -> PropertyMappings {
+        let (mut named, mut keyed) = (Vec::new(), Vec::new());
+        let Some(entries) = node.as_map() else {
+            if !matches!(node.kind, Kind::Null) {
+                self.wrong_kind(node, what, "a map");
+            }
+            return (named, keyed);
+        };
+        for (k, v) in entries {
+            if let Some(name) = k.as_str() {
+                named.push((Spanned::new(name, k.span), v.clone()));
+                continue;
+            }
+            match mapped_property(k) {
+                Some(m) => keyed.push((m, v.clone())),
+                None => self.wrong_kind(
+                    k,
+                    &format!("a key in {what}"),
+                    "a name, [CAPABILITY, <capability>, <name>] or [RELATIONSHIP, <requirement>, <index>, <name>]",
+                ),
+            }
+        }
+        (named, keyed)
+    }
+}
+
+/// A `[CAPABILITY, …]` or `[RELATIONSHIP, …]` key.
+fn mapped_property(key: &Node) -> Option<MappedProperty> {
+    let Kind::Seq(items) = &key.kind else {
+        return None;
+    };
+    let s = |n: &Node| n.as_str().map(|t| Spanned::new(t, n.span));
+    match items.as_slice() {
+        [kw, c, p] if kw.as_str() == Some("CAPABILITY") => Some(MappedProperty::Capability {
+            capability: s(c)?,
+            property: s(p)?,
+        }),
+        [kw, r, p] if kw.as_str() == Some("RELATIONSHIP") => Some(MappedProperty::Relationship {
+            requirement: s(r)?,
+            index: None,
+            property: s(p)?,
+        }),
+        [kw, r, i, p] if kw.as_str() == Some("RELATIONSHIP") => {
+            Some(MappedProperty::Relationship {
+                requirement: s(r)?,
+                index: Some(s(i)?),
+                property: s(p)?,
+            })
+        }
+        _ => None,
     }
 }
 
