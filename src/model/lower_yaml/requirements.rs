@@ -352,23 +352,17 @@ impl<'a> Lowerer<'a> {
                 .and_then(|(t, u)| self.resolve(TypeKind::Node, &t.text, u));
             // TOSCA 2.0 fulfils a dangling requirement from the topology
             // first; a node_filter, which is not evaluated, leaves it open.
-            if unit.file.version.is_v2() && !a.node_filter {
-                let wanted = Wanted {
-                    source: (name, source),
-                    requirement: &a.name.text,
-                    node_type: named.clone(),
-                    capability,
-                    allocation: &a.allocation,
-                };
-                if let Some(id) = self.fulfil(
-                    &wanted,
+            if unit.file.version.is_v2()
+                && !a.node_filter
+                && let Some(id) = self.fulfil_assignment(
+                    a,
+                    (name, source),
+                    (named.clone(), capability),
                     origin,
-                    targets.asts,
-                    &|id| wiring.has_target(source, &a.name.text, id),
-                    &|t, p| wiring.allocated(t, p),
-                ) {
-                    return Some(TargetRef::Node(id));
-                }
+                    (targets, wiring),
+                )
+            {
+                return Some(TargetRef::Node(id));
             }
             if a.optional {
                 self.unfulfilled_optional(name, a, origin);
@@ -398,33 +392,20 @@ impl<'a> Lowerer<'a> {
         match self.resolve(TypeKind::Node, &t.text, unit) {
             Some(tk) => {
                 // A type-compatible template of the topology (1.3 §3.8.2).
-                let wanted = Wanted {
-                    source: (name, source),
-                    requirement: &a.name.text,
-                    node_type: Some(tk.clone()),
-                    capability,
-                    allocation: &a.allocation,
-                };
-                if a.optional && !a.node_filter {
-                    let taken = |id| wiring.has_target(source, &a.name.text, id);
-                    let found = self.fulfil(&wanted, origin, targets.asts, &taken, &|t, p| {
-                        wiring.allocated(t, p)
-                    });
-                    if found.is_none() {
-                        self.unfulfilled_optional(name, a, origin);
-                    }
-                    return found.map(TargetRef::Node);
-                }
-                if !a.node_filter
-                    && let Some(id) = self.fulfil(
-                        &wanted,
+                if !a.node_filter {
+                    let found = self.fulfil_assignment(
+                        a,
+                        (name, source),
+                        (Some(tk.clone()), capability),
                         origin,
-                        targets.asts,
-                        &|id| wiring.has_target(source, &a.name.text, id),
-                        &|t, p| wiring.allocated(t, p),
-                    )
-                {
-                    return Some(TargetRef::Node(id));
+                        (targets, wiring),
+                    );
+                    if found.is_some() || a.optional {
+                        if found.is_none() {
+                            self.unfulfilled_optional(name, a, origin);
+                        }
+                        return found.map(TargetRef::Node);
+                    }
                 }
                 let id = wiring.ids.name(format!("{name}_{}_target", a.name.text));
                 let why = format!(
@@ -448,6 +429,33 @@ impl<'a> Lowerer<'a> {
                 None
             }
         }
+    }
+
+    /// Fulfil assignment `a` of node `name` from the topology's templates
+    /// (see `fulfil.rs`): of `node_type`, offering `capability`.
+    #[allow(clippy::type_complexity)]
+    fn fulfil_assignment(
+        &mut self,
+        a: &'a ast::RequirementAssignment,
+        (name, source): (&str, NodeId),
+        (node_type, capability): (Option<String>, Option<(&'a ast::Spanned, Unit<'a>)>),
+        origin: &Location,
+        (targets, wiring): (&Targets<'_, 'a>, &Wiring<'a>),
+    ) -> Option<NodeId> {
+        let wanted = Wanted {
+            source: (name, source),
+            requirement: &a.name.text,
+            node_type,
+            capability,
+            allocation: &a.allocation,
+        };
+        self.fulfil(
+            &wanted,
+            origin,
+            targets.asts,
+            &|id| wiring.has_target(source, &a.name.text, id),
+            &|t, p| wiring.allocated(t, p),
+        )
     }
 
     /// An optional requirement no template of the topology fulfils: no

@@ -139,6 +139,15 @@ impl<'a> Lowerer<'a> {
     }
 }
 
+/// Each substituted node → its substitution's index.
+fn substituted(inlined: &[Inlined]) -> HashMap<NodeId, usize> {
+    inlined
+        .iter()
+        .enumerate()
+        .map(|(k, s)| (s.node, k))
+        .collect()
+}
+
 /// Groups: a substituted member is its templates; the substituting
 /// topologies' groups come after, `<node>_`-named.
 pub(super) fn spliced_groups(
@@ -147,11 +156,7 @@ pub(super) fn spliced_groups(
     subs: &[Sub],
     maps: &Maps,
 ) -> Vec<Group> {
-    let by_node: HashMap<NodeId, usize> = inlined
-        .iter()
-        .enumerate()
-        .map(|(k, s)| (s.node, k))
-        .collect();
+    let by_node = substituted(inlined);
     let mut out: Vec<Group> = groups
         .into_iter()
         .map(|mut g| {
@@ -191,11 +196,7 @@ pub(super) fn spliced_policies(
     subs: &[Sub],
     maps: &Maps,
 ) -> Vec<Policy> {
-    let by_node: HashMap<NodeId, usize> = inlined
-        .iter()
-        .enumerate()
-        .map(|(k, s)| (s.node, k))
-        .collect();
+    let by_node = substituted(inlined);
     let mut out: Vec<Policy> = policies
         .into_iter()
         .map(|mut p| {

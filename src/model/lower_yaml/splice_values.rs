@@ -242,6 +242,54 @@ fn key_span(m: &MappedProperty) -> crate::diagnostics::Span {
 }
 
 impl<'a> Lowerer<'a> {
+    /// The inputs the keyed mappings (§15.2) give, into `given`; the keyed
+    /// attribute mappings (§15.3) are not used (W0414).
+    fn keyed_inputs(
+        &mut self,
+        s: &Inlined<'a>,
+        node: &NodeTemplate,
+        relationships: &[RelationshipTemplate],
+        given: &mut HashMap<String, Value>,
+    ) {
+        for (m, mapped) in &s.mapping.keyed_properties {
+            let Some(input) = input_name(mapped) else {
+                continue;
+            };
+            match self.keyed_value(s, m, relationships) {
+                Some(v) => {
+                    given.insert(input.to_string(), v);
+                }
+                None => self.push_once(
+                    Diagnostic::warning(
+                        codes::W_SUBSTITUTION,
+                        format!(
+                            "input `{input}` of `{}` is mapped to {}, which node template `{}` gives no value: the input keeps its default",
+                            s.unit.file.source.name(),
+                            describe(m),
+                            node.id
+                        ),
+                    )
+                    .at(Self::at(s.unit, mapped.span))
+                    .hint("assign the value on the substituted node, or give the input a default"),
+                ),
+            }
+        }
+        for (m, _) in &s.mapping.keyed_attributes {
+            self.push_once(
+                Diagnostic::warning(
+                    codes::W_SUBSTITUTION,
+                    format!(
+                        "the attribute mapping of {} in `{}` is not used: only the substituted node's own attributes are mapped",
+                        describe(m),
+                        s.unit.file.source.name()
+                    ),
+                )
+                .at(Self::at(s.unit, key_span(m)))
+                .hint("map the output to an attribute of the node itself"),
+            );
+        }
+    }
+
     /// The value a keyed mapping reads on the substituted node: its
     /// capability's property (assigned, else the type's default), or the
     /// property of the relationship(s) of its requirement (`ALL`: a list).
@@ -301,43 +349,7 @@ impl<'a> Lowerer<'a> {
                 given.insert(input.to_string(), v);
             }
         }
-        for (m, mapped) in &s.mapping.keyed_properties {
-            let Some(input) = input_name(mapped) else {
-                continue;
-            };
-            match self.keyed_value(s, m, relationships) {
-                Some(v) => {
-                    given.insert(input.to_string(), v);
-                }
-                None => self.push_once(
-                    Diagnostic::warning(
-                        codes::W_SUBSTITUTION,
-                        format!(
-                            "input `{input}` of `{}` is mapped to {}, which node template `{}` gives no value: the input keeps its default",
-                            s.unit.file.source.name(),
-                            describe(m),
-                            node.id
-                        ),
-                    )
-                    .at(Self::at(s.unit, mapped.span))
-                    .hint("assign the value on the substituted node, or give the input a default"),
-                ),
-            }
-        }
-        for (m, _) in &s.mapping.keyed_attributes {
-            self.push_once(
-                Diagnostic::warning(
-                    codes::W_SUBSTITUTION,
-                    format!(
-                        "the attribute mapping of {} in `{}` is not used: only the substituted node's own attributes are mapped",
-                        describe(m),
-                        s.unit.file.source.name()
-                    ),
-                )
-                .at(Self::at(s.unit, key_span(m)))
-                .hint("map the output to an attribute of the node itself"),
-            );
-        }
+        self.keyed_inputs(s, node, relationships, &mut given);
         for i in s.declared {
             let name = &i.name.text;
             if given.contains_key(name) {

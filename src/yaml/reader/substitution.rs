@@ -118,11 +118,7 @@ type PropertyMappings = (Vec<(Spanned, Node)>, Vec<(MappedProperty, Node)>);
 impl Reader<'_> {
     /// Property or attribute mappings: by name, or keyed by a capability
     /// or a relationship (a list key, 2.0 §15.2); another key is E0302.
-    fn property_mappings(
-        &mut self,
-        node: &Node,
-        what: &str,
-    ) -> PropertyMappings {
+    fn property_mappings(&mut self, node: &Node, what: &str) -> PropertyMappings {
         let (mut named, mut keyed) = (Vec::new(), Vec::new());
         let Some(entries) = node.as_map() else {
             if !matches!(node.kind, Kind::Null) {
