@@ -557,7 +557,11 @@ impl Topology {
     /// template it belongs to (a transformation's target templates may
     /// have been renamed in the merged topology).
     pub fn api_id(&self, t: TemplateRef) -> &str {
-        let t = self.replicas.get(&t).copied().unwrap_or(t);
+        // Most topologies have no replicas: no hashing then.
+        let t = match self.replicas.is_empty() {
+            true => t,
+            false => self.replicas.get(&t).copied().unwrap_or(t),
+        };
         self.target
             .as_ref()
             .and_then(|target| target.renamed.get(&t))
