@@ -75,6 +75,16 @@ ROUTING = {
 # tests/features/test-policies and yaml-test-policies: the mock answers the output a
 # test policy expects (ExpectedOutputParameters) with another value, and the plan
 # must fail in the test's activity. Plan name: (the answer, the activity).
+# tests/features/runtime-functions: the inputs of its build runs, and the
+# parameters the plan must compute for app's create from them (TOSCA 2.0
+# built-in functions evaluated when the plan runs).
+RUNTIME_FUNCTIONS = {
+    "inputs": {"base_port": "8000", "hosts": "alpha,beta"},
+    "params": {"app/create": {"NEXT_PORT": "8001", "URL": "http://db.example:8000", "IS_BIG": "true",
+                              "FIRST": "beta", "EITHER": "true", "PREFIXED": "true", "SIZE": "10",
+                              "HALF": "500"}},
+}
+
 EXPECTATION_FAILS = {
     "test-policies": ("app/Version=0.9", "app_test_version"),
     "yaml-test-policies": ("app/Version=0.9", "app_test_appVersion"),
@@ -137,14 +147,22 @@ def prepare(plans_path, outdir):
             bad += 1
             continue
         runs = []
+        # The functions of runtime-functions need numbers where the harness
+        # would give `input-<name>`: its runs, and the builds before them, get inputs.
+        given = {"inputs": RUNTIME_FUNCTIONS["inputs"]} if p["name"] == "runtime-functions" else {}
         if kind in ("build", "defrost"):
-            runs.append(("", {}, {}))
+            if given:
+                runs.append(("", dict(given), {"params": RUNTIME_FUNCTIONS["params"]}))
+            else:
+                runs.append(("", {}, {}))
             ops = invocations(p["bpmn"], graph)
             if len(ops) >= 2:
                 fail = "/".join(ops[len(ops) // 2])
-                runs.append((" fail " + fail, {"fail": fail}, {"fail": fail}))
+                runs.append((" fail " + fail, {"fail": fail, **given}, {"fail": fail}))
         elif p.get("build"):
             setup = {"build": p["build"], "instances": INSTANCES.get(kind, 1)}
+            if given:
+                setup["build_inputs"] = given["inputs"]
             extra = {"instances": setup["instances"]} if kind in check_trace.PER_INSTANCE else {}
             if kind == "scale-out":
                 m = SELECT.search(open(p["bpmn"]).read())
@@ -221,6 +239,22 @@ def selection(c, events, result):
     return []
 
 
+def parameters(c, events):
+    """The parameters each named operation was invoked with, as expected."""
+    problems = []
+    for op, want in c["params"].items():
+        template, operation = op.split("/")
+        got = [e.get("params", {}) for e in events
+               if e.get("kind") == "invoke" and e.get("template") == template and e.get("operation") == operation]
+        if not got:
+            problems.append(f"params: {op} was not invoked")
+        for params in got:
+            for name, value in want.items():
+                if params.get(name) != value:
+                    problems.append(f"params: {op} got {name}={params.get(name)!r}, expected {value!r}")
+    return problems
+
+
 def check(outdir):
     passed = failed = 0
     for line in open(os.path.join(outdir, "checks.jsonl")):
@@ -232,6 +266,8 @@ def check(outdir):
             problems = check_trace.Check(graph, events, result, Args(c)).run()
             if "select" in c:
                 problems += selection(c, events, result)
+            if "params" in c:
+                problems += parameters(c, events)
         if problems:
             failed += 1
             print(f"FAIL {c['name']}")

@@ -32,7 +32,7 @@ pub use regions::parse_scaling_tags;
 pub use scaling_policies::regions_from_policies;
 pub use target::Target;
 pub use types::{TypeDef, TypeId, TypeKind, TypeName, TypeTable};
-pub use value::{Call, Value};
+pub use value::{Call, RUNTIME_FUNCTIONS, Value, evaluated_at_run_time};
 pub use workflow::{Condition, Precondition, StepTarget, Workflow, WorkflowActivity, WorkflowStep};
 
 use crate::diagnostics::Location;

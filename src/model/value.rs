@@ -102,3 +102,47 @@ impl Value {
         }
     }
 }
+/// The built-in functions of scalar values the plans evaluate when they
+/// run: arithmetic, comparison, boolean and string functions. Their
+/// results are strings, as every plan value; a boolean is `true` or
+/// `false`. `join` takes a list written in place; `length` a string.
+pub const RUNTIME_FUNCTIONS: &[&str] = &[
+    "sum",
+    "difference",
+    "product",
+    "quotient",
+    "remainder",
+    "round",
+    "floor",
+    "ceil",
+    "equal",
+    "greater_than",
+    "greater_or_equal",
+    "less_than",
+    "less_or_equal",
+    "and",
+    "or",
+    "not",
+    "xor",
+    "join",
+    "token",
+    "has_prefix",
+    "has_suffix",
+    "contains",
+    "length",
+];
+
+/// Whether the plans evaluate a call of `name` with `args` when they run
+/// (see [`RUNTIME_FUNCTIONS`]): its arguments are
+/// scalars or calls, and a `join` list is written in place.
+pub fn evaluated_at_run_time(name: &str, args: &[Value]) -> bool {
+    let scalar = |v: &Value| matches!(v, Value::Scalar(_) | Value::Call(_) | Value::Null);
+    RUNTIME_FUNCTIONS.contains(&name)
+        && match (name, args) {
+            ("join", [Value::List(items)]) | ("join", [Value::List(items), Value::Scalar(_)]) => {
+                items.iter().all(scalar)
+            }
+            ("join", _) => false,
+            _ => !args.is_empty() && args.iter().all(scalar),
+        }
+}

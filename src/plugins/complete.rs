@@ -609,7 +609,9 @@ fn binding_nodes(b: &Binding, out: &mut BTreeSet<NodeId>) {
         Binding::InstanceId(TemplateRef::Node(n)) => {
             out.insert(*n);
         }
-        Binding::Concat(parts) => parts.iter().for_each(|p| binding_nodes(p, out)),
+        Binding::Concat(parts) | Binding::Function(_, parts) => {
+            parts.iter().for_each(|p| binding_nodes(p, out))
+        }
         _ => {}
     }
 }
@@ -684,7 +686,9 @@ fn binding_inputs(b: &Binding, f: &mut dyn FnMut(&str)) {
     match b {
         Binding::Input(n) => f(n),
         Binding::ArtifactUrl(_) => f(CSAR_ENTRYPOINT),
-        Binding::Concat(parts) => parts.iter().for_each(|p| binding_inputs(p, f)),
+        Binding::Concat(parts) | Binding::Function(_, parts) => {
+            parts.iter().for_each(|p| binding_inputs(p, f))
+        }
         _ => {}
     }
 }

@@ -228,6 +228,25 @@ pub(crate) fn value_binding(topology: &Topology, template: TemplateRef, value: &
                     .map(|p| value_binding(topology, template, p))
                     .collect(),
             ),
+            (name, args) if crate::model::evaluated_at_run_time(name, args) => {
+                let args = match (name, args) {
+                    // `join: [[a, b, ...], separator]`: the list in place,
+                    // then the separator (empty when left out).
+                    ("join", [Value::List(items), rest @ ..]) => {
+                        let empty = Value::Scalar(String::new());
+                        items
+                            .iter()
+                            .chain(rest.first().or(Some(&empty)))
+                            .map(|p| value_binding(topology, template, p))
+                            .collect()
+                    }
+                    _ => args
+                        .iter()
+                        .map(|p| value_binding(topology, template, p))
+                        .collect(),
+                };
+                Binding::Function(name.to_string(), args)
+            }
             _ => Binding::Literal(value.to_json().to_string()),
         },
         other => Binding::Literal(other.literal().unwrap_or_default()),

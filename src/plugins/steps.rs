@@ -29,6 +29,10 @@ pub enum Binding {
     InstanceId(TemplateRef),
     /// Several bindings joined.
     Concat(Vec<Binding>),
+    /// A TOSCA 2.0 built-in function of scalar values (chapter 10) the
+    /// plan evaluates when it runs, its arguments known only then
+    /// ([`crate::model::RUNTIME_FUNCTIONS`]).
+    Function(String, Vec<Binding>),
 }
 
 impl Binding {

@@ -215,7 +215,9 @@ fn binding_templates(b: &Binding, add: &mut impl FnMut(TemplateRef)) {
     match b {
         Binding::Property(p) => add(p.template),
         Binding::InstanceId(t) => add(*t),
-        Binding::Concat(parts) => parts.iter().for_each(|p| binding_templates(p, add)),
+        Binding::Concat(parts) | Binding::Function(_, parts) => {
+            parts.iter().for_each(|p| binding_templates(p, add))
+        }
         _ => {}
     }
 }

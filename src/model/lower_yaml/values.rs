@@ -85,6 +85,7 @@ impl<'a> Lowerer<'a> {
             || !builtin
             || meta
             || fold::EVALUATED_BY_PLANS.contains(&name)
+            || crate::model::evaluated_at_run_time(name, args)
             || args.iter().any(names_value)
         {
             return;
@@ -98,7 +99,7 @@ impl<'a> Lowerer<'a> {
                 ),
             )
             .at(Self::at(unit, span))
-            .hint("give the operation the values and let its implementation combine them, or use `concat`, which the plans evaluate"),
+            .hint("give the operation the values and let its implementation combine them; the plans evaluate `concat` and the functions of scalars (arithmetic, comparisons, booleans, `join`, `token`, `length` of a string, …)"),
         );
     }
 

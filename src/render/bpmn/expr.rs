@@ -67,6 +67,17 @@ pub(super) fn expr(
             );
         }
         Binding::InstanceId(t) => push_var(out, names.id(*t)),
+        Binding::Function(name, args) => {
+            let args: Vec<String> = args
+                .iter()
+                .map(|p| {
+                    let mut s = String::new();
+                    expr(&mut s, p, topology, names, input);
+                    s
+                })
+                .collect();
+            out.push_str(&function(name, &args));
+        }
         Binding::Concat(parts) => match parts.len() {
             0 => out.push_str("''"),
             1 => expr(out, &parts[0], topology, names, input),
@@ -84,6 +95,80 @@ pub(super) fn expr(
     }
 }
 
+/// A built-in function (`model::RUNTIME_FUNCTIONS`) of the
+/// Groovy expressions `a`, a string: numbers as `BigDecimal`s written
+/// plainly, booleans `true` or `false`.
+fn function(name: &str, a: &[String]) -> String {
+    let s = |i: usize| format!("String.valueOf({})", a.get(i).map_or("''", String::as_str));
+    let n = |i: usize| format!("new BigDecimal({}.trim())", s(i));
+    let plain = |x: String| format!("({x}).stripTrailingZeros().toPlainString()");
+    let fold = |op: &str| {
+        let nums: Vec<String> = (0..a.len()).map(n).collect();
+        plain(nums.join(op))
+    };
+    let compare = |op: &str| format!("({}.compareTo({}) {op} 0).toString()", n(0), n(1));
+    let truth = |i: usize| format!("({} == 'true')", s(i));
+    match name {
+        "sum" => fold(" + "),
+        "difference" => fold(" - "),
+        "product" => fold(" * "),
+        "quotient" => plain(format!(
+            "{}.divide({}, java.math.MathContext.DECIMAL64)",
+            n(0),
+            n(1)
+        )),
+        "remainder" => plain(format!("{}.remainder({})", n(0), n(1))),
+        "round" => format!(
+            "{}.setScale(0, java.math.RoundingMode.HALF_UP).toPlainString()",
+            n(0)
+        ),
+        "floor" => format!(
+            "{}.setScale(0, java.math.RoundingMode.FLOOR).toPlainString()",
+            n(0)
+        ),
+        "ceil" => format!(
+            "{}.setScale(0, java.math.RoundingMode.CEILING).toPlainString()",
+            n(0)
+        ),
+        "equal" => format!("({} == {}).toString()", s(0), s(1)),
+        "greater_than" => compare(">"),
+        "greater_or_equal" => compare(">="),
+        "less_than" => compare("<"),
+        "less_or_equal" => compare("<="),
+        "and" | "or" => {
+            let all: Vec<String> = (0..a.len()).map(truth).collect();
+            format!(
+                "({}).toString()",
+                all.join(if name == "and" { " && " } else { " || " })
+            )
+        }
+        "not" => format!("(!{}).toString()", truth(0)),
+        "xor" => format!("({} ^ {}).toString()", truth(0), truth(1)),
+        "join" => {
+            let items: Vec<String> = (0..a.len().saturating_sub(1)).map(s).collect();
+            format!(
+                "[{}].join({})",
+                items.join(", "),
+                s(a.len().saturating_sub(1))
+            )
+        }
+        // The separators are characters, any of which splits; empty
+        // tokens are dropped (as the BPEL plans do).
+        "token" => format!(
+            "({}.tokenize({}) + [''] * ({} as int + 1))[{} as int]",
+            s(0),
+            s(1),
+            s(2),
+            s(2)
+        ),
+        "has_prefix" => format!("{}.startsWith({}).toString()", s(0), s(1)),
+        "has_suffix" => format!("{}.endsWith({}).toString()", s(0), s(1)),
+        "contains" => format!("{}.contains({}).toString()", s(0), s(1)),
+        "length" => format!("{}.length().toString()", s(0)),
+        _ => "''".to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Part, Text, Value, concat};
@@ -96,6 +181,19 @@ mod tests {
             Value::Shared(s) => format!("{s:?}"),
             Value::Later(k) => format!("later {k}"),
         }
+    }
+
+    #[test]
+    fn functions_are_groovy_strings() {
+        let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            super::function("sum", &a(&["v('p')", "'1'"])),
+            "(new BigDecimal(String.valueOf(v('p')).trim()) + new BigDecimal(String.valueOf('1').trim())).stripTrailingZeros().toPlainString()"
+        );
+        assert_eq!(
+            super::function("has_prefix", &a(&["v('h')", "'alpha'"])),
+            "String.valueOf(v('h')).startsWith(String.valueOf('alpha')).toString()"
+        );
     }
 
     #[test]

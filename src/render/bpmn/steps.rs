@@ -681,12 +681,19 @@ fn invocation_ins(cx: &mut Ctx, inv: &Invocation) -> Passed {
         "operation".into(),
         vec![Piece::Lit(inv.operation.to_string())],
     ));
+    let (mut ins, mut locals) = (Vec::new(), Vec::new());
     for (name, b) in &inv.inputs {
         let mut pieces = Vec::new();
-        binding_pieces(cx, b, &mut pieces);
-        fields.push((format!("param:{name}"), pieces));
+        if binding_pieces(cx, b, &mut pieces) {
+            fields.push((format!("param:{name}"), pieces));
+        } else {
+            // A function the plan evaluates: computed in Groovy.
+            let target = cx.text.fmt(format_args!("param:{name}"));
+            let value = Value::Groovy(cx.text.add(&cx.expr(b)));
+            locals.push((target, value));
+            ins.push((target, In::Var(target)));
+        }
     }
-    let (mut ins, mut locals) = (Vec::new(), Vec::new());
     for (target, pieces) in fields {
         let parts: Vec<Part> = pieces.iter().map(Piece::part).collect();
         let target = cx.text.add(&target);
@@ -726,8 +733,9 @@ impl Piece {
     }
 }
 
-/// The pieces of a binding, concatenated.
-fn binding_pieces(cx: &Ctx, b: &crate::plugins::steps::Binding, out: &mut Vec<Piece>) {
+/// The pieces of a binding, concatenated; false for a function, which no
+/// concatenation of pieces is.
+fn binding_pieces(cx: &Ctx, b: &crate::plugins::steps::Binding, out: &mut Vec<Piece>) -> bool {
     use crate::plugins::steps::Binding;
     match b {
         Binding::Property(p) => out.push(Piece::Var(cx.names.prop(cx.topology, p).to_string())),
@@ -743,8 +751,10 @@ fn binding_pieces(cx: &Ctx, b: &crate::plugins::steps::Binding, out: &mut Vec<Pi
             )));
         }
         Binding::InstanceId(t) => out.push(Piece::Var(cx.names.id(*t).to_string())),
-        Binding::Concat(parts) => parts.iter().for_each(|p| binding_pieces(cx, p, out)),
+        Binding::Concat(parts) => return parts.iter().all(|p| binding_pieces(cx, p, out)),
+        Binding::Function(..) => return false,
     }
+    true
 }
 
 /// An operation call through the management bus: a call of the reusable

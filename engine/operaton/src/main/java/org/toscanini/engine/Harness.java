@@ -47,6 +47,8 @@ final class Harness implements AutoCloseable {
     int instances = 1;
     Plan build;
     Map<String, String> inputs = new LinkedHashMap<>();
+    /** Inputs of the build runs before the plan (a batch's `build_inputs`). */
+    Map<String, String> buildInputs = new LinkedHashMap<>();
     Map<String, List<String>> properties = new LinkedHashMap<>();
     Map<String, String> states = new LinkedHashMap<>();
     /** Output values the bus answers, by TEMPLATE/OUTPUT (others are OUTPUT-of-TEMPLATE). */
@@ -155,7 +157,7 @@ final class Harness implements AutoCloseable {
       mock.setTarget(o.target);
       if (o.build != null) {
         for (int i = 0; i < o.instances; i++) {
-          Result setup = once(o.build, null, Map.of(), new LinkedHashMap<>(), new Trace(), deadline, null);
+          Result setup = once(o.build, null, Map.of(), new LinkedHashMap<>(o.buildInputs), new Trace(), deadline, null);
           if (!"normal".equals(setup.ended())) {
             r.line.put("event", "result");
             r.line.put("ended", "setup-failed");

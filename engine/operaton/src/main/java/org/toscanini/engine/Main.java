@@ -192,6 +192,7 @@ public final class Main {
         switch (key) {
           case "plan", "name", "trace" -> { }
           case "inputs" -> ((Map<?, ?>) value).forEach((k, v) -> o.inputs.put(k.toString(), v.toString()));
+          case "build_inputs" -> ((Map<?, ?>) value).forEach((k, v) -> o.buildInputs.put(k.toString(), v.toString()));
           case "properties" -> ((List<?>) value).forEach(v -> apply(o, "property", v.toString()));
           case "states" -> ((Map<?, ?>) value).forEach((k, v) -> apply(o, "state", k + "=" + v));
           default -> {

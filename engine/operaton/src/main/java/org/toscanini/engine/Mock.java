@@ -524,6 +524,11 @@ final class Mock implements AutoCloseable {
     e.put("template", template);
     e.put("interface", String.valueOf(info.get("interface")));
     e.put("operation", String.valueOf(info.get("operation")));
+    // The inputs as the plan computed them (checked where a run expects values).
+    Object params = request.get("params");
+    if (params instanceof Map<?, ?> m && !m.isEmpty()) {
+      e.put("params", new TreeMap<>(m));
+    }
     Object instanceUrl = info.get(node != null ? "nodeInstanceID" : "relationshipInstanceID");
     if (instanceUrl != null && !instanceUrl.toString().isEmpty()) {
       String s = instanceUrl.toString().replaceAll("/+$", "");

@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "$NEXT_PORT $URL $IS_BIG $FIRST $EITHER $PREFIXED $SIZE $HALF"
