@@ -100,7 +100,7 @@ pub(super) fn expr(
 /// plainly, booleans `true` or `false`.
 fn function(name: &str, a: &[String]) -> String {
     let s = |i: usize| format!("String.valueOf({})", a.get(i).map_or("''", String::as_str));
-    let n = |i: usize| format!("new BigDecimal({}.trim())", s(i));
+    let n = |i: usize| format!("dec({}, '{name}')", s(i));
     let plain = |x: String| format!("({x}).stripTrailingZeros().toPlainString()");
     let fold = |op: &str| {
         let nums: Vec<String> = (0..a.len()).map(n).collect();
@@ -154,13 +154,10 @@ fn function(name: &str, a: &[String]) -> String {
         }
         // The separators are characters, any of which splits; empty
         // tokens are dropped (as the BPEL plans do).
-        "token" => format!(
-            "({}.tokenize({}) + [''] * ({} as int + 1))[{} as int]",
-            s(0),
-            s(1),
-            s(2),
-            s(2)
-        ),
+        "token" => {
+            let k = format!("{}.intValue()", n(2));
+            format!("({}.tokenize({}) + [''] * ({k} + 1))[{k}]", s(0), s(1))
+        }
         "has_prefix" => format!("{}.startsWith({}).toString()", s(0), s(1)),
         "has_suffix" => format!("{}.endsWith({}).toString()", s(0), s(1)),
         "contains" => format!("{}.contains({}).toString()", s(0), s(1)),
@@ -188,7 +185,7 @@ mod tests {
         let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(
             super::function("sum", &a(&["v('p')", "'1'"])),
-            "(new BigDecimal(String.valueOf(v('p')).trim()) + new BigDecimal(String.valueOf('1').trim())).stripTrailingZeros().toPlainString()"
+            "(dec(String.valueOf(v('p')), 'sum') + dec(String.valueOf('1'), 'sum')).stripTrailingZeros().toPlainString()"
         );
         assert_eq!(
             super::function("has_prefix", &a(&["v('h')", "'alpha'"])),

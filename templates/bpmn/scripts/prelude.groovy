@@ -21,6 +21,12 @@ def jnum = { String text, String key -> def m = (text =~ ('"' + java.util.regex.
 def url = { String text -> def m = (text =~ '<(?:\\w+:)?url>([^<]*)</'); (m.find() ? m.group(1) : text.trim().replaceAll('^"|"$', '')).trim() }
 def last = { String u -> def p = u.replaceAll('/+$', '').split('/'); p.length == 0 ? '' : p[-1] }
 def num = { s -> try { new BigDecimal(s.toString().trim()) } catch (Exception e) { null } }
+def dec = { s, String f ->
+  // A number a function of the plan computes with (TOSCA 2.0 chapter 10): anything else fails the plan.
+  def r = num(s == null ? '' : s)
+  if (r == null) fail('$' + f + ': `' + s + '` is not a number')
+  r
+}
 def cmp = { s, String op, String b ->
   // A value compared with a number (workflow conditions); false when either is no number.
   def l = num(s); def r = num(b)
