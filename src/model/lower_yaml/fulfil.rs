@@ -11,6 +11,7 @@
 //! assignment or the definition), the source and the topology's templates.
 //! Out: the chosen template, with a warning where several fit.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::{Lowerer, Unit};
@@ -59,20 +60,39 @@ impl<'a> Lowerer<'a> {
             return None;
         }
         let source_type = candidates.get(source.0 as usize).map(|(_, k)| &**k);
+        // Whether a type fits is found once per type: a large topology has
+        // many templates of few types.
+        let mut by_type: HashMap<&str, bool> = HashMap::new();
         let mut fitting: Vec<(NodeId, &'a str)> = Vec::new();
         for (i, (n, key)) in candidates.iter().enumerate() {
             let id = NodeId(i as u32);
-            if n.name.text == source_name
-                || taken(id)
-                || !self.fits((id, key), wanted, source_type, used)
-            {
+            if n.name.text == source_name {
                 continue;
             }
-            fitting.push((id, n.name.text.as_str()));
+            let fits = match by_type.get(&**key) {
+                Some(&f) => f,
+                None => {
+                    let f = self.fits(key, wanted, source_type);
+                    by_type.insert(key, f);
+                    f
+                }
+            };
+            if fits && !taken(id) && self.has_room_in(id, key, wanted, used) {
+                fitting.push((id, n.name.text.as_str()));
+            }
         }
         let &(chosen, name) = fitting.first()?;
         if fitting.len() > 1 {
-            let names: Vec<String> = fitting.iter().map(|(_, n)| format!("`{n}`")).collect();
+            // A few names: a warning per requirement must not grow with the topology.
+            const SHOWN: usize = 5;
+            let mut names: Vec<String> = fitting
+                .iter()
+                .take(SHOWN)
+                .map(|(_, n)| format!("`{n}`"))
+                .collect();
+            if fitting.len() > SHOWN {
+                names.push(format!("{} more", fitting.len() - SHOWN));
+            }
             self.diags.push(
                 Diagnostic::warning(
                     codes::W_DANGLING_REQUIREMENT,
@@ -90,15 +110,27 @@ impl<'a> Lowerer<'a> {
         Some(chosen)
     }
 
-    /// Whether templates of node type `key` fit: of the named node type or
-    /// one derived from it, offering the named capability.
-    fn fits(
+    /// Whether the capability template `id` (of type `key`) offers has
+    /// room for what `wanted` allocates (nothing allocated: room).
+    fn has_room_in(
         &mut self,
-        (id, key): (NodeId, &str),
+        id: NodeId,
+        key: &str,
         wanted: &Wanted<'_, 'a>,
-        source_type: Option<&str>,
         used: &dyn Fn(NodeId, &str) -> f64,
     ) -> bool {
+        let Some((c, unit)) = wanted.capability.filter(|_| !wanted.allocation.is_empty()) else {
+            return true;
+        };
+        match self.matching(key, c, unit) {
+            Some(c) => self.has_room(id, &c.name, wanted.allocation, used),
+            None => true,
+        }
+    }
+
+    /// Whether templates of node type `key` fit: of the named node type or
+    /// one derived from it, offering the named capability.
+    fn fits(&mut self, key: &str, wanted: &Wanted<'_, 'a>, source_type: Option<&str>) -> bool {
         if let Some(t) = &wanted.node_type {
             let chain = self.chain(TypeKind::Node, key).unwrap_or_default();
             if !chain.iter().any(|k| k == t) {
@@ -109,12 +141,8 @@ impl<'a> Lowerer<'a> {
             return true;
         };
         match self.matching(key, c, unit) {
-            // Its valid_source_node_types must let the source in, and it
-            // must have room for the allocation.
-            Some(c) => {
-                source_type.is_none_or(|s| self.refuses(&c, s, None).is_none())
-                    && self.has_room(id, &c.name, wanted.allocation, used)
-            }
+            // Its valid_source_node_types must let the source in.
+            Some(c) => source_type.is_none_or(|s| self.refuses(&c, s, None).is_none()),
             None => false,
         }
     }

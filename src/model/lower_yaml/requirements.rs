@@ -561,12 +561,17 @@ impl<'a> Lowerer<'a> {
 
 impl Wiring<'_> {
     /// Whether requirement `requirement` of `source` has `target` already.
+    /// (The source's relationships are the last ones pending: nodes are
+    /// wired one after the other.)
     fn has_target(&self, source: NodeId, requirement: &str, target: NodeId) -> bool {
-        self.pending.iter().any(|p| {
-            p.source == source
-                && p.requirement == requirement
-                && matches!(p.target, TargetRef::Node(t) if t == target)
-        })
+        self.pending
+            .iter()
+            .rev()
+            .take_while(|p| p.source == source)
+            .any(|p| {
+                p.requirement == requirement
+                    && matches!(p.target, TargetRef::Node(t) if t == target)
+            })
     }
 
     /// How much of property `prop` the relationships so far allocate on
