@@ -102,6 +102,7 @@ impl Value {
         }
     }
 }
+
 /// The built-in functions of scalar values the plans evaluate when they
 /// run: arithmetic, comparison, boolean and string functions. Their
 /// results are strings, as every plan value; a boolean is `true` or

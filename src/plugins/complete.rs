@@ -401,6 +401,23 @@ fn migrate_node(topology: &Topology, in_plan: &HashSet<TemplateRef>, n: NodeId) 
         Step::SelectInstance(from, super::steps::Strategy::FirstInstance),
         Step::CreateNodeInstance(n),
     ];
+    register_own_relationships(topology, in_plan, n, &mut out);
+    out.push(Step::CopyProperties { from, to: n });
+    out.push(Step::StoreProperties(n));
+    // The source instance was selected among the started ones.
+    out.push(Step::SetState(template, state::STARTED));
+    out
+}
+
+/// Register the instances of `n`'s relationships that order their target
+/// first: only when `n`'s instance exists do both ends exist. (Those
+/// ordered after both ends are registered by their own activity.)
+fn register_own_relationships(
+    topology: &Topology,
+    in_plan: &HashSet<TemplateRef>,
+    n: NodeId,
+    out: &mut Vec<Step>,
+) {
     for &r in topology.outgoing(n) {
         if in_plan.contains(&TemplateRef::Relationship(r))
             && !after_both(topology.relationship(r).kind)
@@ -409,11 +426,6 @@ fn migrate_node(topology: &Topology, in_plan: &HashSet<TemplateRef>, n: NodeId) 
             out.push(Step::SetState(TemplateRef::Relationship(r), state::CREATED));
         }
     }
-    out.push(Step::CopyProperties { from, to: n });
-    out.push(Step::StoreProperties(n));
-    // The source instance was selected among the started ones.
-    out.push(Step::SetState(template, state::STARTED));
-    out
 }
 
 /// Add the instance-data steps around a plugin's body.
@@ -433,16 +445,7 @@ fn wrap(
         (ActivityKind::Provision | ActivityKind::Defrost, TemplateRef::Node(n)) => {
             out.push(Step::CreateNodeInstance(n));
             out.extend(steps);
-            // The instance of a relationship that orders its target first is
-            // registered here: only now do both ends exist.
-            for &r in topology.outgoing(n) {
-                let in_plan = in_plan.contains(&TemplateRef::Relationship(r));
-                if in_plan && !after_both(topology.relationship(r).kind) {
-                    out.push(Step::CreateRelationshipInstance(r));
-                    // Else it stays INITIAL: its own activity comes before its source's.
-                    out.push(Step::SetState(TemplateRef::Relationship(r), state::CREATED));
-                }
-            }
+            register_own_relationships(topology, in_plan, n, &mut out);
             out.push(Step::StoreProperties(n));
             push_final_state(&mut out, activity.template, state::STARTED);
             ActivityBody {

@@ -163,6 +163,20 @@ impl Vars {
         self.name(self.first(t) + 2 + i)
     }
 
+    /// The property variables of `from` and of `to` for each property
+    /// name the two share, in `from`'s order.
+    pub(crate) fn shared_props<'a>(
+        &'a self,
+        topology: &'a Topology,
+        from: TemplateRef,
+        to: TemplateRef,
+    ) -> Vec<(&'a str, &'a str)> {
+        let to_props: std::collections::HashMap<&str, &str> = self.props_of(topology, to).collect();
+        self.props_of(topology, from)
+            .filter_map(|(p, v)| to_props.get(p).map(|&w| (v, w)))
+            .collect()
+    }
+
     /// All property variables of a template, with the property names.
     pub(crate) fn props_of<'a>(
         &'a self,

@@ -152,7 +152,9 @@ fn copy_properties(
     to: NodeId,
     name: &str,
 ) -> Result<()> {
-    let pairs = same_properties(cx, from, to);
+    let pairs = cx
+        .names
+        .shared_props(cx.topology, TemplateRef::Node(from), TemplateRef::Node(to));
     if pairs.is_empty() {
         return Ok(());
     }
@@ -161,17 +163,6 @@ fn copy_properties(
         w.put("copy-property", ind, &[("from", from), ("to", to)])?;
     }
     w.put("copy-properties-end", ind, &[])
-}
-
-/// The property variables of `from` and `to` for each property name they share.
-fn same_properties<'a>(cx: &'a Ctx, from: NodeId, to: NodeId) -> Vec<(&'a str, &'a str)> {
-    let t = cx.topology;
-    let to_props: std::collections::HashMap<&str, &str> =
-        cx.names.props_of(t, TemplateRef::Node(to)).collect();
-    cx.names
-        .props_of(t, TemplateRef::Node(from))
-        .filter_map(|(p, v)| to_props.get(p).map(|&w| (v, w)))
-        .collect()
 }
 
 /// Store the properties of node `n`'s instance: its property variables

@@ -444,13 +444,12 @@ fn copy_properties(
     p: Prefix,
 ) {
     let t = cx.topology;
-    let to_props: std::collections::HashMap<&str, &str> =
-        cx.names.props_of(t, TemplateRef::Node(to)).collect();
     let mut s = String::new();
-    for (name, v) in cx.names.props_of(t, TemplateRef::Node(from)) {
-        if let Some(&w) = to_props.get(name) {
-            super::init::set_variable(&mut s, w, &|o| push_var(o, v));
-        }
+    for (v, w) in cx
+        .names
+        .shared_props(t, TemplateRef::Node(from), TemplateRef::Node(to))
+    {
+        super::init::set_variable(&mut s, w, &|o| push_var(o, v));
     }
     if s.is_empty() {
         return;
