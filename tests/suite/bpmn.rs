@@ -475,6 +475,19 @@ fn check_scripts_and_variables(what: &str, doc: &Document, b: &Bpmn) {
                 }
             }
         }
+        // toscanini_load sets `prop:<name>` for each name of its `names`.
+        if ns == Some(BPMN)
+            && &*el.local == "callActivity"
+            && doc.attr(e, "calledElement") == Some("toscanini_load")
+        {
+            let names = doc
+                .children(e, BPMN, "extensionElements")
+                .flat_map(|x| doc.children(x, CAMUNDA, "in"))
+                .find(|&i| doc.attr(i, "target") == Some("names"))
+                .and_then(|i| doc.attr(i, "sourceExpression"))
+                .unwrap_or_else(|| panic!("{what}: a call of toscanini_load without names"));
+            set.extend(names.split(',').map(|n| format!("prop:{n}")));
+        }
         if ns == Some(BPMN) && &*el.local == "conditionExpression" {
             reads.push(("condition".into(), el.text.clone()));
         }

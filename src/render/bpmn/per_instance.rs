@@ -10,10 +10,9 @@
 use super::chain::{Chain, Prefix};
 use super::ctx::Ctx;
 use super::errors::{ERR_ACTIVITY, ERR_FAILURE};
-use super::expr::concat;
-use super::graph::{self, Kind, Plane, Repeat, Str, Sub, Value};
+use super::graph::{In, Kind, Plane, Repeat, Str, Sub, Value};
 use super::groovy::{Part, push_literal, push_var};
-use super::scripts::Shared;
+use super::library::INSTANCES;
 use super::steps;
 use crate::model::TemplateRef;
 use crate::plugins::ActivityBody;
@@ -88,37 +87,31 @@ pub(crate) fn each_instance(
 }
 
 /// List the instances of `subject` (at `path` under the service
-/// template), into the loop's variables, and end where there are none.
+/// template), into the loop's variables (a call of [`INSTANCES`]), and end
+/// where there are none.
 fn list(cx: &mut Ctx, chain: &mut Chain, a: &str, subject: TemplateRef, path: &str, vars: &Loop) {
     let t = cx.topology;
     let side = crate::render::side::side(t, subject);
     let text = &mut cx.text;
-    let list = graph::Http {
-        method: "GET",
-        url: concat(
-            text,
-            &[
-                Part::Var(side.service_template_url),
-                Part::Lit(path),
-                Part::Lit("?serviceInstanceId="),
-                Part::Var(side.service_instance_id),
-            ],
-        ),
-        content_type: None,
-        accept: "application/json",
-        payload: None,
-        outputs: vec![
-            steps::status_check(text),
-            (text.add(&vars.ids), Value::Shared(Shared::InstanceIds)),
-            (text.add(&vars.count), Value::Shared(Shared::InstanceCount)),
-            (text.add(&vars.index), Value::Groovy(text.add("0"))),
-        ],
-    };
+    let mut call = steps::call(INSTANCES);
+    let url = [
+        Part::Var(side.service_template_url),
+        Part::Lit(path),
+        Part::Lit("?serviceInstanceId="),
+        Part::Var(side.service_instance_id),
+    ];
+    steps::pass(text, &mut call, "url", &url);
+    call.outs = vec![
+        (In::Var(text.add("ids")), text.add(&vars.ids)),
+        (In::Var(text.add("count")), text.add(&vars.count)),
+        // The first turn.
+        (In::Expr(text.add("${0}")), text.add(&vars.index)),
+    ];
     let (id, label) = (
         text.fmt(format_args!("{a}_list")),
         text.fmt(format_args!("list instances of {}", t.template_id(subject))),
     );
-    chain.then(id, label, Kind::Http(Box::new(list)));
+    chain.then(id, label, Kind::Call(Box::new(call)));
     let split = (text.fmt(format_args!("{a}_any")), text.add("any?"));
     let end = (text.fmt(format_args!("{a}_none")), text.add("none"));
     let count = &vars.count;
