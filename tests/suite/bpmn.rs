@@ -535,7 +535,23 @@ fn check_scripts_and_variables(what: &str, doc: &Document, b: &Bpmn) {
             let expr = expr.split('}').next().unwrap();
             // Identifiers outside string literals.
             let code: String = expr.split('\'').step_by(2).collect::<Vec<_>>().join(" ");
-            for word in code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            // Identifiers, but not members (`ids.split(…)`).
+            let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+            let mut words = Vec::new();
+            let mut start = None;
+            for (k, c) in code.char_indices().chain([(code.len(), ' ')]) {
+                match (is_word(c), start) {
+                    (true, None) => start = Some(k),
+                    (false, Some(s)) => {
+                        if !code[..s].trim_end().ends_with('.') {
+                            words.push(&code[s..k]);
+                        }
+                        start = None;
+                    }
+                    _ => {}
+                }
+            }
+            for word in words {
                 let is_name = word.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
                 if !is_name || JUEL.contains(&word) {
                     continue;

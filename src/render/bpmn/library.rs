@@ -26,6 +26,9 @@ pub(super) const RELATE: &str = "toscanini_relate";
 /// The reusable process that lists the instances of a template.
 pub(super) const INSTANCES: &str = "toscanini_instances";
 
+/// The reusable process that follows a relationship to its target instance.
+pub(super) const FOLLOW: &str = "toscanini_follow";
+
 /// The reusable process that stores the properties of an instance.
 pub(super) const PROPERTIES: &str = "toscanini_properties";
 
@@ -71,6 +74,6 @@ mod tests {
         ] {
             assert!(ids.iter().any(|i| i == id), "{id}");
         }
-        assert_eq!(ids.len(), 103);
+        assert_eq!(ids.len(), 114);
     }
 }

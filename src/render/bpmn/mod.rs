@@ -262,6 +262,8 @@ fn write_process(
         Shared::Pending,
         Shared::Properties,
         Shared::Relationship,
+        Shared::TargetId,
+        Shared::TargetUrl,
     ] {
         used.mark(s, &properties);
     }

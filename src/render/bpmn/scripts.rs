@@ -40,6 +40,8 @@ pub(crate) enum Shared {
     InstanceCount,
     /// The target instance id of the first relationship instance in a list answer.
     TargetId,
+    /// Its URL: `base`, then the id.
+    TargetUrl,
     /// Script task after an operation with outputs: store them (task
     /// locals `result` and `output:<name>` = variable).
     OperationResult,
@@ -61,7 +63,7 @@ pub(crate) enum Shared {
 }
 
 /// Every shared script but the property ones, in file name order.
-const FIXED: [Shared; 14] = [
+const FIXED: [Shared; 15] = [
     Shared::Check,
     Shared::InstanceCount,
     Shared::InstanceId,
@@ -76,6 +78,7 @@ const FIXED: [Shared; 14] = [
     Shared::Properties,
     Shared::Relationship,
     Shared::TargetId,
+    Shared::TargetUrl,
 ];
 
 impl Shared {
@@ -90,6 +93,7 @@ impl Shared {
             Shared::InstanceIds => "instance-ids.groovy",
             Shared::InstanceCount => "instance-count.groovy",
             Shared::TargetId => "target-id.groovy",
+            Shared::TargetUrl => "target-url.groovy",
             Shared::OperationResult => "operation-result.groovy",
             Shared::PlanLog => "plan-log.groovy",
             Shared::Relationship => "relationship.groovy",
@@ -157,6 +161,10 @@ impl Shared {
             Shared::TargetId => (
                 "The target of the first relationship instance listed ('' if none).",
                 "(jnum(body(), 'target_node_template_instance_id') + [''])[0]".into(),
+            ),
+            Shared::TargetUrl => (
+                "The URL of the target of the first relationship instance listed: `base`,\n// the instances of the target's template, then its id ('' if none).",
+                "v('base') + '/' + (jnum(body(), 'target_node_template_instance_id') + [''])[0]".into(),
             ),
             Shared::OperationResult => (
                 "Script task after an operation with outputs: store them (the poll\n// has checked for a fault). Local variables of the task: `result` (the\n// answer) and, per output, `output:<name>` = the variable that receives it.",

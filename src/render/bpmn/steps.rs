@@ -20,7 +20,7 @@ use super::ctx::Ctx;
 use super::expr::concat;
 use super::graph::{Call, Http, In, Kind, Script, Str, Text, Value};
 use super::groovy::{Part, juel_ident, push_literal, push_var};
-use super::library::{BUS, INVOKE, LOAD, MARK, PROPERTIES, REGISTER, RELATE, STATE};
+use super::library::{BUS, FOLLOW, INVOKE, LOAD, MARK, PROPERTIES, REGISTER, RELATE, STATE};
 use super::scripts::Shared;
 use crate::model::{Condition, TemplateRef};
 use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
@@ -259,37 +259,31 @@ pub(super) fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
             let rt = t.relationship(*rel);
             let to_ref = TemplateRef::Node(*to);
             let st_url = side(t, to_ref).service_template_url;
-            let Ctx { names, text, .. } = &mut *cx;
-            let url = concat(
-                text,
-                &[
-                    Part::Var(st_url),
-                    Part::Lit(&instances_path(t, TemplateRef::Relationship(*rel))),
-                    Part::Lit("?source="),
-                    Part::Var(names.id(TemplateRef::Node(*from))),
-                ],
-            );
-            let outputs = vec![
-                status_check(text),
-                (text.add(names.id(to_ref)), Value::Shared(Shared::TargetId)),
-                (
-                    text.add(names.url(to_ref)),
-                    groovy(text, |o| {
-                        push_var(o, st_url);
-                        o.push_str(" + ");
-                        push_literal(o, &instances_path(t, to_ref));
-                        o.push_str(
-                            " + '/' + (jnum(body(), 'target_node_template_instance_id') + [''])[0]",
-                        );
-                    }),
-                ),
+            let mut call = call(FOLLOW);
+            let text = &mut cx.text;
+            let path = instances_path(t, TemplateRef::Relationship(*rel));
+            let from_id = cx.names.id(TemplateRef::Node(*from));
+            let url = [
+                Part::Var(st_url),
+                Part::Lit(&path),
+                Part::Lit("?source="),
+                Part::Var(from_id),
             ];
-            let kind = http("GET", url, None, "application/json", None, outputs);
+            pass(text, &mut call, "url", &url);
+            let base = instances_path(t, to_ref);
+            pass(
+                text,
+                &mut call,
+                "base",
+                &[Part::Var(st_url), Part::Lit(&base)],
+            );
+            out(text, &mut call, "target", cx.names.id(to_ref));
+            out(text, &mut call, "targetURL", cx.names.url(to_ref));
             let id = cx.text.fmt(format_args!("{p}"));
             let name = cx
                 .text
                 .fmt(format_args!("follow {} to {}", rt.id, t.node(*to).id));
-            chain.then(id, name, kind);
+            chain.then(id, name, Kind::Call(Box::new(call)));
             if let Some(kind) = load_properties(cx, to_ref) {
                 let id = cx.text.fmt(format_args!("{p}_load"));
                 let name = cx
