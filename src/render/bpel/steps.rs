@@ -406,22 +406,22 @@ fn invoke(
         w.put("invoke-param", ind, &[("expr", &expr), ("index", &index)])?;
     }
     w.put("invoke-call", ind, &[("name", name)])?;
-    for (k, (o, p)) in inv.outputs.iter().enumerate() {
-        let param = text(&format!(
-            "$invokeResponse.invokeResponse//*[local-name()='Param'][*[local-name()='key'] = {}]",
-            literal(o)
-        ));
-        let index = (k + 1).to_string();
-        w.put(
-            "invoke-output",
-            ind,
-            &[
-                ("name", name),
-                ("index", &index),
-                ("param", &param),
-                ("var", cx.names.prop(t, p)),
-            ],
-        )?;
+    // The outputs the operation returned are read in one assign; one it
+    // did not return leaves its property as it was.
+    if !inv.outputs.is_empty() {
+        w.put("invoke-outputs", ind, &[])?;
+        for (o, p) in &inv.outputs {
+            let param = text(&format!(
+                "$invokeResponse.invokeResponse//*[local-name()='Param'][*[local-name()='key'] = {}]",
+                literal(o)
+            ));
+            w.put(
+                "invoke-output",
+                ind,
+                &[("param", &param), ("var", cx.names.prop(t, p))],
+            )?;
+        }
+        w.put("invoke-outputs-end", ind, &[])?;
     }
     w.put("invoke-end", ind, &[])
 }
