@@ -107,7 +107,7 @@ fn step(
         Step::SetState(r, state) => w.put(
             "set-state",
             ind,
-            &[("name", name), ("state", state), ("url", cx.names.url(*r))],
+            &[("state", cx.state(state)?), ("url", cx.names.url(*r))],
         ),
         Step::StoreProperties(n) => store_properties(cx, w, ind, *n, name),
         Step::FollowRelationship { rel, from, to } => {
