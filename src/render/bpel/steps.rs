@@ -359,13 +359,13 @@ fn invoke(
     let side = side(t, inv.target);
     let mut params = String::new();
     if !inv.inputs.is_empty() {
-        params.push_str("<invs:Params>");
+        params.push_str("<Params>");
         for (n, _) in &inv.inputs {
-            params.push_str("<invs:Param><invs:key>");
+            params.push_str("<Param><key>");
             params.push_str(&xml_escape(n));
-            params.push_str("</invs:key><invs:value/></invs:Param>");
+            params.push_str("</key><value/></Param>");
         }
-        params.push_str("</invs:Params>");
+        params.push_str("</Params>");
     }
     let message_id = text(&format!(
         "concat($correlationID, ':', {}, ':', ${})",
@@ -380,7 +380,7 @@ fn invoke(
             (
                 "node_instance_element",
                 if node_instance.is_some() {
-                    "<invs:NodeInstanceID/>"
+                    "<NodeInstanceID/>"
                 } else {
                     ""
                 },
