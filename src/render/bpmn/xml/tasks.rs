@@ -31,26 +31,26 @@ fn steps() -> Result<&'static Fragments> {
         .map_err(|e| Error::Internal(e.clone()))
 }
 
-/// `s` escaped for element content (no copy when nothing needs it).
-fn text(s: &str) -> Cow<'_, str> {
-    if s.contains(['&', '<', '>']) {
+/// `s` with `push` applied where it holds one of `special` (no copy
+/// where it holds none, as most ids, names and values do).
+fn escaped<'s>(s: &'s str, special: &[char], push: fn(&mut String, &str)) -> Cow<'s, str> {
+    if s.contains(special) {
         let mut out = String::with_capacity(s.len() + 8);
-        push_xml_text(&mut out, s);
+        push(&mut out, s);
         Cow::Owned(out)
     } else {
         Cow::Borrowed(s)
     }
 }
 
-/// `s` escaped for an attribute value (no copy when nothing needs it).
+/// `s` escaped for element content.
+fn text(s: &str) -> Cow<'_, str> {
+    escaped(s, &['&', '<', '>'], push_xml_text)
+}
+
+/// `s` escaped for an attribute value.
 fn attr(s: &str) -> Cow<'_, str> {
-    if s.contains(['&', '<', '>', '"', '\'']) {
-        let mut out = String::with_capacity(s.len() + 8);
-        push_xml_attr(&mut out, s);
-        Cow::Owned(out)
-    } else {
-        Cow::Borrowed(s)
-    }
+    escaped(s, &['&', '<', '>', '"', '\''], push_xml_attr)
 }
 
 /// ` name="…"`, or nothing for an element without a label.
