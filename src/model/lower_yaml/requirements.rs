@@ -11,6 +11,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use indexmap::IndexMap;
 
+use super::candidates::Candidates;
 use super::fulfil::Wanted;
 use super::types::nearest;
 use super::{Lowerer, Unit};
@@ -33,6 +34,8 @@ pub(super) struct Targets<'t, 'a> {
     /// The templates lowered, with their type keys, in node id order: the
     /// candidates of dangling requirements.
     pub(super) asts: &'t [(&'a ast::NodeTemplate, std::sync::Arc<str>)],
+    /// The same templates by type, for fulfilment.
+    pub(super) index: &'t Candidates,
 }
 
 /// What the requirements of all node templates add up to.
@@ -452,8 +455,8 @@ impl<'a> Lowerer<'a> {
         self.fulfil(
             &wanted,
             origin,
-            targets.asts,
-            &|id| wiring.has_target(source, &a.name.text, id),
+            (targets.asts, targets.index),
+            &wiring.targets_of(source, &a.name.text),
             &|t, p| wiring.allocated(t, p),
         )
     }
@@ -510,8 +513,8 @@ impl<'a> Lowerer<'a> {
             self.fulfil(
                 &wanted,
                 &origin,
-                targets.asts,
-                &|id| wiring.has_target(source, rname, id),
+                (targets.asts, targets.index),
+                &wiring.targets_of(source, rname),
                 &|t, p| wiring.allocated(t, p),
             )
         } else {
@@ -560,18 +563,20 @@ impl<'a> Lowerer<'a> {
 }
 
 impl Wiring<'_> {
-    /// Whether requirement `requirement` of `source` has `target` already.
+    /// The templates requirement `requirement` of `source` has already.
     /// (The source's relationships are the last ones pending: nodes are
     /// wired one after the other.)
-    fn has_target(&self, source: NodeId, requirement: &str, target: NodeId) -> bool {
+    fn targets_of(&self, source: NodeId, requirement: &str) -> Vec<NodeId> {
         self.pending
             .iter()
             .rev()
             .take_while(|p| p.source == source)
-            .any(|p| {
-                p.requirement == requirement
-                    && matches!(p.target, TargetRef::Node(t) if t == target)
+            .filter(|p| p.requirement == requirement)
+            .filter_map(|p| match p.target {
+                TargetRef::Node(t) => Some(t),
+                _ => None,
             })
+            .collect()
     }
 
     /// How much of property `prop` the relationships so far allocate on

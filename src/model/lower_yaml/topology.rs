@@ -160,12 +160,14 @@ impl<'a> Lowerer<'a> {
                 _ => None,
             })
             .collect();
+        let index = self.candidates(&nodes.asts);
         let targets = Targets {
             topo,
             ids: &nodes.ids,
             failed: &nodes.failed,
             exported: &exported,
             asts: &nodes.asts,
+            index: &index,
         };
         let mut wiring = Wiring::default();
         for (i, (n, key)) in nodes.asts.iter().enumerate() {
