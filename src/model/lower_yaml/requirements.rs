@@ -49,6 +49,10 @@ pub(super) struct Wiring<'a> {
     pub(super) used_templates: BTreeSet<String>,
     /// Names of relationships and delegated nodes, unique together.
     pub(super) ids: Unique,
+    /// How much of each property the pending relationships allocate on
+    /// each node, kept as they are added: looked up for every candidate
+    /// of an allocating requirement.
+    allocated: HashMap<NodeId, HashMap<String, f64>>,
 }
 
 /// The relationship of one assignment, before its target is known.
@@ -209,8 +213,9 @@ impl<'a> Lowerer<'a> {
             ) else {
                 return;
             };
-            wiring.pending.push(PendingRel {
-                id: wiring.ids.name(rel.id_base.clone()),
+            let id = wiring.ids.name(rel.id_base.clone());
+            wiring.push(PendingRel {
+                id,
                 requirement: &a.name.text,
                 source,
                 target,
@@ -524,12 +529,13 @@ impl<'a> Lowerer<'a> {
             self.resolve(TypeKind::Relationship, &r.text, u)
                 .map(|k| (k, u))
         });
-        if let Some(id) = fulfilled {
-            wiring.pending.push(PendingRel {
-                id: wiring.ids.name(format!("{name}_{rname}")),
+        if let Some(target) = fulfilled {
+            let id = wiring.ids.name(format!("{name}_{rname}"));
+            wiring.push(PendingRel {
+                id,
                 requirement: rname,
                 source,
-                target: TargetRef::Node(id),
+                target: TargetRef::Node(target),
                 type_key,
                 capability: def.capability,
                 properties: Vec::new(),
@@ -547,8 +553,9 @@ impl<'a> Lowerer<'a> {
             "node template `{name}` does not assign its required requirement `{rname}`: the orchestrator supplies a `{tk}` as `{id}`, which the plans register but do not provision"
         );
         let target = wiring.delegate(id, tk, origin.clone(), why);
-        wiring.pending.push(PendingRel {
-            id: wiring.ids.name(format!("{name}_{rname}")),
+        let id = wiring.ids.name(format!("{name}_{rname}"));
+        wiring.push(PendingRel {
+            id,
             requirement: rname,
             source,
             target,
@@ -562,7 +569,7 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-impl Wiring<'_> {
+impl<'a> Wiring<'a> {
     /// The templates requirement `requirement` of `source` has already.
     /// (The source's relationships are the last ones pending: nodes are
     /// wired one after the other.)
@@ -579,16 +586,31 @@ impl Wiring<'_> {
             .collect()
     }
 
+    /// Add relationship `rel`, counting what it allocates on its target.
+    fn push(&mut self, rel: PendingRel<'a>) {
+        if let TargetRef::Node(t) = rel.target {
+            for (k, v) in rel.allocation.0 {
+                if let Some(amount) = v.as_str().and_then(super::allocation::amount) {
+                    *self
+                        .allocated
+                        .entry(t)
+                        .or_default()
+                        .entry(k.text.clone())
+                        .or_insert(0.0) += amount;
+                }
+            }
+        }
+        self.pending.push(rel);
+    }
+
     /// How much of property `prop` the relationships so far allocate on
     /// node `target` (of any of its capabilities).
     fn allocated(&self, target: NodeId, prop: &str) -> f64 {
-        self.pending
-            .iter()
-            .filter(|p| matches!(p.target, TargetRef::Node(t) if t == target))
-            .flat_map(|p| p.allocation.0)
-            .filter(|(k, _)| k.text == prop)
-            .filter_map(|(_, v)| v.as_str().and_then(super::allocation::amount))
-            .sum()
+        self.allocated
+            .get(&target)
+            .and_then(|m| m.get(prop))
+            .copied()
+            .unwrap_or(0.0)
     }
 
     /// Add a delegated node; the target that names it.
