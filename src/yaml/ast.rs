@@ -432,8 +432,9 @@ pub(crate) struct RequirementAssignment {
     pub capability: Option<Spanned>,
     /// `relationship`.
     pub relationship: Option<RelationshipAssignment>,
-    /// Whether a `node_filter` is given.
-    pub node_filter: bool,
+    /// `node_filter`, as written (evaluated where the requirement is
+    /// fulfilled from the topology).
+    pub node_filter: Option<Node>,
     /// `count` (2.0 §8.5.4): how many relationships the assignment makes.
     pub count: Option<u64>,
     /// `optional` (2.0): whether it may stay unfulfilled.

@@ -12,13 +12,13 @@
 //! (indexed by type in `candidates.rs`).
 //! Out: the chosen template, with a warning where several fit.
 
-use std::sync::Arc;
-
 use super::candidates::Candidates;
+use super::node_filter::{Candidate, Verdict};
 use super::{Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, Location, codes};
 use crate::model::NodeId;
 use crate::yaml::ast::{self, TypeKind};
+use crate::yaml::node::Node;
 
 /// What a dangling requirement asks of its target.
 pub(super) struct Wanted<'s, 'a> {
@@ -32,55 +32,71 @@ pub(super) struct Wanted<'s, 'a> {
     pub(super) capability: Option<(&'a ast::Spanned, Unit<'a>)>,
     /// What it allocates of that capability (2.0 §8.5.5): a candidate
     /// must have room for it.
-    pub(super) allocation: &'a [(ast::Spanned, crate::yaml::node::Node)],
+    pub(super) allocation: &'a [(ast::Spanned, Node)],
+    /// Its `node_filter`, which a candidate must pass (`node_filter.rs`).
+    pub(super) filter: Option<(&'a Node, Unit<'a>)>,
 }
+
+/// The templates a dangling requirement may be fulfilled by.
+pub(super) struct Pool<'t, 'a> {
+    /// The templates lowered, with their type keys, in node id order.
+    pub(super) asts: &'t [(&'a ast::NodeTemplate, std::sync::Arc<str>)],
+    /// The same templates by type.
+    pub(super) index: &'t Candidates,
+    /// The lowered templates, in node id order: node filters read their
+    /// property values.
+    pub(super) nodes: &'t [crate::model::NodeTemplate],
+}
+
+/// The templates that fit, in node id order: the first [`SHOWN`], and how
+/// many in all.
+type Fitting = (Vec<NodeId>, usize);
 
 impl<'a> Lowerer<'a> {
     /// The first template, in declaration order, that fits `wanted` and is
     /// neither the source nor already a target of the same requirement of
     /// the source (so three dangling `service` requirements take three
-    /// servers); `None` when none fits, nothing is asked (any template
-    /// would do, so none is chosen) or the source has a node_filter.
-    /// `asts` are the topology's templates with their type keys, in node
-    /// id order, and `index` the same by type; `taken` are the templates
-    /// the requirement has already.
+    /// servers). `Err` when none is chosen: none fits, nothing is asked
+    /// (any template would do), the source has a node_filter of its own,
+    /// or the requirement's node_filter decides none (with what to say of
+    /// it). `taken` are the templates the requirement has already.
     pub(super) fn fulfil(
         &mut self,
         wanted: &Wanted<'_, 'a>,
         origin: &Location,
-        (asts, index): (&[(&'a ast::NodeTemplate, Arc<str>)], &Candidates),
+        pool: &Pool<'_, 'a>,
         taken: &[NodeId],
         used: &dyn Fn(NodeId, &str) -> f64,
-    ) -> Option<NodeId> {
+    ) -> Result<NodeId, Option<String>> {
+        let (asts, index) = (pool.asts, pool.index);
         let (source_name, source) = wanted.source;
-        // A node_filter of the node applies to every requirement; filters
+        // A node_filter of the node applies to every requirement; those
         // are not evaluated, so such a node's targets stay open.
         let filtered = asts
             .get(source.0 as usize)
             .is_some_and(|(n, _)| n.node_filter);
         if filtered || (wanted.node_type.is_none() && wanted.capability.is_none()) {
-            return None;
+            return Err(None);
         }
         let source_type = asts.get(source.0 as usize).map(|(_, k)| &**k);
         let types = self.fitting_types(wanted, index, source_type);
-        let skipped = |id: NodeId| id == source || taken.contains(&id);
-        let (first, count) = if wanted.capability.is_some() && !wanted.allocation.is_empty() {
-            // Room depends on the template: each one is looked at.
+        let per_template = wanted.filter.is_some()
+            || (wanted.capability.is_some() && !wanted.allocation.is_empty());
+        let (first, count) = if per_template {
+            // Room and filters depend on the template: each one is looked at.
             let mut ids: Vec<NodeId> = types
                 .iter()
                 .flat_map(|&t| index.of_type(t).1)
                 .copied()
-                .filter(|&id| !skipped(id))
+                .filter(|&id| id != source && !taken.contains(&id))
                 .collect();
             ids.sort_unstable();
             ids.retain(|&id| self.has_room_in(id, &asts[id.0 as usize].1, wanted, used));
-            let count = ids.len();
-            ids.truncate(SHOWN);
-            (ids, count)
+            self.filtered(wanted, pool, ids)?
         } else {
             first_of(&types, index, taken, source)
         };
-        let &chosen = first.first()?;
+        let &chosen = first.first().ok_or(None)?;
         if count > 1 {
             // A few names: a warning per requirement must not grow with the topology.
             let mut names: Vec<String> = first
@@ -104,7 +120,63 @@ impl<'a> Lowerer<'a> {
                 .hint("name the node template in the requirement to choose another"),
             );
         }
-        Some(chosen)
+        Ok(chosen)
+    }
+
+    /// The templates `ids` (fitting, in node id order) that pass the
+    /// requirement's node_filter, if it has one. `Err` with what to say
+    /// where none passes, or where whether the first would is known only
+    /// when the plans run.
+    fn filtered(
+        &mut self,
+        wanted: &Wanted<'_, 'a>,
+        pool: &Pool<'_, 'a>,
+        ids: Vec<NodeId>,
+    ) -> Result<Fitting, Option<String>> {
+        let Some((filter, unit)) = wanted.filter else {
+            let count = ids.len();
+            return Ok((ids.into_iter().take(SHOWN).collect(), count));
+        };
+        if ids.is_empty() {
+            return Err(None);
+        }
+        let source = wanted.source.1;
+        let mut passing: Vec<NodeId> = Vec::new();
+        for &id in &ids {
+            let (n, key) = &pool.asts[id.0 as usize];
+            let capability = wanted
+                .capability
+                .and_then(|(c, u)| self.matching(key, c, u))
+                .map(|c| c.name);
+            let candidate = Candidate {
+                id,
+                name: &n.name.text,
+                key,
+                properties: &pool.nodes[id.0 as usize].properties,
+                source: (wanted.source.0, &pool.nodes[source.0 as usize].properties),
+                capability,
+            };
+            match self.passes(filter, unit, &candidate) {
+                Verdict::Pass => passing.push(id),
+                Verdict::Fail => {}
+                // The first that fits may be one it does not know.
+                Verdict::Unknown(why) if passing.is_empty() => {
+                    return Err(Some(format!(
+                        "its node_filter is not evaluated on `{}` when the plans are made: {why}",
+                        n.name.text
+                    )));
+                }
+                Verdict::Unknown(_) => {}
+            }
+        }
+        if passing.is_empty() {
+            return Err(Some(
+                "no template of the topology that fits passes its node_filter".to_string(),
+            ));
+        }
+        let count = passing.len();
+        passing.truncate(SHOWN);
+        Ok((passing, count))
     }
 
     /// The types (numbers in `index`, ascending) whose templates fit

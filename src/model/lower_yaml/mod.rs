@@ -57,6 +57,7 @@ mod entities;
 mod fold;
 mod fulfil;
 mod interfaces;
+mod node_filter;
 mod nodes;
 mod policies;
 mod properties;

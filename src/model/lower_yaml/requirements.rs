@@ -11,8 +11,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use indexmap::IndexMap;
 
-use super::candidates::Candidates;
-use super::fulfil::Wanted;
+use super::fulfil::{Pool, Wanted};
 use super::types::nearest;
 use super::{Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, Location, codes};
@@ -31,11 +30,8 @@ pub(super) struct Targets<'t, 'a> {
     pub(super) failed: &'t BTreeSet<String>,
     /// (node, requirement) pairs that `substitution_mappings` exports.
     pub(super) exported: &'t HashSet<(String, String)>,
-    /// The templates lowered, with their type keys, in node id order: the
-    /// candidates of dangling requirements.
-    pub(super) asts: &'t [(&'a ast::NodeTemplate, std::sync::Arc<str>)],
-    /// The same templates by type, for fulfilment.
-    pub(super) index: &'t Candidates,
+    /// The templates dangling requirements may be fulfilled by.
+    pub(super) pool: Pool<'t, 'a>,
 }
 
 /// What the requirements of all node templates add up to.
@@ -359,21 +355,22 @@ impl<'a> Lowerer<'a> {
                 .and_then(|d| d.node)
                 .and_then(|(t, u)| self.resolve(TypeKind::Node, &t.text, u));
             // TOSCA 2.0 fulfils a dangling requirement from the topology
-            // first; a node_filter, which is not evaluated, leaves it open.
-            if unit.file.version.is_v2()
-                && !a.node_filter
-                && let Some(id) = self.fulfil_assignment(
+            // first (where its node_filter, if any, passes).
+            let mut note = None;
+            if unit.file.version.is_v2() {
+                match self.fulfil_assignment(
                     a,
                     (name, source),
                     (named.clone(), capability),
-                    origin,
+                    (origin, unit),
                     (targets, wiring),
-                )
-            {
-                return Some(TargetRef::Node(id));
+                ) {
+                    Ok(id) => return Some(TargetRef::Node(id)),
+                    Err(n) => note = n,
+                }
             }
             if a.optional {
-                self.unfulfilled_optional(name, a, origin);
+                self.unfulfilled_optional(name, a, origin, note);
                 return None;
             }
             let tk = named
@@ -383,10 +380,10 @@ impl<'a> Lowerer<'a> {
             let why = format!(
                 "requirement `{}` of `{name}` names no node template{}: the orchestrator supplies a `{tk}` as `{id}`, which the plans register but do not provision",
                 a.name.text,
-                if a.node_filter {
-                    " (only a node_filter)"
-                } else {
-                    ""
+                match (note, &a.node_filter) {
+                    (Some(n), _) => format!(" ({n})"),
+                    (None, Some(_)) => " (only a node_filter)".to_string(),
+                    (None, None) => String::new(),
                 }
             );
             return Some(wiring.delegate(id, tk, origin.clone(), why));
@@ -399,26 +396,27 @@ impl<'a> Lowerer<'a> {
         }
         match self.resolve(TypeKind::Node, &t.text, unit) {
             Some(tk) => {
-                // A type-compatible template of the topology (1.3 §3.8.2).
-                if !a.node_filter {
-                    let found = self.fulfil_assignment(
-                        a,
-                        (name, source),
-                        (Some(tk.clone()), capability),
-                        origin,
-                        (targets, wiring),
-                    );
-                    if found.is_some() || a.optional {
-                        if found.is_none() {
-                            self.unfulfilled_optional(name, a, origin);
-                        }
-                        return found.map(TargetRef::Node);
-                    }
+                // A type-compatible template of the topology (1.3 §3.8.2)
+                // that passes the node_filter, if any.
+                let note = match self.fulfil_assignment(
+                    a,
+                    (name, source),
+                    (Some(tk.clone()), capability),
+                    (origin, unit),
+                    (targets, wiring),
+                ) {
+                    Ok(id) => return Some(TargetRef::Node(id)),
+                    Err(n) => n,
+                };
+                if a.optional {
+                    self.unfulfilled_optional(name, a, origin, note);
+                    return None;
                 }
                 let id = wiring.ids.name(format!("{name}_{}_target", a.name.text));
                 let why = format!(
-                    "requirement `{}` of `{name}` asks for a node of type `{tk}`, not a template: the orchestrator supplies it as `{id}`, which the plans register but do not provision",
-                    a.name.text
+                    "requirement `{}` of `{name}` asks for a node of type `{tk}`, not a template{}: the orchestrator supplies it as `{id}`, which the plans register but do not provision",
+                    a.name.text,
+                    note.map(|n| format!(" ({n})")).unwrap_or_default()
                 );
                 Some(wiring.delegate(id, tk, origin.clone(), why))
             }
@@ -439,47 +437,52 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Fulfil assignment `a` of node `name` from the topology's templates
-    /// (see `fulfil.rs`): of `node_type`, offering `capability`.
+    /// Fulfil assignment `a` (written in `unit`) of node `name` from the
+    /// topology's templates (see `fulfil.rs`): of `node_type`, offering
+    /// `capability`, passing its node_filter.
     #[allow(clippy::type_complexity)]
     fn fulfil_assignment(
         &mut self,
         a: &'a ast::RequirementAssignment,
         (name, source): (&str, NodeId),
         (node_type, capability): (Option<String>, Option<(&'a ast::Spanned, Unit<'a>)>),
-        origin: &Location,
+        (origin, unit): (&Location, Unit<'a>),
         (targets, wiring): (&Targets<'_, 'a>, &Wiring<'a>),
-    ) -> Option<NodeId> {
+    ) -> Result<NodeId, Option<String>> {
         let wanted = Wanted {
             source: (name, source),
             requirement: &a.name.text,
             node_type,
             capability,
             allocation: &a.allocation,
+            filter: a.node_filter.as_ref().map(|f| (f, unit)),
         };
         self.fulfil(
             &wanted,
             origin,
-            (targets.asts, targets.index),
+            &targets.pool,
             &wiring.targets_of(source, &a.name.text),
             &|t, p| wiring.allocated(t, p),
         )
     }
 
     /// An optional requirement no template of the topology fulfils: no
-    /// relationship (the orchestrator need not supply one).
+    /// relationship (the orchestrator need not supply one). `note` says
+    /// what its node_filter decided.
     fn unfulfilled_optional(
         &mut self,
         name: &str,
         a: &ast::RequirementAssignment,
         origin: &Location,
+        note: Option<String>,
     ) {
         self.diags.push(
             Diagnostic::warning(
                 codes::W_DANGLING_REQUIREMENT,
                 format!(
-                    "optional requirement `{}` of `{name}` is left unfulfilled: no further template of the topology fits it",
-                    a.name.text
+                    "optional requirement `{}` of `{name}` is left unfulfilled: no further template of the topology fits it{}",
+                    a.name.text,
+                    note.map(|n| format!(" ({n})")).unwrap_or_default()
                 ),
             )
             .at(origin.clone())
@@ -514,14 +517,16 @@ impl<'a> Lowerer<'a> {
                 node_type: named.clone(),
                 capability: def.capability,
                 allocation: &[],
+                filter: None,
             };
             self.fulfil(
                 &wanted,
                 &origin,
-                (targets.asts, targets.index),
+                &targets.pool,
                 &wiring.targets_of(source, rname),
                 &|t, p| wiring.allocated(t, p),
             )
+            .ok()
         } else {
             None
         };

@@ -11,6 +11,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::entities::{ByRequirement, resolve_entities, resolve_value};
+use super::fulfil::Pool;
 use super::requirements::{Targets, Wiring};
 use super::{Lowerer, This, Unit};
 use crate::diagnostics::{Diagnostic, codes};
@@ -166,8 +167,11 @@ impl<'a> Lowerer<'a> {
             ids: &nodes.ids,
             failed: &nodes.failed,
             exported: &exported,
-            asts: &nodes.asts,
-            index: &index,
+            pool: Pool {
+                asts: &nodes.asts,
+                index: &index,
+                nodes: &nodes.nodes,
+            },
         };
         let mut wiring = Wiring::default();
         for (i, (n, key)) in nodes.asts.iter().enumerate() {
