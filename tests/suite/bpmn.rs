@@ -475,6 +475,19 @@ fn check_scripts_and_variables(what: &str, doc: &Document, b: &Bpmn) {
                 }
             }
         }
+        // toscanini_load sets `prop:<name>` for each name of its `names`.
+        if ns == Some(BPMN)
+            && &*el.local == "callActivity"
+            && doc.attr(e, "calledElement") == Some("toscanini_load")
+        {
+            let names = doc
+                .children(e, BPMN, "extensionElements")
+                .flat_map(|x| doc.children(x, CAMUNDA, "in"))
+                .find(|&i| doc.attr(i, "target") == Some("names"))
+                .and_then(|i| doc.attr(i, "sourceExpression"))
+                .unwrap_or_else(|| panic!("{what}: a call of toscanini_load without names"));
+            set.extend(names.split(',').map(|n| format!("prop:{n}")));
+        }
         if ns == Some(BPMN) && &*el.local == "conditionExpression" {
             reads.push(("condition".into(), el.text.clone()));
         }
@@ -522,7 +535,23 @@ fn check_scripts_and_variables(what: &str, doc: &Document, b: &Bpmn) {
             let expr = expr.split('}').next().unwrap();
             // Identifiers outside string literals.
             let code: String = expr.split('\'').step_by(2).collect::<Vec<_>>().join(" ");
-            for word in code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            // Identifiers, but not members (`ids.split(…)`).
+            let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+            let mut words = Vec::new();
+            let mut start = None;
+            for (k, c) in code.char_indices().chain([(code.len(), ' ')]) {
+                match (is_word(c), start) {
+                    (true, None) => start = Some(k),
+                    (false, Some(s)) => {
+                        if !code[..s].trim_end().ends_with('.') {
+                            words.push(&code[s..k]);
+                        }
+                        start = None;
+                    }
+                    _ => {}
+                }
+            }
+            for word in words {
                 let is_name = word.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
                 if !is_name || JUEL.contains(&word) {
                     continue;

@@ -203,8 +203,9 @@ pub(crate) struct Call {
     pub locals: Vec<(Str, Value)>,
     /// Variables passed in: (variable of the callee, its value).
     pub ins: Vec<(Str, In)>,
-    /// Variables passed out: (variable of the callee, variable of the caller).
-    pub outs: Vec<(&'static str, Str)>,
+    /// Variables passed out: (variable of the callee, or an expression
+    /// evaluated in it; variable of the caller).
+    pub outs: Vec<(In, Str)>,
 }
 
 /// The value of a variable a call passes in.

@@ -13,6 +13,28 @@ pub(super) const INVOKE: &str = "toscanini_invoke";
 /// The reusable process that sets the state of an instance.
 pub(super) const STATE: &str = "toscanini_state";
 
+/// The reusable process that records the state of an instance on a failure
+/// path (the status is not checked).
+pub(super) const MARK: &str = "toscanini_mark";
+
+/// The reusable process that registers a node instance.
+pub(super) const REGISTER: &str = "toscanini_register";
+
+/// The reusable process that registers a relationship instance.
+pub(super) const RELATE: &str = "toscanini_relate";
+
+/// The reusable process that lists the instances of a template.
+pub(super) const INSTANCES: &str = "toscanini_instances";
+
+/// The reusable process that follows a relationship to its target instance.
+pub(super) const FOLLOW: &str = "toscanini_follow";
+
+/// The reusable process that stores the properties of an instance.
+pub(super) const PROPERTIES: &str = "toscanini_properties";
+
+/// The reusable process that loads the properties of an instance.
+pub(super) const LOAD: &str = "toscanini_load";
+
 /// The variable of the management bus URL in the reusable processes.
 pub(super) const BUS: &str = "ManagementBusURL";
 
@@ -43,9 +65,15 @@ mod tests {
             "toscanini_callFailed",
             "toscanini_state_put",
             "toscanini_state_plane",
+            "toscanini_mark",
+            "toscanini_register_call",
+            "toscanini_relate_failed",
+            "toscanini_instances_f3",
+            "toscanini_properties_diagram",
+            "toscanini_load_read",
         ] {
             assert!(ids.iter().any(|i| i == id), "{id}");
         }
-        assert_eq!(ids.len(), 38);
+        assert_eq!(ids.len(), 114);
     }
 }

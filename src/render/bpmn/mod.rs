@@ -252,9 +252,18 @@ fn write_process(
     // sets its plan instance's state through one).
     for s in [
         Shared::Check,
+        Shared::InstanceCount,
+        Shared::InstanceId,
+        Shared::InstanceIds,
+        Shared::InstanceUrl,
         Shared::Invocation,
+        Shared::Load,
         Shared::Location,
         Shared::Pending,
+        Shared::Properties,
+        Shared::Relationship,
+        Shared::TargetId,
+        Shared::TargetUrl,
     ] {
         used.mark(s, &properties);
     }

@@ -10,10 +10,9 @@
 use super::chain::{Chain, Prefix};
 use super::ctx::Ctx;
 use super::errors::{ERR_ACTIVITY, ERR_FAILURE};
-use super::expr::concat;
-use super::graph::{self, Kind, Plane, Repeat, Str, Sub, Value};
-use super::groovy::{Part, push_literal, push_var};
-use super::scripts::Shared;
+use super::graph::{In, Kind, Plane, Repeat, Str, Sub, Value};
+use super::groovy::{Part, juel_ident, juel_text, push_literal, push_var};
+use super::library::INSTANCES;
 use super::steps;
 use crate::model::TemplateRef;
 use crate::plugins::ActivityBody;
@@ -54,14 +53,16 @@ pub(crate) fn each_instance(
     let locals = turn_locals(cx, subject, body, path, &vars);
     let turn = turn(cx, a, subject, body);
     let text = &mut cx.text;
-    let outputs = vec![(
-        text.add(index),
+    let following = if juel_ident(index) {
+        Value::Text(text.fmt(format_args!("${{{index} + 1}}")))
+    } else {
         steps::groovy(text, |o| {
             o.push('(');
             push_var(o, index);
             o.push_str(" as int) + 1");
-        }),
-    )];
+        })
+    };
+    let outputs = vec![(text.add(index), following)];
     let (id, label) = (
         text.fmt(format_args!("{a}_each")),
         text.fmt(format_args!("each instance of {}", t.template_id(subject))),
@@ -88,37 +89,31 @@ pub(crate) fn each_instance(
 }
 
 /// List the instances of `subject` (at `path` under the service
-/// template), into the loop's variables, and end where there are none.
+/// template), into the loop's variables (a call of [`INSTANCES`]), and end
+/// where there are none.
 fn list(cx: &mut Ctx, chain: &mut Chain, a: &str, subject: TemplateRef, path: &str, vars: &Loop) {
     let t = cx.topology;
     let side = crate::render::side::side(t, subject);
     let text = &mut cx.text;
-    let list = graph::Http {
-        method: "GET",
-        url: concat(
-            text,
-            &[
-                Part::Var(side.service_template_url),
-                Part::Lit(path),
-                Part::Lit("?serviceInstanceId="),
-                Part::Var(side.service_instance_id),
-            ],
-        ),
-        content_type: None,
-        accept: "application/json",
-        payload: None,
-        outputs: vec![
-            steps::status_check(text),
-            (text.add(&vars.ids), Value::Shared(Shared::InstanceIds)),
-            (text.add(&vars.count), Value::Shared(Shared::InstanceCount)),
-            (text.add(&vars.index), Value::Groovy(text.add("0"))),
-        ],
-    };
+    let mut call = steps::call(INSTANCES);
+    let url = [
+        Part::Var(side.service_template_url),
+        Part::Lit(path),
+        Part::Lit("?serviceInstanceId="),
+        Part::Var(side.service_instance_id),
+    ];
+    steps::pass(text, &mut call, "url", &url);
+    call.outs = vec![
+        (In::Var(text.add("ids")), text.add(&vars.ids)),
+        (In::Var(text.add("count")), text.add(&vars.count)),
+        // The first turn.
+        (In::Expr(text.add("${0}")), text.add(&vars.index)),
+    ];
     let (id, label) = (
         text.fmt(format_args!("{a}_list")),
         text.fmt(format_args!("list instances of {}", t.template_id(subject))),
     );
-    chain.then(id, label, Kind::Http(Box::new(list)));
+    chain.then(id, label, Kind::Call(Box::new(call)));
     let split = (text.fmt(format_args!("{a}_any")), text.add("any?"));
     let end = (text.fmt(format_args!("{a}_none")), text.add("none"));
     let count = &vars.count;
@@ -139,25 +134,44 @@ fn turn_locals(
     let t = cx.topology;
     let st_url = crate::render::side::side(t, subject).service_template_url;
     let Ctx { names, text, .. } = &mut *cx;
-    let current = |o: &mut String| {
-        push_var(o, &vars.ids);
-        o.push_str(".split(',')[");
-        push_var(o, &vars.index);
-        o.push_str(" as int]");
+    let (ids, index) = (&vars.ids, &vars.index);
+    // JUEL where every name is a JUEL identifier (it reads the variables
+    // in place: no script, no helpers), Groovy otherwise.
+    let juel = [ids, index, st_url].iter().all(|v| juel_ident(v)) && juel_text(path);
+    let mut locals = if juel {
+        vec![
+            (
+                text.add(names.id(subject)),
+                Value::Text(text.fmt(format_args!("${{{ids}.split(',')[{index}]}}"))),
+            ),
+            (
+                text.add(names.url(subject)),
+                Value::Text(text.fmt(format_args!(
+                    "${{{st_url}}}{path}/${{{ids}.split(',')[{index}]}}"
+                ))),
+            ),
+        ]
+    } else {
+        let current = |o: &mut String| {
+            push_var(o, ids);
+            o.push_str(".split(',')[");
+            push_var(o, index);
+            o.push_str(" as int]");
+        };
+        vec![
+            (text.add(names.id(subject)), steps::groovy(text, current)),
+            (
+                text.add(names.url(subject)),
+                steps::groovy(text, |o| {
+                    push_var(o, st_url);
+                    o.push_str(" + ");
+                    push_literal(o, path);
+                    o.push_str(" + '/' + ");
+                    current(o);
+                }),
+            ),
+        ]
     };
-    let mut locals = vec![
-        (text.add(names.id(subject)), steps::groovy(text, current)),
-        (
-            text.add(names.url(subject)),
-            steps::groovy(text, |o| {
-                push_var(o, st_url);
-                o.push_str(" + ");
-                push_literal(o, path);
-                o.push_str(" + '/' + ");
-                current(o);
-            }),
-        ),
-    ];
     let mut local_templates = vec![subject];
     for s in &body.steps {
         if let crate::plugins::steps::Step::FollowRelationship { to, .. } = s {

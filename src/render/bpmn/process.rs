@@ -227,8 +227,7 @@ fn failure_subprocess(cx: &mut Ctx) -> Sub {
         text.add("service instance?"),
     );
     let split = fail.then(id, label, Kind::Xor(None));
-    let url = Value::Text(text.add("${serviceInstanceURL}/state"));
-    let record = steps::record_state(text, url, "ERROR");
+    let record = steps::record_state(text, "serviceInstanceURL", "ERROR");
     let (id, label) = (
         text.fmt(format_args!("{prefix}_recordFailure")),
         text.add("service instance ERROR"),
@@ -245,8 +244,7 @@ fn failure_subprocess(cx: &mut Ctx) -> Sub {
         text.fmt(format_args!("{prefix}_planFailed")),
         text.add("plan FAILED"),
     );
-    let url = Value::Text(text.fmt(format_args!("${{{PLAN_INSTANCE_URL}}}/state")));
-    let failed = steps::record_state(text, url, "FAILED");
+    let failed = steps::record_state(text, PLAN_INSTANCE_URL, "FAILED");
     fail.then(id, label, failed);
     let (id, label) = (
         text.fmt(format_args!("{prefix}_failed")),

@@ -40,30 +40,45 @@ pub(crate) enum Shared {
     InstanceCount,
     /// The target instance id of the first relationship instance in a list answer.
     TargetId,
+    /// Its URL: `base`, then the id.
+    TargetUrl,
     /// Script task after an operation with outputs: store them (task
     /// locals `result` and `output:<name>` = variable).
     OperationResult,
     /// Execution listener of an activity: an entry in the plan instance's
     /// log when it starts and when it ends.
     PlanLog,
+    /// The request of `toscanini_relate`: a relationship instance between
+    /// the node instances `source` and `target`.
+    Relationship,
+    /// The document of `toscanini_properties`: element `root` in
+    /// `namespace`, one element per name of `names`.
+    Properties,
+    /// Script task of `toscanini_load`: `prop:<name>` for each name of
+    /// `names`, read from the properties answer.
+    Load,
     /// A property of a JSON properties answer: index into the plan's
     /// property files ([`PropertyFiles`]).
     Property(u32),
 }
 
 /// Every shared script but the property ones, in file name order.
-const FIXED: [Shared; 11] = [
+const FIXED: [Shared; 15] = [
     Shared::Check,
     Shared::InstanceCount,
     Shared::InstanceId,
     Shared::InstanceIds,
     Shared::InstanceUrl,
     Shared::Invocation,
+    Shared::Load,
     Shared::Location,
     Shared::OperationResult,
     Shared::Pending,
     Shared::PlanLog,
+    Shared::Properties,
+    Shared::Relationship,
     Shared::TargetId,
+    Shared::TargetUrl,
 ];
 
 impl Shared {
@@ -78,8 +93,12 @@ impl Shared {
             Shared::InstanceIds => "instance-ids.groovy",
             Shared::InstanceCount => "instance-count.groovy",
             Shared::TargetId => "target-id.groovy",
+            Shared::TargetUrl => "target-url.groovy",
             Shared::OperationResult => "operation-result.groovy",
             Shared::PlanLog => "plan-log.groovy",
+            Shared::Relationship => "relationship.groovy",
+            Shared::Properties => "properties.groovy",
+            Shared::Load => "load.groovy",
             Shared::Property(_) => "",
         }
     }
@@ -143,6 +162,10 @@ impl Shared {
                 "The target of the first relationship instance listed ('' if none).",
                 "(jnum(body(), 'target_node_template_instance_id') + [''])[0]".into(),
             ),
+            Shared::TargetUrl => (
+                "The URL of the target of the first relationship instance listed: `base`,\n// the instances of the target's template, then its id ('' if none).",
+                "v('base') + '/' + (jnum(body(), 'target_node_template_instance_id') + [''])[0]".into(),
+            ),
             Shared::OperationResult => (
                 "Script task after an operation with outputs: store them (the poll\n// has checked for a fault). Local variables of the task: `result` (the\n// answer) and, per output, `output:<name>` = the variable that receives it.",
                 "def r = v('result')\n\
@@ -166,6 +189,26 @@ impl Shared {
                  def s = c.responseCode\n\
                  // Not a BPMN error: a log the container refuses is an incident, not a failed operation.\n\
                  if (s < 200 || s > 299) throw new IllegalStateException('plan instance log: HTTP ' + s)"
+                    .into(),
+            ),
+            Shared::Relationship => (
+                "Request of toscanini_relate: a relationship instance between the node\n// instances `source` and `target` of service instance `serviceInstanceID`.",
+                "'<api:CreateRelationshipTemplateInstanceRequest xmlns:api=\"http://opentosca.org/api\" service-instance-id=\"' + x(v('serviceInstanceID')) + '\" source-instance-id=\"' + x(v('source')) + '\" target-instance-id=\"' + x(v('target')) + '\"/>'"
+                    .into(),
+            ),
+            Shared::Properties => (
+                "Request of toscanini_properties: the properties document of an instance,\n// element `root` in `namespace` (none if empty) with one element per name of\n// `names` (comma separated, in order) holding `prop:<name>`.",
+                "def ns = v('namespace')\n\
+                 def p = ns ? 'p:' : ''\n\
+                 def open = ns ? '<p:' + v('root') + ' xmlns:p=\"' + x(ns) + '\">' : '<' + v('root') + '>'\n\
+                 def names = v('names') ? v('names').split(',') : []\n\
+                 open + names.collect { n -> '<' + p + n + '>' + x(v('prop:' + n)) + '</' + p + n + '>' }.join('') + '</' + p + v('root') + '>'"
+                    .into(),
+            ),
+            Shared::Load => (
+                "Script task of toscanini_load: `prop:<name>` for each name of `names`\n// (comma separated), read from the properties answer ('' where it has none).",
+                "def r = body()\n\
+                 (v('names') ? v('names').split(',') : []).each { n -> execution.setVariable('prop:' + n, jstr(r, n) ?: '') }"
                     .into(),
             ),
             Shared::Property(_) => ("", String::new()),

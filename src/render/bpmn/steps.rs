@@ -20,7 +20,7 @@ use super::ctx::Ctx;
 use super::expr::concat;
 use super::graph::{Call, Http, In, Kind, Script, Str, Text, Value};
 use super::groovy::{Part, juel_ident, push_literal, push_var};
-use super::library::{BUS, INVOKE, STATE};
+use super::library::{BUS, FOLLOW, INVOKE, LOAD, MARK, PROPERTIES, REGISTER, RELATE, STATE};
 use super::scripts::Shared;
 use crate::model::{Condition, TemplateRef};
 use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
@@ -60,23 +60,36 @@ pub(super) fn groovy(text: &mut Text, f: impl FnOnce(&mut String)) -> Value {
     Value::Groovy(text.build(f))
 }
 
-/// The instance URL variable of a template, or the service instance when
-/// it is not known yet (the error path marks the nearest known instance).
-fn state_url(cx: &mut Ctx, t: TemplateRef) -> Value {
-    let url = cx.names.url(t);
-    if juel_ident(url) {
-        Value::Text(cx.text.fmt(format_args!(
-            "${{empty {url} ? serviceInstanceURL : {url}}}/state"
-        )))
-    } else {
-        groovy(&mut cx.text, |o| {
-            o.push('(');
-            push_var(o, url);
-            o.push_str(" ?: ");
-            push_var(o, "serviceInstanceURL");
-            o.push_str(") + '/state'");
-        })
+/// A call of the reusable process `process` that passes nothing yet.
+pub(super) fn call(process: &'static str) -> Call {
+    Call {
+        process,
+        locals: Vec::new(),
+        ins: Vec::new(),
+        outs: Vec::new(),
     }
+}
+
+/// Pass a value made of `parts` into `call` as `target`: a lone variable
+/// by name, other text as a JUEL expression, and what only Groovy computes
+/// through a local variable of the call.
+pub(super) fn pass(text: &mut Text, call: &mut Call, target: &str, parts: &[Part]) {
+    let target = text.add(target);
+    let value = match (parts, concat(text, parts)) {
+        ([Part::Var(v)], Value::Text(_)) => In::Var(text.add(v)),
+        (_, Value::Text(juel)) => In::Expr(juel),
+        (_, groovy) => {
+            call.locals.push((target, groovy));
+            In::Var(target)
+        }
+    };
+    call.ins.push((target, value));
+}
+
+/// Pass the caller's variable `var` out of `call` from the callee's `from`.
+fn out(text: &mut Text, call: &mut Call, from: &str, var: &str) {
+    let from = In::Var(text.add(from));
+    call.outs.push((from, text.add(var)));
 }
 
 /// A task that sets the state of a template's current instance.
@@ -89,43 +102,91 @@ pub(super) fn set_state(cx: &mut Ctx, t: TemplateRef, state: &str) -> Kind {
 /// variable `url`; a status other than 2xx fails it.
 pub(super) fn state_call(text: &mut Text, url: Str, state: &str) -> Kind {
     let state = text.add(state);
-    Kind::Call(Box::new(Call {
-        process: STATE,
-        locals: Vec::new(),
-        ins: vec![
-            (text.add("url"), In::Var(url)),
-            (text.add("state"), In::Expr(state)),
-        ],
-        outs: Vec::new(),
-    }))
+    let mut call = call(STATE);
+    call.ins = vec![
+        (text.add("url"), In::Var(url)),
+        (text.add("state"), In::Expr(state)),
+    ];
+    Kind::Call(Box::new(call))
 }
 
-/// A task that marks the failing instance ERROR (error paths).
+/// A task that marks the failing instance ERROR (error paths): the
+/// template's current instance, or the service instance when that is not
+/// known yet.
 pub(super) fn mark_error(cx: &mut Ctx, t: TemplateRef) -> Kind {
-    let url = state_url(cx, t);
-    record_state(&mut cx.text, url, "ERROR")
+    let url = cx.names.url(t);
+    let text = &mut cx.text;
+    let mut call = call(MARK);
+    let target = text.add("url");
+    let value = if juel_ident(url) {
+        In::Expr(text.fmt(format_args!(
+            "${{empty {url} ? serviceInstanceURL : {url}}}"
+        )))
+    } else {
+        let known = groovy(text, |o| {
+            push_var(o, url);
+            o.push_str(" ?: ");
+            push_var(o, "serviceInstanceURL");
+        });
+        call.locals.push((target, known));
+        In::Var(target)
+    };
+    call.ins.push((target, value));
+    call.ins
+        .push((text.add("state"), In::Expr(text.add("ERROR"))));
+    Kind::Call(Box::new(call))
 }
 
-/// A task of a failure path that PUTs `state` to `url` and records the
-/// status without checking it: the path must not end in a new error.
-pub(super) fn record_state(text: &mut Text, url: Value, state: &str) -> Kind {
-    let payload = literal_value(text, state);
-    let status = (
-        text.add("httpStatus"),
-        Value::Text(text.add("${statusCode}")),
-    );
-    http(
-        "PUT",
-        url,
-        Some("text/plain"),
-        "application/json",
-        Some(payload),
-        vec![status],
-    )
+/// A task of a failure path that records `state` on the instance whose URL
+/// is the variable `url`, without checking the status: the path must not
+/// end in a new error.
+pub(super) fn record_state(text: &mut Text, url: &str, state: &str) -> Kind {
+    let mut call = call(MARK);
+    call.ins.push((text.add("url"), In::Var(text.add(url))));
+    call.ins
+        .push((text.add("state"), In::Expr(text.add(state))));
+    Kind::Call(Box::new(call))
 }
 
-/// A task that loads the properties of a template's current instance.
+/// A task that loads the properties of a template's current instance:
+/// a call of [`LOAD`], or, where a property name cannot be listed in its
+/// `names` (a comma), a GET of its own.
 pub(super) fn load_properties(cx: &mut Ctx, t: TemplateRef) -> Option<Kind> {
+    let Ctx {
+        names,
+        topology,
+        text,
+        ..
+    } = cx;
+    if topology.properties(t).is_empty() {
+        return None;
+    }
+    if names
+        .props_of(topology, t)
+        .any(|(p, _)| p.is_empty() || p.contains(','))
+    {
+        return Some(load_each(cx, t));
+    }
+    let mut call = call(LOAD);
+    pass(text, &mut call, "url", &[Part::Var(names.url(t))]);
+    let mut list = String::new();
+    for (p, _) in names.props_of(topology, t) {
+        if !list.is_empty() {
+            list.push(',');
+        }
+        list.push_str(p);
+    }
+    pass(text, &mut call, "names", &[Part::Lit(&list)]);
+    for (p, v) in names.props_of(topology, t) {
+        let from = text.fmt(format_args!("prop:{p}"));
+        call.outs.push((In::Var(from), text.add(v)));
+    }
+    Some(Kind::Call(Box::new(call)))
+}
+
+/// A GET of the properties of a template's current instance, one output
+/// per property.
+fn load_each(cx: &mut Ctx, t: TemplateRef) -> Kind {
     let Ctx {
         names,
         topology,
@@ -133,9 +194,6 @@ pub(super) fn load_properties(cx: &mut Ctx, t: TemplateRef) -> Option<Kind> {
         text,
         ..
     } = cx;
-    if topology.properties(t).is_empty() {
-        return None;
-    }
     let url = concat(text, &[Part::Var(names.url(t)), Part::Lit("/properties")]);
     let mut outputs = vec![status_check(text)];
     for (p, v) in names.props_of(topology, t) {
@@ -149,22 +207,14 @@ pub(super) fn load_properties(cx: &mut Ctx, t: TemplateRef) -> Option<Kind> {
         };
         outputs.push((text.add(v), value));
     }
-    Some(http("GET", url, None, "application/json", None, outputs))
+    http("GET", url, None, "application/json", None, outputs)
 }
 
-/// Outputs of a POST that creates an instance: its URL and id.
-fn created(cx: &mut Ctx, r: TemplateRef) -> Vec<(Str, Value)> {
-    vec![
-        status_check(&mut cx.text),
-        (
-            cx.text.add(cx.names.url(r)),
-            Value::Shared(Shared::InstanceUrl),
-        ),
-        (
-            cx.text.add(cx.names.id(r)),
-            Value::Shared(Shared::InstanceId),
-        ),
-    ]
+/// Pass the URL and id of the instance `call` registers out into the
+/// variables of template `r`.
+fn created(cx: &mut Ctx, call: &mut Call, r: TemplateRef) {
+    out(&mut cx.text, call, "instanceURL", cx.names.url(r));
+    out(&mut cx.text, call, "instanceID", cx.names.id(r));
 }
 
 /// Append the nodes of one step. `p` is the id prefix of the step.
@@ -181,36 +231,21 @@ pub(super) fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
             let r = TemplateRef::Relationship(*rel);
             let rt = t.relationship(*rel);
             let side = side(t, r);
+            let mut call = call(RELATE);
+            let text = &mut cx.text;
+            let path = instances_path(t, r);
+            let url = [Part::Var(side.service_template_url), Part::Lit(&path)];
+            pass(text, &mut call, "url", &url);
+            let instance = [Part::Var(side.service_instance_id)];
+            pass(text, &mut call, "serviceInstanceID", &instance);
             let source = cx.names.id(TemplateRef::Node(rt.source));
+            pass(text, &mut call, "source", &[Part::Var(source)]);
             let target = cx.names.id(TemplateRef::Node(rt.target));
-            let payload = groovy(&mut cx.text, |o| {
-                o.push_str("'<api:CreateRelationshipTemplateInstanceRequest xmlns:api=\"http://opentosca.org/api\" service-instance-id=\"' + x(");
-                push_var(o, side.service_instance_id);
-                o.push_str(") + '\" source-instance-id=\"' + x(");
-                push_var(o, source);
-                o.push_str(") + '\" target-instance-id=\"' + x(");
-                push_var(o, target);
-                o.push_str(") + '\"/>'");
-            });
-            let url = concat(
-                &mut cx.text,
-                &[
-                    Part::Var(side.service_template_url),
-                    Part::Lit(&instances_path(t, r)),
-                ],
-            );
-            let outputs = created(cx, r);
-            let kind = http(
-                "POST",
-                url,
-                Some("application/xml"),
-                "text/plain",
-                Some(payload),
-                outputs,
-            );
+            pass(text, &mut call, "target", &[Part::Var(target)]);
+            created(cx, &mut call, r);
             let id = cx.text.fmt(format_args!("{p}"));
             let name = cx.text.fmt(format_args!("register relationship {}", rt.id));
-            chain.then(id, name, kind);
+            chain.then(id, name, Kind::Call(Box::new(call)));
         }
         Step::SetState(r, state) => {
             let kind = set_state(cx, *r, state);
@@ -224,37 +259,31 @@ pub(super) fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
             let rt = t.relationship(*rel);
             let to_ref = TemplateRef::Node(*to);
             let st_url = side(t, to_ref).service_template_url;
-            let Ctx { names, text, .. } = &mut *cx;
-            let url = concat(
-                text,
-                &[
-                    Part::Var(st_url),
-                    Part::Lit(&instances_path(t, TemplateRef::Relationship(*rel))),
-                    Part::Lit("?source="),
-                    Part::Var(names.id(TemplateRef::Node(*from))),
-                ],
-            );
-            let outputs = vec![
-                status_check(text),
-                (text.add(names.id(to_ref)), Value::Shared(Shared::TargetId)),
-                (
-                    text.add(names.url(to_ref)),
-                    groovy(text, |o| {
-                        push_var(o, st_url);
-                        o.push_str(" + ");
-                        push_literal(o, &instances_path(t, to_ref));
-                        o.push_str(
-                            " + '/' + (jnum(body(), 'target_node_template_instance_id') + [''])[0]",
-                        );
-                    }),
-                ),
+            let mut call = call(FOLLOW);
+            let text = &mut cx.text;
+            let path = instances_path(t, TemplateRef::Relationship(*rel));
+            let from_id = cx.names.id(TemplateRef::Node(*from));
+            let url = [
+                Part::Var(st_url),
+                Part::Lit(&path),
+                Part::Lit("?source="),
+                Part::Var(from_id),
             ];
-            let kind = http("GET", url, None, "application/json", None, outputs);
+            pass(text, &mut call, "url", &url);
+            let base = instances_path(t, to_ref);
+            pass(
+                text,
+                &mut call,
+                "base",
+                &[Part::Var(st_url), Part::Lit(&base)],
+            );
+            out(text, &mut call, "target", cx.names.id(to_ref));
+            out(text, &mut call, "targetURL", cx.names.url(to_ref));
             let id = cx.text.fmt(format_args!("{p}"));
             let name = cx
                 .text
                 .fmt(format_args!("follow {} to {}", rt.id, t.node(*to).id));
-            chain.then(id, name, kind);
+            chain.then(id, name, Kind::Call(Box::new(call)));
             if let Some(kind) = load_properties(cx, to_ref) {
                 let id = cx.text.fmt(format_args!("{p}_load"));
                 let name = cx
@@ -268,33 +297,24 @@ pub(super) fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
     }
 }
 
-/// POST a new instance of node `n` to its service template's instance API.
+/// Register a new instance of node `n` with its service template's
+/// instance API (a call of [`REGISTER`]).
 fn create_node_instance(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, p: Prefix) {
     let t = cx.topology;
     let r = TemplateRef::Node(n);
     let side = side(t, r);
-    let url = concat(
-        &mut cx.text,
-        &[
-            Part::Var(side.service_template_url),
-            Part::Lit(&instances_path(t, r)),
-        ],
-    );
-    let payload = concat(&mut cx.text, &[Part::Var(side.service_instance_id)]);
-    let outputs = created(cx, r);
-    let kind = http(
-        "POST",
-        url,
-        Some("text/plain"),
-        "text/plain",
-        Some(payload),
-        outputs,
-    );
+    let mut call = call(REGISTER);
+    let path = instances_path(t, r);
+    let url = [Part::Var(side.service_template_url), Part::Lit(&path)];
+    pass(&mut cx.text, &mut call, "url", &url);
+    let instance = [Part::Var(side.service_instance_id)];
+    pass(&mut cx.text, &mut call, "serviceInstanceID", &instance);
+    created(cx, &mut call, r);
     let id = cx.text.fmt(format_args!("{p}"));
     let name = cx
         .text
         .fmt(format_args!("register instance of {}", t.node(n).id));
-    chain.then(id, name, kind);
+    chain.then(id, name, Kind::Call(Box::new(call)));
 }
 
 /// A workflow condition on the current instance of `template` (all
@@ -468,8 +488,8 @@ fn copy_properties(
     chain.then(id, name, script);
 }
 
-/// PUT the properties of a node instance as the XML document its type
-/// declares.
+/// Store the properties of a node instance as the XML document its type
+/// declares (a call of [`PROPERTIES`]).
 fn store_properties(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, p: Prefix) {
     let t = cx.topology;
     let r = TemplateRef::Node(n);
@@ -479,53 +499,24 @@ fn store_properties(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, p:
         return;
     }
     let (ns, root) = t.node(n).properties_element.clone().unwrap_or_default();
-    let root = if root.is_empty() {
-        "Properties".to_string()
-    } else {
-        root
-    };
-    let (open, prefix) = if ns.is_empty() {
-        (format!("<{root}>"), "")
-    } else {
-        (
-            format!(
-                "<p:{root} xmlns:p=\"{}\">",
-                super::xml::escape(&ns).replace('\'', "&apos;")
-            ),
-            "p:",
-        )
-    };
-    let payload = groovy(text, |o| {
-        push_literal(o, &open);
-        let mut tag = String::new();
-        for (name, v) in &props {
-            o.push_str(" + ");
-            tag.clear();
-            let _ = write!(tag, "<{prefix}{name}>");
-            push_literal(o, &tag);
-            o.push_str(" + x(");
-            push_var(o, v);
-            o.push_str(") + ");
-            tag.clear();
-            let _ = write!(tag, "</{prefix}{name}>");
-            push_literal(o, &tag);
-        }
-        o.push_str(" + ");
-        push_literal(o, &format!("</{prefix}{root}>"));
-    });
-    let url = concat(text, &[Part::Var(names.url(r)), Part::Lit("/properties")]);
-    let check = status_check(text);
-    let kind = http(
-        "PUT",
-        url,
-        Some("application/xml"),
-        "application/json",
-        Some(payload),
-        vec![check],
-    );
+    let root = if root.is_empty() { "Properties" } else { &root };
+    let mut call = call(PROPERTIES);
+    pass(text, &mut call, "url", &[Part::Var(names.url(r))]);
+    if !ns.is_empty() {
+        pass(text, &mut call, "namespace", &[Part::Lit(&ns)]);
+    }
+    pass(text, &mut call, "root", &[Part::Lit(root)]);
+    let list: Vec<&str> = props.iter().map(|(name, _)| *name).collect();
+    pass(text, &mut call, "names", &[Part::Lit(&list.join(","))]);
+    let mut target = String::new();
+    for (name, v) in &props {
+        target.clear();
+        let _ = write!(target, "prop:{name}");
+        pass(text, &mut call, &target, &[Part::Var(v)]);
+    }
     let id = cx.text.fmt(format_args!("{p}"));
     let name = cx.text.add("store properties");
-    chain.then(id, name, kind);
+    chain.then(id, name, Kind::Call(Box::new(call)));
 }
 
 /// Pick an instance of a node by strategy and load its properties.
@@ -693,20 +684,13 @@ fn invocation_ins(cx: &mut Ctx, inv: &Invocation) -> Passed {
             ins.push((target, In::Var(target)));
         }
     }
+    let mut passed = call(INVOKE);
     for (target, pieces) in fields {
         let parts: Vec<Part> = pieces.iter().map(Piece::part).collect();
-        let target = cx.text.add(&target);
-        let value = match (&parts[..], concat(&mut cx.text, &parts)) {
-            ([Part::Var(v)], Value::Text(_)) => In::Var(cx.text.add(v)),
-            (_, Value::Text(juel)) => In::Expr(juel),
-            // Groovy: computed by the call's input mapping, passed by name.
-            (_, groovy) => {
-                locals.push((target, groovy));
-                In::Var(target)
-            }
-        };
-        ins.push((target, value));
+        pass(&mut cx.text, &mut passed, &target, &parts);
     }
+    ins.append(&mut passed.ins);
+    locals.append(&mut passed.locals);
     Passed { ins, locals }
 }
 
@@ -773,7 +757,7 @@ fn invoke(cx: &mut Ctx, chain: &mut Chain, inv: &Invocation, p: Prefix) {
         outs: Vec::new(),
     };
     if !inv.outputs.is_empty() {
-        call.outs.push(("result", text.add(&result)));
+        out(text, &mut call, "result", &result);
     }
     let id = text.fmt(format_args!("{p}"));
     let name = text.fmt(format_args!("{} on {template}", inv.operation));

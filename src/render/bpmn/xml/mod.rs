@@ -33,11 +33,6 @@ use crate::render::output::{Aside, AsideReader, CHUNK, PlanOutput};
 use crate::render::rendered::PlanParameter;
 use crate::render::templates::Templates;
 
-/// Escape text for XML content and attributes.
-pub(crate) fn escape(s: &str) -> String {
-    crate::names::xml_escape(s).into_owned()
-}
-
 /// What the document template needs.
 pub(crate) struct Document<'a> {
     /// Comment and process name.

@@ -245,8 +245,14 @@ impl Writer<'_> {
             self.out.push_str("\"/>");
         }
         for (from, to) in &c.outs {
-            self.out.push_str("<camunda:out source=\"");
-            self.out.push_str(from);
+            let (attr, value) = match from {
+                In::Var(v) => ("source", v),
+                In::Expr(e) => ("sourceExpression", e),
+            };
+            self.out.push_str("<camunda:out ");
+            self.out.push_str(attr);
+            self.out.push_str("=\"");
+            push_xml_attr(&mut self.out, self.text.get(*value));
             self.out.push_str("\" target=\"");
             push_xml_attr(&mut self.out, self.text.get(*to));
             self.out.push_str("\"/>");
