@@ -75,7 +75,7 @@ impl<'a> Lowerer<'a> {
         self.diags.extend(d);
         topology.regions = regions;
         if let Some(s) = &topo.substitution {
-            topology.substitution = self.substitution(&topology, s, unit);
+            topology.substitution = self.substitution(&topology, (s, topo), unit);
         }
         let workflows = super::workflows::lower(self, &topology, topo, unit);
         topology.workflows = workflows;
