@@ -77,7 +77,8 @@ ROUTING = {
 # must fail in the test's activity. Plan name: (the answer, the activity).
 # tests/features/runtime-functions: the inputs of its build runs, and the
 # parameters the plan must compute for app's create from them (TOSCA 2.0
-# built-in functions evaluated when the plan runs).
+# built-in functions evaluated when the plan runs); a build with a port that
+# is no number must fail in app's activity.
 RUNTIME_FUNCTIONS = {
     "inputs": {"base_port": "8000", "hosts": "alpha,beta"},
     "params": {"app/create": {"NEXT_PORT": "8001", "URL": "http://db.example:8000", "IS_BIG": "true",
@@ -153,6 +154,12 @@ def prepare(plans_path, outdir):
         if kind in ("build", "defrost"):
             if given:
                 runs.append(("", dict(given), {"params": RUNTIME_FUNCTIONS["params"]}))
+                if kind == "build":
+                    # A function of no number fails the plan in the activity
+                    # that computes it (not the engine, with an incident).
+                    bad = {**RUNTIME_FUNCTIONS["inputs"], "base_port": "eight"}
+                    runs.append((" base_port eight", {"inputs": bad, "expect": "error"},
+                                 {"expect": "error", "failed_in": "app_provision"}))
             else:
                 runs.append(("", {}, {}))
             ops = invocations(p["bpmn"], graph)

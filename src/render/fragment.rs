@@ -11,7 +11,9 @@
 //! A fragment file holds sections, each starting with a line `{# name #}`;
 //! the text of a section is written as it is, each line prefixed with the
 //! caller's indentation, each hole replaced by the caller's value (already
-//! escaped for where it goes).
+//! escaped for where it goes). A section headed `{# name -#}` ends without
+//! its last line break: a piece of a line, which the caller continues. A
+//! comment `{# … #}` may open the file.
 
 use std::collections::HashMap;
 
@@ -139,13 +141,19 @@ impl Fragments {
             let mut offset = 0;
             let mut add = |name: Option<&'static str>, body: &'static str| -> Result<()> {
                 let Some(name) = name else {
-                    return if body.trim().is_empty() {
+                    // Nothing, or a comment about the file.
+                    let head = body.trim();
+                    return if head.is_empty() || (head.starts_with("{#") && head.ends_with("#}")) {
                         Ok(())
                     } else {
                         Err(Error::Internal(format!(
                             "{file}: text before the first `{{# section #}}`"
                         )))
                     };
+                };
+                let (name, body) = match name.strip_suffix(" -") {
+                    Some(name) => (name, body.strip_suffix('\n').unwrap_or(body)),
+                    None => (name, body),
                 };
                 let fragment = Fragment::parse(body)
                     .map_err(|e| Error::Internal(format!("{file}: section `{name}`: {e}")))?;
@@ -158,7 +166,7 @@ impl Fragments {
                 let trimmed = line.trim_end();
                 if let Some(n) = trimmed
                     .strip_prefix("{# ")
-                    .and_then(|r| r.strip_suffix(" #}"))
+                    .and_then(|r| r.strip_suffix("#}"))
                 {
                     add(name, &text[start..offset])?;
                     name = Some(n.trim());
@@ -216,6 +224,15 @@ mod tests {
         let mut out = String::new();
         f.write(&mut out, "a", None, &[("v", " kept ")]).unwrap();
         assert_eq!(out, "<x> kept \n<y/>\n</x>\n");
+    }
+
+    #[test]
+    fn a_section_headed_with_a_dash_is_a_piece_of_a_line() {
+        let f = Fragments::parse(&[("t", "{# a -#}\n<x a=\"{{ v }}\">\n{# b #}\n</x>\n")]).unwrap();
+        let mut out = String::new();
+        f.write(&mut out, "a", None, &[("v", "1")]).unwrap();
+        f.write(&mut out, "b", None, &[]).unwrap();
+        assert_eq!(out, "<x a=\"1\"></x>\n");
     }
 
     #[test]

@@ -105,6 +105,7 @@ mod tests {
         let mut embedded: Vec<String> = EMBEDDED
             .iter()
             .chain(crate::render::bpel::FRAGMENTS)
+            .chain(crate::render::bpmn::xml::FRAGMENTS)
             .map(|(n, _)| n.to_string())
             .collect();
         embedded.sort();
@@ -114,5 +115,6 @@ mod tests {
         );
         Templates::embedded().unwrap();
         crate::render::fragment::Fragments::parse(crate::render::bpel::FRAGMENTS).unwrap();
+        crate::render::fragment::Fragments::parse(crate::render::bpmn::xml::FRAGMENTS).unwrap();
     }
 }

@@ -90,7 +90,8 @@ pub(crate) fn activity(
     w.put("faults", ind, &[("name", name)])?;
     if !body.per_instance {
         let url = cx.names.url(a.template);
-        w.put("mark-error", ind, &[("name", name), ("url", url)])?;
+        let error = cx.state(crate::plugins::steps::state::ERROR)?;
+        w.put("mark-error", ind, &[("url", url), ("error", error)])?;
     }
     w.put("faults-end", ind, &[("name", name)])?;
     if !body.compensation.is_empty() {
@@ -166,6 +167,7 @@ fn each_instance(
         ("id", id),
         ("st_url", side.service_template_url),
         ("si_id", side.service_instance_id),
+        ("error", cx.state(crate::plugins::steps::state::ERROR)?),
     ];
     w.put("each-instance", ind, &values)?;
     for v in locals {

@@ -1,20 +1,23 @@
 //! What the writers of a BPEL plan share ([`Ctx`]): the topology, the
-//! variables of templates and the elements of plan inputs; and the
-//! variables every plan has.
+//! variables of templates, the elements of plan inputs and the variables
+//! that hold the instance states the plan sets; and the variables every
+//! plan has.
 //!
 //! In: a concrete plan and its topology. Out: a [`Ctx`] and the plan's
 //! parameters.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::writer::text;
 use super::xpath::expr;
+use crate::error::Result;
 use crate::model::Topology;
 use crate::names::Unique;
 use crate::names::ncname;
 use crate::plugins::ConcretePlan;
+use crate::plugins::steps::{Step, state};
 use crate::render::rendered::PlanParameter;
-use crate::render::vars::Vars;
+use crate::render::vars::{Vars, word};
 
 /// Process variables that every plan has.
 pub(in crate::render) const FIXED: [&str; 7] = [
@@ -38,6 +41,9 @@ pub(crate) struct Ctx<'a> {
     pub(crate) names: &'a Vars,
     /// The element of the request message of each plan input.
     pub(crate) inputs: HashMap<String, String>,
+    /// The variable holding each instance state the plan sets (ERROR, set
+    /// by the fault handlers, always), by state.
+    pub(crate) states: BTreeMap<&'static str, String>,
 }
 
 impl<'a> Ctx<'a> {
@@ -69,6 +75,7 @@ impl<'a> Ctx<'a> {
             topology,
             names,
             inputs,
+            states: states(plan),
         };
         (cx, parameters)
     }
@@ -81,8 +88,54 @@ impl<'a> Ctx<'a> {
             .unwrap_or_else(|| ncname(name))
     }
 
+    /// The variable that holds instance state `state` (every state the
+    /// plan's steps set has one).
+    pub(crate) fn state(&self, state: &str) -> Result<&str> {
+        self.states.get(state).map(String::as_str).ok_or_else(|| {
+            crate::error::Error::Internal(format!("no variable holds the state {state}"))
+        })
+    }
+
     /// The XPath expression of a binding, escaped for element content.
     pub(crate) fn expr(&self, b: &crate::plugins::steps::Binding) -> String {
         text(&expr(b, self.topology, self.names, &|n| self.input(n)))
+    }
+}
+
+/// The variables of the instance states a plan sets: `state_<STATE>`,
+/// a family of its own (no template, fixed or failure-flag variable
+/// starts so). A state change is a PUT of one of them, which the process
+/// sets once before its activities run and never again, so parallel
+/// branches share them without a race.
+fn states(plan: &ConcretePlan) -> BTreeMap<&'static str, String> {
+    let mut set: BTreeMap<&'static str, String> = BTreeMap::new();
+    set.insert(state::ERROR, String::new());
+    for body in &plan.bodies {
+        for step in body.steps.iter().chain(&body.compensation) {
+            if let Step::SetState(_, s) = step {
+                set.insert(s, String::new());
+            }
+        }
+    }
+    let mut unique = Unique::new();
+    for (s, var) in set.iter_mut() {
+        *var = unique.name(format!("state_{}", word(s)));
+    }
+    set
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_variables_are_a_family_of_their_own() {
+        let mut unique = Unique::new();
+        let a = unique.name(format!("state_{}", word("A-B")));
+        let b = unique.name(format!("state_{}", word("A_B")));
+        assert_eq!((a.as_str(), b.as_str()), ("state_A_B", "state_A_B_2"));
+        for fixed in FIXED {
+            assert!(!fixed.starts_with("state_"));
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The initial values of a BPEL plan's variables: the fixed ones from
 //! the request, the templates' (modelled values or plan inputs for the
-//! instances the plan provisions, empty for those it reads), and the
-//! failure flags of `on_failure` routing.
+//! instances the plan provisions, empty for those it reads), the
+//! failure flags of `on_failure` routing and the instance states.
 //!
 //! In: the plan and its [`Ctx`]. Out: the `<assign>` copies, written.
 
@@ -109,6 +109,9 @@ pub(crate) fn initial_values(
     }
     for flag in failures.iter().flatten() {
         init(w, flag, "'false'")?;
+    }
+    for (state, var) in &cx.states {
+        init(w, var, &text(&literal(state)))?;
     }
     Ok(())
 }

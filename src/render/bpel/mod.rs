@@ -253,6 +253,7 @@ fn write_body(
         .copied()
         .chain(cx.names.variables())
         .chain(failures.iter().flatten().map(String::as_str))
+        .chain(cx.states.values().map(String::as_str))
     {
         w.put("variable", 4, &[("name", v)])?;
         w.flush_if_full(output)?;

@@ -107,7 +107,7 @@ fn step(
         Step::SetState(r, state) => w.put(
             "set-state",
             ind,
-            &[("name", name), ("state", state), ("url", cx.names.url(*r))],
+            &[("state", cx.state(state)?), ("url", cx.names.url(*r))],
         ),
         Step::StoreProperties(n) => store_properties(cx, w, ind, *n, name),
         Step::FollowRelationship { rel, from, to } => {
@@ -359,13 +359,13 @@ fn invoke(
     let side = side(t, inv.target);
     let mut params = String::new();
     if !inv.inputs.is_empty() {
-        params.push_str("<invs:Params>");
+        params.push_str("<Params>");
         for (n, _) in &inv.inputs {
-            params.push_str("<invs:Param><invs:key>");
+            params.push_str("<Param><key>");
             params.push_str(&xml_escape(n));
-            params.push_str("</invs:key><invs:value/></invs:Param>");
+            params.push_str("</key><value/></Param>");
         }
-        params.push_str("</invs:Params>");
+        params.push_str("</Params>");
     }
     let message_id = text(&format!(
         "concat($correlationID, ':', {}, ':', ${})",
@@ -380,7 +380,7 @@ fn invoke(
             (
                 "node_instance_element",
                 if node_instance.is_some() {
-                    "<invs:NodeInstanceID/>"
+                    "<NodeInstanceID/>"
                 } else {
                     ""
                 },
@@ -406,22 +406,22 @@ fn invoke(
         w.put("invoke-param", ind, &[("expr", &expr), ("index", &index)])?;
     }
     w.put("invoke-call", ind, &[("name", name)])?;
-    for (k, (o, p)) in inv.outputs.iter().enumerate() {
-        let param = text(&format!(
-            "$invokeResponse.invokeResponse//*[local-name()='Param'][*[local-name()='key'] = {}]",
-            literal(o)
-        ));
-        let index = (k + 1).to_string();
-        w.put(
-            "invoke-output",
-            ind,
-            &[
-                ("name", name),
-                ("index", &index),
-                ("param", &param),
-                ("var", cx.names.prop(t, p)),
-            ],
-        )?;
+    // The outputs the operation returned are read in one assign; one it
+    // did not return leaves its property as it was.
+    if !inv.outputs.is_empty() {
+        w.put("invoke-outputs", ind, &[])?;
+        for (o, p) in &inv.outputs {
+            let param = text(&format!(
+                "$invokeResponse.invokeResponse//*[local-name()='Param'][*[local-name()='key'] = {}]",
+                literal(o)
+            ));
+            w.put(
+                "invoke-output",
+                ind,
+                &[("param", &param), ("var", cx.names.prop(t, p))],
+            )?;
+        }
+        w.put("invoke-outputs-end", ind, &[])?;
     }
     w.put("invoke-end", ind, &[])
 }

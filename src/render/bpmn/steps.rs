@@ -25,6 +25,7 @@ use super::scripts::Shared;
 use crate::model::{Condition, TemplateRef};
 use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
 use crate::render::side::side;
+use crate::render::vars::word;
 
 /// An HTTP service task.
 fn http(
@@ -694,6 +695,49 @@ fn invocation_ins(cx: &mut Ctx, inv: &Invocation) -> Passed {
     Passed { ins, locals }
 }
 
+/// Compute the values of an operation call that only Groovy computes
+/// (`locals`: a function the plan evaluates, names JUEL cannot read) in a
+/// script task before the call, into variables of this step that `ins`
+/// then passes: a value that fails (a function of no number) throws the
+/// BPMN error there, which the activity's error events catch, where in the
+/// call's input mapping it would halt the engine with an incident.
+fn computed_first(
+    cx: &mut Ctx,
+    chain: &mut Chain,
+    inv: &Invocation,
+    p: Prefix,
+    locals: Vec<(Str, Value)>,
+    ins: &mut [(Str, In)],
+) {
+    let mut script = String::new();
+    for (target, value) in locals {
+        let Value::Groovy(expr) = value else {
+            continue;
+        };
+        let name = word(cx.text.get(target));
+        let var = cx.poll_var(p, &name);
+        let expr = cx.text.get(expr).to_string();
+        super::init::set_variable(&mut script, &var, &|o| o.push_str(&expr));
+        let var = cx.text.add(&var);
+        for (t, v) in ins.iter_mut() {
+            if *t == target {
+                *v = In::Var(var);
+            }
+        }
+    }
+    if script.is_empty() {
+        return;
+    }
+    let text = &mut cx.text;
+    let id = text.fmt(format_args!("{p}_inputs"));
+    let name = text.fmt(format_args!("inputs of {}", inv.operation));
+    let kind = Kind::Script(Box::new(Script {
+        script: Value::Groovy(text.add(&script)),
+        locals: Vec::new(),
+    }));
+    chain.then(id, name, kind);
+}
+
 /// What a call passes in: its variables, and the local variables of the
 /// call that some of them are computed in.
 struct Passed {
@@ -747,15 +791,12 @@ fn binding_pieces(cx: &Ctx, b: &crate::plugins::steps::Binding, out: &mut Vec<Pi
 fn invoke(cx: &mut Ctx, chain: &mut Chain, inv: &Invocation, p: Prefix) {
     let template = cx.topology.template_id(inv.target);
     let Passed { mut ins, locals } = invocation_ins(cx, inv);
+    computed_first(cx, chain, inv, p, locals, &mut ins);
     let result = cx.poll_var(p, "result");
     let text = &mut cx.text;
     ins.insert(0, (text.add(BUS), In::Var(text.add(&cx.bus))));
-    let mut call = Call {
-        process: INVOKE,
-        locals,
-        ins,
-        outs: Vec::new(),
-    };
+    let mut call = call(INVOKE);
+    call.ins = ins;
     if !inv.outputs.is_empty() {
         out(text, &mut call, "result", &result);
     }

@@ -19,6 +19,11 @@
 mod diagram;
 mod tasks;
 
+/// The step fragments of `templates/bpmn/fragments` (the template test
+/// checks that every file there is embedded).
+#[cfg(test)]
+pub(crate) use self::tasks::FRAGMENTS;
+
 use serde::Serialize;
 
 use std::collections::VecDeque;

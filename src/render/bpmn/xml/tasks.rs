@@ -1,70 +1,146 @@
 //! Tasks and their Camunda extensions as XML: script tasks, service
 //! tasks with the `http-connector`, call activities, and the input and
-//! output parameters and execution listeners they carry.
+//! output parameters and execution listeners they carry. Their text is
+//! the fragment file `templates/bpmn/fragments/steps.bpmn`; this module
+//! picks its sections and fills their holes.
 //!
 //! In: a node of the model. Out: its element, written by the [`Writer`].
 
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
 use super::Writer;
-use crate::error::Error;
+use crate::error::{Error, Result};
 use crate::names::escape::{push_xml_attr, push_xml_text};
 use crate::render::bpmn::graph::{Adjacency, Call, Http, In, Plane, Script, Str, Value};
 use crate::render::bpmn::scripts::Shared;
+use crate::render::fragment::Fragments;
+
+/// The fragment files of the BPMN steps, embedded at build time.
+pub(crate) const FRAGMENTS: &[(&str, &str)] = &[(
+    "bpmn/fragments/steps.bpmn",
+    include_str!("../../../../templates/bpmn/fragments/steps.bpmn"),
+)];
+
+/// The parsed fragments (once per process).
+fn steps() -> Result<&'static Fragments> {
+    static PARSED: OnceLock<std::result::Result<Fragments, String>> = OnceLock::new();
+    PARSED
+        .get_or_init(|| Fragments::parse(FRAGMENTS).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| Error::Internal(e.clone()))
+}
+
+/// `s` escaped for element content (no copy when nothing needs it).
+fn text(s: &str) -> Cow<'_, str> {
+    if s.contains(['&', '<', '>']) {
+        let mut out = String::with_capacity(s.len() + 8);
+        push_xml_text(&mut out, s);
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+/// `s` escaped for an attribute value (no copy when nothing needs it).
+fn attr(s: &str) -> Cow<'_, str> {
+    if s.contains(['&', '<', '>', '"', '\'']) {
+        let mut out = String::with_capacity(s.len() + 8);
+        push_xml_attr(&mut out, s);
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+/// ` name="…"`, or nothing for an element without a label.
+fn name_attr(name: &str) -> Cow<'_, str> {
+    if name.is_empty() {
+        Cow::Borrowed("")
+    } else {
+        Cow::Owned(format!(" name=\"{}\"", attr(name)))
+    }
+}
+
+/// The attribute that passes a variable of a call, and its value.
+fn passed(v: &In) -> (&'static str, Str) {
+    match v {
+        In::Var(v) => ("source", *v),
+        In::Expr(e) => ("sourceExpression", *e),
+    }
+}
 
 impl Writer<'_> {
+    /// Write section `section` of the step fragments, indented by `indent`
+    /// spaces (a piece of a line: `None`).
+    fn step(&mut self, section: &str, indent: Option<usize>, values: &[(&str, &str)]) {
+        let written = steps().and_then(|f| f.write(&mut self.out, section, indent, values));
+        if let Err(e) = written {
+            self.fail(e);
+        }
+    }
+
+    /// `deployment://<file>` of a shared script, noted as used.
+    fn resource(&mut self, s: Shared) -> String {
+        let mut r = String::new();
+        self.used.mark(s, &*self.properties).write(&mut r);
+        r
+    }
+
     /// A parameter value: text, an inline script, or a shared one.
-    fn value(&mut self, v: &Value) {
+    fn value(&mut self, v: &Value) -> String {
+        let model = self.text;
         match v {
-            Value::Text(t) => push_xml_text(&mut self.out, self.text.get(*t)),
+            Value::Text(t) => text(model.get(*t)).into_owned(),
             Value::Groovy(body) => {
-                self.out
-                    .push_str("<camunda:script scriptFormat=\"groovy\">");
-                let out = &mut self.out;
+                let mut inline = String::new();
                 self.lib
-                    .inline(self.text.get(*body), |piece| push_xml_text(out, piece));
-                self.out.push_str("</camunda:script>");
+                    .inline(model.get(*body), |piece| push_xml_text(&mut inline, piece));
+                let mut out = String::new();
+                let written = steps()
+                    .and_then(|f| f.write(&mut out, "value-inline", None, &[("body", &inline)]));
+                if let Err(e) = written {
+                    self.fail(e);
+                }
+                out
             }
-            Value::Later(_) => self.fail(Error::Internal(
-                "BPMN writer: a deferred script as a parameter value".into(),
-            )),
+            Value::Later(_) => {
+                self.fail(Error::Internal(
+                    "BPMN writer: a deferred script as a parameter value".into(),
+                ));
+                String::new()
+            }
             Value::Shared(s) => {
-                self.out
-                    .push_str("<camunda:script scriptFormat=\"groovy\" resource=\"");
-                self.used.mark(*s, &*self.properties).write(&mut self.out);
-                self.out.push_str("\"/>");
+                let resource = self.resource(*s);
+                let mut out = String::new();
+                let written = steps().and_then(|f| {
+                    f.write(&mut out, "value-shared", None, &[("resource", &resource)])
+                });
+                if let Err(e) = written {
+                    self.fail(e);
+                }
+                out
             }
         }
     }
 
     /// One parameter line of an input/output mapping.
-    fn parameter(&mut self, depth: usize, kind: &str, name: Str, v: &Value) {
-        self.indent(depth);
-        self.out.push_str("<camunda:");
-        self.out.push_str(kind);
-        self.out.push_str(" name=\"");
-        push_xml_attr(&mut self.out, self.text.get(name));
-        self.out.push_str("\">");
-        self.value(v);
-        self.out.push_str("</camunda:");
-        self.out.push_str(kind);
-        self.out.push_str(">\n");
-    }
-
-    /// A connector input parameter with a fixed name.
-    fn value_parameter(&mut self, depth: usize, name: &str, v: &Value) {
-        self.indent(depth);
-        self.out.push_str("<camunda:inputParameter name=\"");
-        self.out.push_str(name);
-        self.out.push_str("\">");
-        self.value(v);
-        self.out.push_str("</camunda:inputParameter>\n");
+    fn parameter(&mut self, depth: usize, kind: &str, name: &str, v: &Value) {
+        let value = self.value(v);
+        let name = attr(name);
+        self.step(
+            "parameter",
+            Some(depth),
+            &[("kind", kind), ("name", &name), ("value", &value)],
+        );
     }
 
     /// `<extensionElements><camunda:inputOutput>` with inputs and outputs,
     /// the parameters one per line.
     fn input_output(&mut self, depth: usize, inputs: &[(Str, Value)], outputs: &[(Str, Value)]) {
-        self.out.push_str("<extensionElements>");
+        self.step("extensions", None, &[]);
         self.mappings(depth, inputs, outputs);
-        self.out.push_str("</extensionElements>");
+        self.step("extensions-end", None, &[]);
     }
 
     /// `camunda:inputOutput`, inside `extensionElements`.
@@ -74,30 +150,22 @@ impl Writer<'_> {
         inputs: &[(Str, Value)],
         outputs: &[(Str, Value)],
     ) {
-        self.out.push_str("<camunda:inputOutput>\n");
+        let model = self.text;
+        self.step("input-output", None, &[]);
         for (n, v) in inputs {
-            self.parameter(depth + 1, "inputParameter", *n, v);
+            self.parameter(depth + 1, "inputParameter", model.get(*n), v);
         }
         for (n, v) in outputs {
-            self.parameter(depth + 1, "outputParameter", *n, v);
+            self.parameter(depth + 1, "outputParameter", model.get(*n), v);
         }
-        self.indent(depth);
-        self.out.push_str("</camunda:inputOutput>");
+        self.step("input-output-end", Some(depth), &[]);
     }
 
     /// Execution listeners that write the start and the end of the
     /// element into the plan instance's log, inside `extensionElements`.
     pub(super) fn plan_log(&mut self) {
-        for event in ["start", "end"] {
-            self.out.push_str("<camunda:executionListener event=\"");
-            self.out.push_str(event);
-            self.out
-                .push_str("\"><camunda:script scriptFormat=\"groovy\" resource=\"");
-            self.used
-                .mark(Shared::PlanLog, &*self.properties)
-                .write(&mut self.out);
-            self.out.push_str("\"/></camunda:executionListener>");
-        }
+        let resource = self.resource(Shared::PlanLog);
+        self.step("plan-log", None, &[("resource", &resource)]);
     }
 
     /// A script task: an inline script, or a shared one with its locals.
@@ -109,61 +177,52 @@ impl Writer<'_> {
         s: &Script,
         depth: usize,
     ) {
+        let model = self.text;
         let n = &plane.nodes[i];
-        let (id, name) = (self.text.get(n.id), self.text.get(n.name));
-        self.open(depth, "scriptTask", id, name);
-        self.out.push_str(" scriptFormat=\"groovy\"");
-        match &s.script {
-            Value::Shared(shared) => {
-                self.out.push_str(" camunda:resource=\"");
-                self.used
-                    .mark(*shared, &*self.properties)
-                    .write(&mut self.out);
-                self.out.push_str("\">");
-                if !s.locals.is_empty() {
-                    self.input_output(depth, &s.locals, &[]);
-                }
-                self.flows(plane, adj, i);
-            }
-            Value::Groovy(_) | Value::Later(_) => {
-                self.out.push('>');
-                if !s.locals.is_empty() {
-                    self.input_output(depth, &s.locals, &[]);
-                }
-                self.flows(plane, adj, i);
-                self.out.push_str("<script>");
-                let mut built = String::new();
-                let body = match &s.script {
-                    Value::Later(key) => match self.pending.as_mut() {
-                        Some(p) => {
-                            p.builder.script(*key as usize, &mut built);
-                            built.as_str()
-                        }
-                        None => {
-                            self.fail(Error::Internal(
-                                "BPMN writer: a deferred script inside a deferred subprocess"
-                                    .into(),
-                            ));
-                            ""
-                        }
-                    },
-                    Value::Groovy(body) => self.text.get(*body),
-                    _ => "",
-                };
-                let out = &mut self.out;
-                self.lib.inline(body, |piece| push_xml_text(out, piece));
-                self.out.push_str("</script>");
-            }
-            Value::Text(t) => {
-                // A one-line Groovy script given as text.
-                self.out.push('>');
-                self.flows(plane, adj, i);
-                self.out.push_str("<script>");
-                push_xml_text(&mut self.out, self.text.get(*t));
-                self.out.push_str("</script>");
-            }
+        let (id, name) = (model.get(n.id), name_attr(model.get(n.name)));
+        if let Value::Shared(shared) = &s.script {
+            let resource = self.resource(*shared);
+            let values = [("id", id), ("name_attr", &name), ("resource", &resource)];
+            self.step("script-shared", Some(depth), &values);
+        } else {
+            let values = [("id", id), ("name_attr", &name)];
+            self.step("script-inline", Some(depth), &values);
         }
-        self.close("scriptTask");
+        if !s.locals.is_empty() && !matches!(s.script, Value::Text(_)) {
+            self.input_output(depth, &s.locals, &[]);
+        }
+        self.flows(plane, adj, i);
+        let body = match &s.script {
+            Value::Shared(_) => None,
+            Value::Later(key) => match self.pending.as_mut() {
+                Some(p) => {
+                    let mut built = String::new();
+                    p.builder.script(*key as usize, &mut built);
+                    Some(self.inline(&built))
+                }
+                None => {
+                    self.fail(Error::Internal(
+                        "BPMN writer: a deferred script inside a deferred subprocess".into(),
+                    ));
+                    Some(String::new())
+                }
+            },
+            Value::Groovy(body) => Some(self.inline(model.get(*body))),
+            // A one-line Groovy script given as text.
+            Value::Text(t) => Some(text(model.get(*t)).into_owned()),
+        };
+        if let Some(body) = body {
+            self.step("script-body", None, &[("body", &body)]);
+        }
+        self.step("script-close", None, &[]);
+    }
+
+    /// A Groovy body with the helpers it calls, escaped for element content.
+    fn inline(&self, body: &str) -> String {
+        let mut out = String::new();
+        self.lib
+            .inline(body, |piece| push_xml_text(&mut out, piece));
+        out
     }
 
     /// A service task calling a REST API through the `http-connector`.
@@ -175,43 +234,42 @@ impl Writer<'_> {
         h: &Http,
         depth: usize,
     ) {
+        let model = self.text;
         let n = &plane.nodes[i];
-        let (id, name) = (self.text.get(n.id), self.text.get(n.name));
-        self.open(depth, "serviceTask", id, name);
-        self.out.push_str(
-            "><extensionElements><camunda:connector><camunda:connectorId>http-connector</camunda:connectorId><camunda:inputOutput>\n",
-        );
-        let d = depth + 1;
-        self.indent(d);
-        self.out
-            .push_str("<camunda:inputParameter name=\"method\">");
-        self.out.push_str(h.method);
-        self.out.push_str("</camunda:inputParameter>\n");
-        self.value_parameter(d, "url", &h.url);
-        self.indent(d);
-        self.out.push_str(
-            "<camunda:inputParameter name=\"headers\"><camunda:map><camunda:entry key=\"Accept\">",
-        );
-        self.out.push_str(h.accept);
-        self.out.push_str("</camunda:entry>");
+        let (id, name) = (model.get(n.id), name_attr(model.get(n.name)));
+        let url = self.value(&h.url);
+        let mut content_type = String::new();
         if let Some(ct) = h.content_type {
-            self.out.push_str("<camunda:entry key=\"Content-Type\">");
-            self.out.push_str(ct);
-            self.out.push_str("</camunda:entry>");
+            let written = steps().and_then(|f| {
+                f.write(
+                    &mut content_type,
+                    "http-content-type",
+                    None,
+                    &[("content_type", ct)],
+                )
+            });
+            if let Err(e) = written {
+                self.fail(e);
+            }
         }
-        self.out
-            .push_str("</camunda:map></camunda:inputParameter>\n");
+        let values = [
+            ("id", id),
+            ("name_attr", &name),
+            ("method", h.method),
+            ("url", &url),
+            ("accept", h.accept),
+            ("content_type_entry", &content_type),
+        ];
+        self.step("http", Some(depth), &values);
         if let Some(p) = &h.payload {
-            self.value_parameter(d, "payload", p);
+            self.parameter(depth + 1, "inputParameter", "payload", p);
         }
         for (name, v) in &h.outputs {
-            self.parameter(d, "outputParameter", *name, v);
+            self.parameter(depth + 1, "outputParameter", model.get(*name), v);
         }
-        self.indent(depth);
-        self.out
-            .push_str("</camunda:inputOutput></camunda:connector></extensionElements>");
+        self.step("http-end", Some(depth), &[]);
         self.flows(plane, adj, i);
-        self.close("serviceTask");
+        self.step("http-close", None, &[]);
     }
 
     /// A call activity: the reusable process of the plan's own deployment,
@@ -224,44 +282,24 @@ impl Writer<'_> {
         c: &Call,
         depth: usize,
     ) {
+        let model = self.text;
         let n = &plane.nodes[i];
-        let (id, name) = (self.text.get(n.id), self.text.get(n.name));
-        self.open(depth, "callActivity", id, name);
-        self.out.push_str(" calledElement=\"");
-        self.out.push_str(c.process);
-        self.out
-            .push_str("\" camunda:calledElementBinding=\"deployment\"><extensionElements>");
-        for (to, from) in &c.ins {
-            let (attr, value) = match from {
-                In::Var(v) => ("source", v),
-                In::Expr(e) => ("sourceExpression", e),
-            };
-            self.out.push_str("<camunda:in ");
-            self.out.push_str(attr);
-            self.out.push_str("=\"");
-            push_xml_attr(&mut self.out, self.text.get(*value));
-            self.out.push_str("\" target=\"");
-            push_xml_attr(&mut self.out, self.text.get(*to));
-            self.out.push_str("\"/>");
-        }
-        for (from, to) in &c.outs {
-            let (attr, value) = match from {
-                In::Var(v) => ("source", v),
-                In::Expr(e) => ("sourceExpression", e),
-            };
-            self.out.push_str("<camunda:out ");
-            self.out.push_str(attr);
-            self.out.push_str("=\"");
-            push_xml_attr(&mut self.out, self.text.get(*value));
-            self.out.push_str("\" target=\"");
-            push_xml_attr(&mut self.out, self.text.get(*to));
-            self.out.push_str("\"/>");
+        let (id, name) = (model.get(n.id), name_attr(model.get(n.name)));
+        let values = [("id", id), ("name_attr", &name), ("process", c.process)];
+        self.step("call", Some(depth), &values);
+        let ins = c.ins.iter().map(|(to, from)| ("call-in", from, to));
+        let outs = c.outs.iter().map(|(from, to)| ("call-out", from, to));
+        for (section, from, to) in ins.chain(outs) {
+            let (from, value) = passed(from);
+            let (value, target) = (attr(model.get(value)), attr(model.get(*to)));
+            let values = [("from", from), ("value", &value), ("target", &target)];
+            self.step(section, None, &values);
         }
         if !c.locals.is_empty() {
             self.mappings(depth, &c.locals, &[]);
         }
-        self.out.push_str("</extensionElements>");
+        self.step("extensions-end", None, &[]);
         self.flows(plane, adj, i);
-        self.close("callActivity");
+        self.step("call-close", None, &[]);
     }
 }
