@@ -264,6 +264,9 @@ pub(crate) struct RequirementDef {
     pub relationship_interfaces: Vec<Interface>,
     /// Lower bound of `occurrences` (`count_range` in 2.0); `None` if not given.
     pub min: Option<u64>,
+    /// Upper bound of `occurrences` / `count_range`; `None` if not given
+    /// or `UNBOUNDED`.
+    pub max: Option<u64>,
     /// The whole definition.
     pub span: Span,
 }
@@ -432,8 +435,9 @@ pub(crate) struct RequirementAssignment {
     pub capability: Option<Spanned>,
     /// `relationship`.
     pub relationship: Option<RelationshipAssignment>,
-    /// Whether a `node_filter` is given.
-    pub node_filter: bool,
+    /// `node_filter`, as written (evaluated where the requirement is
+    /// fulfilled from the topology).
+    pub node_filter: Option<Node>,
     /// `count` (2.0 §8.5.4): how many relationships the assignment makes.
     pub count: Option<u64>,
     /// `optional` (2.0): whether it may stay unfulfilled.
@@ -526,6 +530,10 @@ pub(crate) struct Substitution {
     pub node_type: Option<Spanned>,
     /// `requirements`: exported name and `[node, requirement]`.
     pub requirements: Vec<(Spanned, Vec<Spanned>)>,
+    /// Each entry of `requirements` as written, in order: its name, how
+    /// many assignments it maps (2.0 §15.5), and how many of the
+    /// `requirements` above it makes (one per target, §15.5.2).
+    pub requirement_counts: Vec<(Spanned, MappingCount, usize)>,
     /// `capabilities`: exported name and `[node, capability]`.
     pub capabilities: Vec<(Spanned, Vec<Spanned>)>,
     /// `properties`: name and mapping as written.
@@ -544,6 +552,19 @@ pub(crate) struct Substitution {
     pub interfaces: Vec<(Spanned, Spanned)>,
     /// The whole value.
     pub span: Span,
+}
+
+/// How many of a substituted node's assignments of a requirement one
+/// requirement mapping takes (2.0 §15.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MappingCount {
+    /// Keyed by the name alone: one (or, as the only mapping of its
+    /// name, all of them).
+    Uncounted,
+    /// Keyed `[name, n]`.
+    Exactly(u64),
+    /// Keyed `[name, UNBOUNDED]`: every remaining one.
+    Unbounded,
 }
 
 /// A property or attribute of a substituted node's capability or of a

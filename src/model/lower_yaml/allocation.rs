@@ -181,6 +181,7 @@ pub(super) fn amount(text: &str) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::lower_text;
     use super::amount;
 
     #[test]
@@ -190,5 +191,32 @@ mod tests {
         assert_eq!(amount("1 GiB"), Some(1024f64.powi(3)));
         assert_eq!(amount("2 kHz"), Some(2000.0));
         assert_eq!(amount("many"), None);
+    }
+
+    #[test]
+    fn fulfilment_counts_what_earlier_relationships_allocate() {
+        // `small` has room for two of the apps' CPUs, then they go to
+        // `big`; per property: memory is not what fills `small`.
+        let mut text = String::from(
+            "tosca_definitions_version: tosca_2_0\nimports:\n  - profile: org.oasis-open.simple:2.0\n\
+             service_template:\n  node_templates:\n    \
+             small: {type: tosca.nodes.Compute, capabilities: {host: {properties: {num_cpus: 2, mem_size: 8 GB}}}}\n    \
+             big: {type: tosca.nodes.Compute, capabilities: {host: {properties: {num_cpus: 8, mem_size: 8 GB}}}}\n",
+        );
+        for i in 0..4 {
+            text.push_str(&format!(
+                "    app{i}:\n      type: tosca.nodes.SoftwareComponent\n      requirements:\n        \
+                 - host: {{node: tosca.nodes.Compute, allocation: {{num_cpus: 1, mem_size: 1 GB}}}}\n"
+            ));
+        }
+        let (t, d) = lower_text(&text);
+        assert!(!d.has_errors(), "{d:?}");
+        let t = t.unwrap();
+        let hosts: Vec<&str> = t
+            .relationships
+            .iter()
+            .map(|r| t.node(r.target).id.as_str())
+            .collect();
+        assert_eq!(hosts, ["small", "small", "big", "big"]);
     }
 }

@@ -8,16 +8,17 @@
 //! (delegated, `requirements.rs`).
 //!
 //! In: the requirement (its node type and capability, from the
-//! assignment or the definition), the source and the topology's templates.
+//! assignment or the definition), the source and the topology's templates
+//! (indexed by type in `candidates.rs`).
 //! Out: the chosen template, with a warning where several fit.
 
-use std::collections::HashMap;
-use std::sync::Arc;
-
+use super::candidates::Candidates;
+use super::node_filter::{Candidate, Verdict};
 use super::{Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, Location, codes};
 use crate::model::NodeId;
 use crate::yaml::ast::{self, TypeKind};
+use crate::yaml::node::Node;
 
 /// What a dangling requirement asks of its target.
 pub(super) struct Wanted<'s, 'a> {
@@ -31,75 +32,87 @@ pub(super) struct Wanted<'s, 'a> {
     pub(super) capability: Option<(&'a ast::Spanned, Unit<'a>)>,
     /// What it allocates of that capability (2.0 §8.5.5): a candidate
     /// must have room for it.
-    pub(super) allocation: &'a [(ast::Spanned, crate::yaml::node::Node)],
+    pub(super) allocation: &'a [(ast::Spanned, Node)],
+    /// Its `node_filter`, which a candidate must pass (`node_filter.rs`).
+    pub(super) filter: Option<(&'a Node, Unit<'a>)>,
 }
+
+/// The templates a dangling requirement may be fulfilled by.
+pub(super) struct Pool<'t, 'a> {
+    /// The templates lowered, with their type keys, in node id order.
+    pub(super) asts: &'t [(&'a ast::NodeTemplate, std::sync::Arc<str>)],
+    /// The same templates by type.
+    pub(super) index: &'t Candidates,
+    /// The lowered templates, in node id order: node filters read their
+    /// property values.
+    pub(super) nodes: &'t [crate::model::NodeTemplate],
+}
+
+/// The templates that fit, in node id order: the first [`SHOWN`], and how
+/// many in all.
+type Fitting = (Vec<NodeId>, usize);
 
 impl<'a> Lowerer<'a> {
     /// The first template, in declaration order, that fits `wanted` and is
     /// neither the source nor already a target of the same requirement of
     /// the source (so three dangling `service` requirements take three
-    /// servers); `None` when none fits, nothing is asked (any template
-    /// would do, so none is chosen) or the source has a node_filter.
-    /// `candidates` are the topology's templates with their type keys, in
-    /// node id order; `taken` says which the requirement has already.
+    /// servers). `Err` when none is chosen: none fits, nothing is asked
+    /// (any template would do), the source has a node_filter of its own,
+    /// or the requirement's node_filter decides none (with what to say of
+    /// it). `taken` are the templates the requirement has already.
     pub(super) fn fulfil(
         &mut self,
         wanted: &Wanted<'_, 'a>,
         origin: &Location,
-        candidates: &[(&'a ast::NodeTemplate, Arc<str>)],
-        taken: &dyn Fn(NodeId) -> bool,
+        pool: &Pool<'_, 'a>,
+        taken: &[NodeId],
         used: &dyn Fn(NodeId, &str) -> f64,
-    ) -> Option<NodeId> {
+    ) -> Result<NodeId, Option<String>> {
+        let (asts, index) = (pool.asts, pool.index);
         let (source_name, source) = wanted.source;
-        // A node_filter of the node applies to every requirement; filters
+        // A node_filter of the node applies to every requirement; those
         // are not evaluated, so such a node's targets stay open.
-        let filtered = candidates
+        let filtered = asts
             .get(source.0 as usize)
             .is_some_and(|(n, _)| n.node_filter);
         if filtered || (wanted.node_type.is_none() && wanted.capability.is_none()) {
-            return None;
+            return Err(None);
         }
-        let source_type = candidates.get(source.0 as usize).map(|(_, k)| &**k);
-        // Whether a type fits is found once per type: a large topology has
-        // many templates of few types.
-        let mut by_type: HashMap<&str, bool> = HashMap::new();
-        let mut fitting: Vec<(NodeId, &'a str)> = Vec::new();
-        for (i, (n, key)) in candidates.iter().enumerate() {
-            let id = NodeId(i as u32);
-            if n.name.text == source_name {
-                continue;
-            }
-            let fits = match by_type.get(&**key) {
-                Some(&f) => f,
-                None => {
-                    let f = self.fits(key, wanted, source_type);
-                    by_type.insert(key, f);
-                    f
-                }
-            };
-            if fits && !taken(id) && self.has_room_in(id, key, wanted, used) {
-                fitting.push((id, n.name.text.as_str()));
-            }
-        }
-        let &(chosen, name) = fitting.first()?;
-        if fitting.len() > 1 {
-            // A few names: a warning per requirement must not grow with the topology.
-            const SHOWN: usize = 5;
-            let mut names: Vec<String> = fitting
+        let source_type = asts.get(source.0 as usize).map(|(_, k)| &**k);
+        let types = self.fitting_types(wanted, index, source_type);
+        let per_template = wanted.filter.is_some()
+            || (wanted.capability.is_some() && !wanted.allocation.is_empty());
+        let (first, count) = if per_template {
+            // Room and filters depend on the template: each one is looked at.
+            let mut ids: Vec<NodeId> = types
                 .iter()
-                .take(SHOWN)
-                .map(|(_, n)| format!("`{n}`"))
+                .flat_map(|&t| index.of_type(t).1)
+                .copied()
+                .filter(|&id| id != source && !taken.contains(&id))
                 .collect();
-            if fitting.len() > SHOWN {
-                names.push(format!("{} more", fitting.len() - SHOWN));
+            ids.sort_unstable();
+            ids.retain(|&id| self.has_room_in(id, &asts[id.0 as usize].1, wanted, used));
+            self.filtered(wanted, pool, ids)?
+        } else {
+            first_of(&types, index, taken, source)
+        };
+        let &chosen = first.first().ok_or(None)?;
+        if count > 1 {
+            // A few names: a warning per requirement must not grow with the topology.
+            let mut names: Vec<String> = first
+                .iter()
+                .map(|id| format!("`{}`", asts[id.0 as usize].0.name.text))
+                .collect();
+            if count > SHOWN {
+                names.push(format!("{} more", count - SHOWN));
             }
             self.diags.push(
                 Diagnostic::warning(
                     codes::W_DANGLING_REQUIREMENT,
                     format!(
-                        "requirement `{}` of `{source_name}` names no node template: it is fulfilled by `{name}`, the first of the {} templates of the topology that fit ({})",
+                        "requirement `{}` of `{source_name}` names no node template: it is fulfilled by {}, the first of the {count} templates of the topology that fit ({})",
                         wanted.requirement,
-                        fitting.len(),
+                        names[0],
                         names.join(", ")
                     ),
                 )
@@ -107,7 +120,92 @@ impl<'a> Lowerer<'a> {
                 .hint("name the node template in the requirement to choose another"),
             );
         }
-        Some(chosen)
+        Ok(chosen)
+    }
+
+    /// The templates `ids` (fitting, in node id order) that pass the
+    /// requirement's node_filter, if it has one. `Err` with what to say
+    /// where none passes, or where whether the first would is known only
+    /// when the plans run.
+    fn filtered(
+        &mut self,
+        wanted: &Wanted<'_, 'a>,
+        pool: &Pool<'_, 'a>,
+        ids: Vec<NodeId>,
+    ) -> Result<Fitting, Option<String>> {
+        let Some((filter, unit)) = wanted.filter else {
+            let count = ids.len();
+            return Ok((ids.into_iter().take(SHOWN).collect(), count));
+        };
+        if ids.is_empty() {
+            return Err(None);
+        }
+        let source = wanted.source.1;
+        let mut passing: Vec<NodeId> = Vec::new();
+        for &id in &ids {
+            let (n, key) = &pool.asts[id.0 as usize];
+            let capability = wanted
+                .capability
+                .and_then(|(c, u)| self.matching(key, c, u))
+                .map(|c| c.name);
+            let candidate = Candidate {
+                id,
+                name: &n.name.text,
+                key,
+                properties: &pool.nodes[id.0 as usize].properties,
+                source: (wanted.source.0, &pool.nodes[source.0 as usize].properties),
+                capability,
+            };
+            match self.passes(filter, unit, &candidate) {
+                Verdict::Pass => passing.push(id),
+                Verdict::Fail => {}
+                // The first that fits may be one it does not know.
+                Verdict::Unknown(why) if passing.is_empty() => {
+                    return Err(Some(format!(
+                        "its node_filter is not evaluated on `{}` when the plans are made: {why}",
+                        n.name.text
+                    )));
+                }
+                Verdict::Unknown(_) => {}
+            }
+        }
+        if passing.is_empty() {
+            return Err(Some(
+                "no template of the topology that fits passes its node_filter".to_string(),
+            ));
+        }
+        let count = passing.len();
+        passing.truncate(SHOWN);
+        Ok((passing, count))
+    }
+
+    /// The types (numbers in `index`, ascending) whose templates fit
+    /// `wanted`: only those the index lists for its node type, else for its
+    /// capability, are looked at.
+    fn fitting_types(
+        &mut self,
+        wanted: &Wanted<'_, 'a>,
+        index: &Candidates,
+        source_type: Option<&str>,
+    ) -> Vec<usize> {
+        let listed: &[usize] = match (&wanted.node_type, wanted.capability) {
+            (Some(t), _) => index.derived_from(t),
+            // As `Lowerer::matching` does: a capability type by its
+            // definition, else a capability name.
+            (None, Some((c, unit))) => match self.resolve(TypeKind::Capability, &c.text, unit) {
+                Some(key) => match self.lineage(&key).first() {
+                    Some(def) => index.offering_type(def),
+                    None => &[],
+                },
+                None => index.offering_name(&c.text),
+            },
+            (None, None) => &[],
+        };
+        listed
+            .iter()
+            .copied()
+            .filter(|&t| self.fits(index.of_type(t).0, wanted, source_type))
+            .collect()
     }
 
     /// Whether the capability template `id` (of type `key`) offers has
@@ -146,6 +244,47 @@ impl<'a> Lowerer<'a> {
             None => false,
         }
     }
+}
+
+/// How many template names a W0411 warning shows.
+const SHOWN: usize = 5;
+
+/// The first [`SHOWN`] templates, in node id order, of the fitting
+/// `types` that are neither `source` nor `taken`, and how many there are
+/// in all: counted per type, not per template.
+fn first_of(
+    types: &[usize],
+    index: &Candidates,
+    taken: &[NodeId],
+    source: NodeId,
+) -> (Vec<NodeId>, usize) {
+    let skipped = |id: &NodeId| *id == source || taken.contains(id);
+    // Each type's first templates hold the first SHOWN of all, however
+    // many of them are skipped.
+    let enough = SHOWN + 1 + taken.len();
+    let mut first: Vec<NodeId> = types
+        .iter()
+        .flat_map(|&t| index.of_type(t).1.iter().take(enough))
+        .copied()
+        .filter(|id| !skipped(id))
+        .collect();
+    first.sort_unstable();
+    first.truncate(SHOWN);
+    let all: usize = types.iter().map(|&t| index.of_type(t).1.len()).sum();
+    // The skipped templates that are among the fitting ones, each once.
+    let mut out: Vec<NodeId> = taken.to_vec();
+    out.push(source);
+    out.sort_unstable();
+    out.dedup();
+    let left_out = out
+        .iter()
+        .filter(|&&id| {
+            types
+                .iter()
+                .any(|&t| index.of_type(t).1.binary_search(&id).is_ok())
+        })
+        .count();
+    (first, all - left_out)
 }
 
 #[cfg(test)]

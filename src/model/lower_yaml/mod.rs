@@ -36,7 +36,9 @@
 //! `fold`, the built-in functions evaluated now, `artifact_calls`, the
 //! `get_artifact` calls, and `custom_functions`, calls of functions that
 //! are not built in), `artifacts`, `interfaces`, `properties`, `capabilities`, `nodes`,
-//! `requirements`, `relationships`, `delegation`, `attributes`,
+//! `requirements` (with `fulfil`, dangling ones fulfilled from the
+//! topology, and `candidates`, its templates by type), `relationships`,
+//! `delegation`, `attributes`,
 //! `entities`, `policies` (and groups), `substitution`, `substitute`
 //! (which nodes are substituted, by what), `splice`, `splice_values`,
 //! `splice_parts` (their templates in the nodes' places), `workflows`;
@@ -46,6 +48,7 @@ mod allocation;
 mod artifact_calls;
 mod artifacts;
 mod attributes;
+mod candidates;
 mod capabilities;
 mod count;
 mod custom_functions;
@@ -54,6 +57,7 @@ mod entities;
 mod fold;
 mod fulfil;
 mod interfaces;
+mod node_filter;
 mod nodes;
 mod policies;
 mod properties;

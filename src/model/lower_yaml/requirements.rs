@@ -11,7 +11,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use indexmap::IndexMap;
 
-use super::fulfil::Wanted;
+use super::fulfil::{Pool, Wanted};
 use super::types::nearest;
 use super::{Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, Location, codes};
@@ -30,9 +30,8 @@ pub(super) struct Targets<'t, 'a> {
     pub(super) failed: &'t BTreeSet<String>,
     /// (node, requirement) pairs that `substitution_mappings` exports.
     pub(super) exported: &'t HashSet<(String, String)>,
-    /// The templates lowered, with their type keys, in node id order: the
-    /// candidates of dangling requirements.
-    pub(super) asts: &'t [(&'a ast::NodeTemplate, std::sync::Arc<str>)],
+    /// The templates dangling requirements may be fulfilled by.
+    pub(super) pool: Pool<'t, 'a>,
 }
 
 /// What the requirements of all node templates add up to.
@@ -46,6 +45,10 @@ pub(super) struct Wiring<'a> {
     pub(super) used_templates: BTreeSet<String>,
     /// Names of relationships and delegated nodes, unique together.
     pub(super) ids: Unique,
+    /// How much of each property the pending relationships allocate on
+    /// each node, kept as they are added: looked up for every candidate
+    /// of an allocating requirement.
+    allocated: HashMap<NodeId, HashMap<String, f64>>,
 }
 
 /// The relationship of one assignment, before its target is known.
@@ -206,8 +209,9 @@ impl<'a> Lowerer<'a> {
             ) else {
                 return;
             };
-            wiring.pending.push(PendingRel {
-                id: wiring.ids.name(rel.id_base.clone()),
+            let id = wiring.ids.name(rel.id_base.clone());
+            wiring.push(PendingRel {
+                id,
                 requirement: &a.name.text,
                 source,
                 target,
@@ -351,21 +355,22 @@ impl<'a> Lowerer<'a> {
                 .and_then(|d| d.node)
                 .and_then(|(t, u)| self.resolve(TypeKind::Node, &t.text, u));
             // TOSCA 2.0 fulfils a dangling requirement from the topology
-            // first; a node_filter, which is not evaluated, leaves it open.
-            if unit.file.version.is_v2()
-                && !a.node_filter
-                && let Some(id) = self.fulfil_assignment(
+            // first (where its node_filter, if any, passes).
+            let mut note = None;
+            if unit.file.version.is_v2() {
+                match self.fulfil_assignment(
                     a,
                     (name, source),
                     (named.clone(), capability),
-                    origin,
+                    (origin, unit),
                     (targets, wiring),
-                )
-            {
-                return Some(TargetRef::Node(id));
+                ) {
+                    Ok(id) => return Some(TargetRef::Node(id)),
+                    Err(n) => note = n,
+                }
             }
             if a.optional {
-                self.unfulfilled_optional(name, a, origin);
+                self.unfulfilled_optional(name, a, origin, note);
                 return None;
             }
             let tk = named
@@ -375,10 +380,10 @@ impl<'a> Lowerer<'a> {
             let why = format!(
                 "requirement `{}` of `{name}` names no node template{}: the orchestrator supplies a `{tk}` as `{id}`, which the plans register but do not provision",
                 a.name.text,
-                if a.node_filter {
-                    " (only a node_filter)"
-                } else {
-                    ""
+                match (note, &a.node_filter) {
+                    (Some(n), _) => format!(" ({n})"),
+                    (None, Some(_)) => " (only a node_filter)".to_string(),
+                    (None, None) => String::new(),
                 }
             );
             return Some(wiring.delegate(id, tk, origin.clone(), why));
@@ -391,26 +396,27 @@ impl<'a> Lowerer<'a> {
         }
         match self.resolve(TypeKind::Node, &t.text, unit) {
             Some(tk) => {
-                // A type-compatible template of the topology (1.3 §3.8.2).
-                if !a.node_filter {
-                    let found = self.fulfil_assignment(
-                        a,
-                        (name, source),
-                        (Some(tk.clone()), capability),
-                        origin,
-                        (targets, wiring),
-                    );
-                    if found.is_some() || a.optional {
-                        if found.is_none() {
-                            self.unfulfilled_optional(name, a, origin);
-                        }
-                        return found.map(TargetRef::Node);
-                    }
+                // A type-compatible template of the topology (1.3 §3.8.2)
+                // that passes the node_filter, if any.
+                let note = match self.fulfil_assignment(
+                    a,
+                    (name, source),
+                    (Some(tk.clone()), capability),
+                    (origin, unit),
+                    (targets, wiring),
+                ) {
+                    Ok(id) => return Some(TargetRef::Node(id)),
+                    Err(n) => n,
+                };
+                if a.optional {
+                    self.unfulfilled_optional(name, a, origin, note);
+                    return None;
                 }
                 let id = wiring.ids.name(format!("{name}_{}_target", a.name.text));
                 let why = format!(
-                    "requirement `{}` of `{name}` asks for a node of type `{tk}`, not a template: the orchestrator supplies it as `{id}`, which the plans register but do not provision",
-                    a.name.text
+                    "requirement `{}` of `{name}` asks for a node of type `{tk}`, not a template{}: the orchestrator supplies it as `{id}`, which the plans register but do not provision",
+                    a.name.text,
+                    note.map(|n| format!(" ({n})")).unwrap_or_default()
                 );
                 Some(wiring.delegate(id, tk, origin.clone(), why))
             }
@@ -431,47 +437,52 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Fulfil assignment `a` of node `name` from the topology's templates
-    /// (see `fulfil.rs`): of `node_type`, offering `capability`.
+    /// Fulfil assignment `a` (written in `unit`) of node `name` from the
+    /// topology's templates (see `fulfil.rs`): of `node_type`, offering
+    /// `capability`, passing its node_filter.
     #[allow(clippy::type_complexity)]
     fn fulfil_assignment(
         &mut self,
         a: &'a ast::RequirementAssignment,
         (name, source): (&str, NodeId),
         (node_type, capability): (Option<String>, Option<(&'a ast::Spanned, Unit<'a>)>),
-        origin: &Location,
+        (origin, unit): (&Location, Unit<'a>),
         (targets, wiring): (&Targets<'_, 'a>, &Wiring<'a>),
-    ) -> Option<NodeId> {
+    ) -> Result<NodeId, Option<String>> {
         let wanted = Wanted {
             source: (name, source),
             requirement: &a.name.text,
             node_type,
             capability,
             allocation: &a.allocation,
+            filter: a.node_filter.as_ref().map(|f| (f, unit)),
         };
         self.fulfil(
             &wanted,
             origin,
-            targets.asts,
-            &|id| wiring.has_target(source, &a.name.text, id),
+            &targets.pool,
+            &wiring.targets_of(source, &a.name.text),
             &|t, p| wiring.allocated(t, p),
         )
     }
 
     /// An optional requirement no template of the topology fulfils: no
-    /// relationship (the orchestrator need not supply one).
+    /// relationship (the orchestrator need not supply one). `note` says
+    /// what its node_filter decided.
     fn unfulfilled_optional(
         &mut self,
         name: &str,
         a: &ast::RequirementAssignment,
         origin: &Location,
+        note: Option<String>,
     ) {
         self.diags.push(
             Diagnostic::warning(
                 codes::W_DANGLING_REQUIREMENT,
                 format!(
-                    "optional requirement `{}` of `{name}` is left unfulfilled: no further template of the topology fits it",
-                    a.name.text
+                    "optional requirement `{}` of `{name}` is left unfulfilled: no further template of the topology fits it{}",
+                    a.name.text,
+                    note.map(|n| format!(" ({n})")).unwrap_or_default()
                 ),
             )
             .at(origin.clone())
@@ -506,14 +517,16 @@ impl<'a> Lowerer<'a> {
                 node_type: named.clone(),
                 capability: def.capability,
                 allocation: &[],
+                filter: None,
             };
             self.fulfil(
                 &wanted,
                 &origin,
-                targets.asts,
-                &|id| wiring.has_target(source, rname, id),
+                &targets.pool,
+                &wiring.targets_of(source, rname),
                 &|t, p| wiring.allocated(t, p),
             )
+            .ok()
         } else {
             None
         };
@@ -521,12 +534,13 @@ impl<'a> Lowerer<'a> {
             self.resolve(TypeKind::Relationship, &r.text, u)
                 .map(|k| (k, u))
         });
-        if let Some(id) = fulfilled {
-            wiring.pending.push(PendingRel {
-                id: wiring.ids.name(format!("{name}_{rname}")),
+        if let Some(target) = fulfilled {
+            let id = wiring.ids.name(format!("{name}_{rname}"));
+            wiring.push(PendingRel {
+                id,
                 requirement: rname,
                 source,
-                target: TargetRef::Node(id),
+                target: TargetRef::Node(target),
                 type_key,
                 capability: def.capability,
                 properties: Vec::new(),
@@ -544,8 +558,9 @@ impl<'a> Lowerer<'a> {
             "node template `{name}` does not assign its required requirement `{rname}`: the orchestrator supplies a `{tk}` as `{id}`, which the plans register but do not provision"
         );
         let target = wiring.delegate(id, tk, origin.clone(), why);
-        wiring.pending.push(PendingRel {
-            id: wiring.ids.name(format!("{name}_{rname}")),
+        let id = wiring.ids.name(format!("{name}_{rname}"));
+        wiring.push(PendingRel {
+            id,
             requirement: rname,
             source,
             target,
@@ -559,31 +574,48 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-impl Wiring<'_> {
-    /// Whether requirement `requirement` of `source` has `target` already.
+impl<'a> Wiring<'a> {
+    /// The templates requirement `requirement` of `source` has already.
     /// (The source's relationships are the last ones pending: nodes are
     /// wired one after the other.)
-    fn has_target(&self, source: NodeId, requirement: &str, target: NodeId) -> bool {
+    fn targets_of(&self, source: NodeId, requirement: &str) -> Vec<NodeId> {
         self.pending
             .iter()
             .rev()
             .take_while(|p| p.source == source)
-            .any(|p| {
-                p.requirement == requirement
-                    && matches!(p.target, TargetRef::Node(t) if t == target)
+            .filter(|p| p.requirement == requirement)
+            .filter_map(|p| match p.target {
+                TargetRef::Node(t) => Some(t),
+                _ => None,
             })
+            .collect()
+    }
+
+    /// Add relationship `rel`, counting what it allocates on its target.
+    fn push(&mut self, rel: PendingRel<'a>) {
+        if let TargetRef::Node(t) = rel.target {
+            for (k, v) in rel.allocation.0 {
+                if let Some(amount) = v.as_str().and_then(super::allocation::amount) {
+                    *self
+                        .allocated
+                        .entry(t)
+                        .or_default()
+                        .entry(k.text.clone())
+                        .or_insert(0.0) += amount;
+                }
+            }
+        }
+        self.pending.push(rel);
     }
 
     /// How much of property `prop` the relationships so far allocate on
     /// node `target` (of any of its capabilities).
     fn allocated(&self, target: NodeId, prop: &str) -> f64 {
-        self.pending
-            .iter()
-            .filter(|p| matches!(p.target, TargetRef::Node(t) if t == target))
-            .flat_map(|p| p.allocation.0)
-            .filter(|(k, _)| k.text == prop)
-            .filter_map(|(_, v)| v.as_str().and_then(super::allocation::amount))
-            .sum()
+        self.allocated
+            .get(&target)
+            .and_then(|m| m.get(prop))
+            .copied()
+            .unwrap_or(0.0)
     }
 
     /// Add a delegated node; the target that names it.

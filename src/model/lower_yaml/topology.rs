@@ -11,6 +11,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::entities::{ByRequirement, resolve_entities, resolve_value};
+use super::fulfil::Pool;
 use super::requirements::{Targets, Wiring};
 use super::{Lowerer, This, Unit};
 use crate::diagnostics::{Diagnostic, codes};
@@ -74,7 +75,7 @@ impl<'a> Lowerer<'a> {
         self.diags.extend(d);
         topology.regions = regions;
         if let Some(s) = &topo.substitution {
-            topology.substitution = self.substitution(&topology, s, unit);
+            topology.substitution = self.substitution(&topology, (s, topo), unit);
         }
         let workflows = super::workflows::lower(self, &topology, topo, unit);
         topology.workflows = workflows;
@@ -160,12 +161,17 @@ impl<'a> Lowerer<'a> {
                 _ => None,
             })
             .collect();
+        let index = self.candidates(&nodes.asts);
         let targets = Targets {
             topo,
             ids: &nodes.ids,
             failed: &nodes.failed,
             exported: &exported,
-            asts: &nodes.asts,
+            pool: Pool {
+                asts: &nodes.asts,
+                index: &index,
+                nodes: &nodes.nodes,
+            },
         };
         let mut wiring = Wiring::default();
         for (i, (n, key)) in nodes.asts.iter().enumerate() {

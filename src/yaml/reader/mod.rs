@@ -196,14 +196,20 @@ impl<'a> Reader<'a> {
     /// policies and some imports that way).
     fn entries_or_list<'n>(&mut self, node: &'n Node, what: &str) -> Vec<(Spanned, &'n Node)> {
         self.named_entries(node, what, false)
+            .into_iter()
+            .map(|(k, v, _)| (k, v))
+            .collect()
     }
 
     /// [`Reader::entries_or_list`] for the requirement mappings of a
     /// substitution, where a list as the key is TOSCA 2.0's `[name, count]`
-    /// form (§15.5): the mapping of `name`. The count says how many of the
-    /// substituted node's assignments it takes; the substituting topology's
-    /// plans are the same for any count, so only its form is checked.
-    fn requirement_mappings<'n>(&mut self, node: &'n Node) -> Vec<(Spanned, &'n Node)> {
+    /// form (§15.5): the mapping of `name`, with the count, which says how
+    /// many of the substituted node's assignments it takes (checked
+    /// against the node type's `count_range` when lowered).
+    fn requirement_mappings<'n>(
+        &mut self,
+        node: &'n Node,
+    ) -> Vec<(Spanned, &'n Node, MappingCount)> {
         self.named_entries(node, "requirements", true)
     }
 
@@ -212,19 +218,25 @@ impl<'a> Reader<'a> {
         node: &'n Node,
         what: &str,
         counted_keys: bool,
-    ) -> Vec<(Spanned, &'n Node)> {
+    ) -> Vec<(Spanned, &'n Node, MappingCount)> {
         let Kind::Seq(items) = &node.kind else {
-            return self.entries(node, what, &[]);
+            return self
+                .entries(node, what, &[])
+                .into_iter()
+                .map(|(k, v)| (k, v, MappingCount::Uncounted))
+                .collect();
         };
         let mut out = Vec::new();
         for item in items {
             match item.as_map() {
-                Some([(k, v)]) if k.as_str().is_some() => {
-                    out.push((Spanned::new(k.as_str().unwrap_or_default(), k.span), v))
-                }
+                Some([(k, v)]) if k.as_str().is_some() => out.push((
+                    Spanned::new(k.as_str().unwrap_or_default(), k.span),
+                    v,
+                    MappingCount::Uncounted,
+                )),
                 Some([(k, v)]) if counted_keys && matches!(k.kind, Kind::Seq(_)) => {
                     match counted_name(k) {
-                        Some(name) => out.push((name, v)),
+                        Some((name, count)) => out.push((name, v, count)),
                         None => self.diags.push(
                             Diagnostic::error(
                                 codes::YAML_WRONG_KIND,
@@ -309,20 +321,20 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The name of a `[name, count]` key, if it has that form: a name and a
+/// The name and count of a `[name, count]` key, if it has that form: a name and a
 /// non-negative integer or `UNBOUNDED`.
-fn counted_name(key: &Node) -> Option<Spanned> {
+fn counted_name(key: &Node) -> Option<(Spanned, MappingCount)> {
     let Kind::Seq(items) = &key.kind else {
         return None;
     };
     let [name, count] = items.as_slice() else {
         return None;
     };
-    let count = count.as_str()?;
-    if count != "UNBOUNDED" && count.parse::<u64>().is_err() {
-        return None;
-    }
-    Some(Spanned::new(name.as_str()?, name.span))
+    let count = match count.as_str()? {
+        "UNBOUNDED" => MappingCount::Unbounded,
+        n => MappingCount::Exactly(n.parse::<u64>().ok()?),
+    };
+    Some((Spanned::new(name.as_str()?, name.span), count))
 }
 
 /// A list key for messages: its items, when they are short scalars.

@@ -80,7 +80,7 @@ impl<'a> Reader<'a> {
             node: None,
             capability: None,
             relationship: None,
-            node_filter: false,
+            node_filter: None,
             count: None,
             optional: false,
             allocation: Vec::new(),
@@ -111,7 +111,7 @@ impl<'a> Reader<'a> {
                     match rk.text.as_str() {
                         "node" => r.node = self.string(rv, "node"),
                         "capability" => r.capability = self.string(rv, "capability"),
-                        "node_filter" => r.node_filter = true,
+                        "node_filter" => r.node_filter = Some(rv.clone()),
                         "count" => match rv.as_str().and_then(|c| c.parse::<u64>().ok()) {
                             Some(c) => r.count = Some(c),
                             None => self.wrong_kind(rv, &what, "a non-negative integer (`count`)"),
@@ -226,7 +226,7 @@ mod tests {
         };
         assert_eq!(type_name.as_ref().unwrap().text, "ConnectsTo");
         assert_eq!(properties.len(), 1);
-        assert!(r[2].node_filter);
+        assert!(r[2].node_filter.is_some());
         assert!(
             matches!(&r[2].relationship, Some(RelationshipAssignment::Name(n)) if n.text == "uses")
         );

@@ -10,7 +10,7 @@
 
 use super::Reader;
 use crate::diagnostics::Span;
-use crate::yaml::ast::{MappedProperty, Spanned, Substitution};
+use crate::yaml::ast::{MappedProperty, MappingCount, Spanned, Substitution};
 use crate::yaml::node::{Kind, Node};
 
 impl<'a> Reader<'a> {
@@ -18,6 +18,7 @@ impl<'a> Reader<'a> {
         let mut s = Substitution {
             node_type: None,
             requirements: Vec::new(),
+            requirement_counts: Vec::new(),
             capabilities: Vec::new(),
             properties: Vec::new(),
             keyed_properties: Vec::new(),
@@ -48,9 +49,17 @@ impl<'a> Reader<'a> {
                     let entries = if k.text == "requirements" {
                         self.requirement_mappings(v)
                     } else {
-                        self.entries_or_list(v, &k.text)
+                        let plain = self.entries_or_list(v, &k.text);
+                        plain
+                            .into_iter()
+                            .map(|(n, v)| (n, v, MappingCount::Uncounted))
+                            .collect()
                     };
-                    for (name, mv) in entries {
+                    for (name, mv, count) in entries {
+                        if k.text == "requirements" {
+                            let targets = list_of_lists(mv).map_or(1, <[Node]>::len);
+                            s.requirement_counts.push((name.clone(), count, targets));
+                        }
                         // 2.0 §15.5.2: one requirement mapped to a list of
                         // targets is that many mappings of the same name.
                         if let Some(targets) =

@@ -174,6 +174,7 @@ impl<'a> Reader<'a> {
                 relationship: None,
                 relationship_interfaces: Vec::new(),
                 min: None,
+                max: None,
                 span: v.span,
             };
             let what = format!("requirement `{}`", r.name.text);
@@ -219,11 +220,14 @@ impl<'a> Reader<'a> {
                                 _ => r.relationship = self.string(rv, "relationship"),
                             },
                             "occurrences" | "count_range" => {
-                                r.min = rv
-                                    .as_seq()
-                                    .and_then(|s| s.first())
-                                    .and_then(Node::as_str)
-                                    .and_then(|s| s.parse().ok());
+                                let bound = |i: usize| {
+                                    rv.as_seq()
+                                        .and_then(|s| s.get(i))
+                                        .and_then(Node::as_str)
+                                        .and_then(|s| s.parse().ok())
+                                };
+                                r.min = bound(0);
+                                r.max = bound(1);
                             }
                             _ => {}
                         }
