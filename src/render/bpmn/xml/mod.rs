@@ -1,8 +1,13 @@
 //! Writing the BPMN model as XML. The document skeleton comes from
-//! `templates/bpmn/process.bpmn` (tera, once per plan); flow nodes, their
-//! Camunda extensions and the diagram are written here, straight into one
-//! buffer: a plan has tens of thousands of elements, and a template render
-//! per element cost more than everything else together.
+//! `templates/bpmn/process.bpmn` (tera, once per plan); flow nodes and
+//! their Camunda extensions from the fragment files
+//! `templates/bpmn/fragments/flow.bpmn` (events, gateways, subprocesses,
+//! flows) and `steps.bpmn` (tasks, call activities), whose sections this
+//! module and `tasks` pick and fill (as the BPEL backend does its
+//! fragments: a plan has tens of thousands of elements, and a tera render
+//! per element cost more than everything else together). The diagram,
+//! which the layout computes, is written by `diagram`. All of it goes
+//! straight into one buffer.
 //!
 //! The BPMN model namespace is the default namespace; diagram elements
 //! keep their usual prefixes. Every element is one line (a service task
@@ -33,7 +38,6 @@ use super::graph::{Adjacency, Deferred, Kind, Plane, Repeat, Str, Sub, Text};
 use super::layout::{self, Diagram};
 use super::scripts::{Library, PropertyFiles, Used, library};
 use crate::error::{Error, Result};
-use crate::names::escape::{push_xml_attr, push_xml_text};
 use crate::render::output::{Aside, AsideReader, CHUNK, PlanOutput};
 use crate::render::rendered::PlanParameter;
 use crate::render::templates::Templates;
@@ -133,6 +137,7 @@ pub(crate) fn write(
             associations: Associations::Writing(associations),
             association_pieces: VecDeque::new(),
         }),
+        scratch: Default::default(),
     };
     w.out.push_str(head);
     w.plane(doc.plane, 0);
@@ -228,6 +233,9 @@ struct Writer<'a> {
     lib: &'static Library,
     /// Deferred subprocesses: `None` while one is written.
     pending: Option<Pending<'a>>,
+    /// Reused for the ` name="…"` of an element and the id of a flow,
+    /// which every element has (no allocation each).
+    scratch: (String, String),
 }
 
 impl Writer<'_> {
@@ -257,11 +265,13 @@ impl Writer<'_> {
             text,
             lib: self.lib,
             pending: None,
+            scratch: std::mem::take(&mut self.scratch),
         };
         let r = f(&mut w);
         let (out, failed) = (w.out, w.failed);
         self.out = out;
         self.failed = failed;
+        self.scratch = w.scratch;
         r
     }
 
@@ -273,86 +283,72 @@ impl Writer<'_> {
         }
     }
 
-    fn indent(&mut self, depth: usize) {
-        for _ in 0..depth {
-            self.out.push(' ');
+    /// Section `section` that opens node `i` of `plane` (`id`, `name_attr`
+    /// and `more` filled), indented by `depth`.
+    fn open(
+        &mut self,
+        depth: usize,
+        section: &str,
+        plane: &Plane,
+        i: usize,
+        more: Option<(&str, &str)>,
+    ) {
+        let model = self.text;
+        let n = &plane.nodes[i];
+        let mut name = std::mem::take(&mut self.scratch.0);
+        name.clear();
+        tasks::push_name_attr(&mut name, model.get(n.name));
+        let (id, name_attr) = (("id", model.get(n.id)), ("name_attr", name.as_str()));
+        match more {
+            None => self.step(section, Some(depth), &[id, name_attr]),
+            Some(m) => self.step(section, Some(depth), &[id, name_attr, m]),
         }
+        self.scratch.0 = name;
     }
 
-    /// `<tag id="…" name="…"` (no name when empty).
-    fn open(&mut self, depth: usize, tag: &str, id: &str, name: &str) {
-        self.indent(depth);
-        self.out.push('<');
-        self.out.push_str(tag);
-        self.out.push_str(" id=\"");
-        self.out.push_str(id);
-        self.out.push('"');
-        if !name.is_empty() {
-            self.out.push_str(" name=\"");
-            push_xml_attr(&mut self.out, name);
-            self.out.push('"');
-        }
-    }
-
-    fn flow_id(&mut self, plane: &Plane, k: usize) {
-        plane.flow_id(self.text, k, &mut self.out);
-    }
-
-    /// The id of node `i` of a plane.
-    fn node_id(&mut self, plane: &Plane, i: usize) {
-        self.out.push_str(self.text.get(plane.nodes[i].id));
+    /// The id of flow `k` of `plane`.
+    fn flow_id(&self, plane: &Plane, k: usize) -> String {
+        let mut id = String::new();
+        plane.flow_id(self.text, k, &mut id);
+        id
     }
 
     /// The incoming and outgoing flows of node `i`.
     fn flows(&mut self, plane: &Plane, adj: &Adjacency, i: usize) {
-        for &f in adj.incoming(i) {
-            self.out.push_str("<incoming>");
-            self.flow_id(plane, f as usize);
-            self.out.push_str("</incoming>");
+        let ins = adj.incoming(i).iter().map(|&f| ("incoming", f));
+        let outs = adj.outgoing(i).iter().map(|&f| ("outgoing", f));
+        let mut id = std::mem::take(&mut self.scratch.1);
+        for (section, f) in ins.chain(outs) {
+            id.clear();
+            plane.flow_id(self.text, f as usize, &mut id);
+            self.step(section, None, &[("flow", &id)]);
         }
-        for &f in adj.outgoing(i) {
-            self.out.push_str("<outgoing>");
-            self.flow_id(plane, f as usize);
-            self.out.push_str("</outgoing>");
-        }
-    }
-
-    fn close(&mut self, tag: &str) {
-        self.out.push_str("</");
-        self.out.push_str(tag);
-        self.out.push_str(">\n");
+        self.scratch.1 = id;
     }
 
     /// An error event definition that catches `error` (any if `None`).
     fn catch_error(&mut self, error: Option<&str>, code: Option<Str>, message: Option<Str>) {
         // Camunda reads the variables that receive the error from the
         // event definition, not from the event.
-        self.out.push_str("<errorEventDefinition");
-        if let Some(e) = error {
-            self.out.push_str(" errorRef=\"");
-            self.out.push_str(e);
-            self.out.push('"');
-        }
-        for (attr, var) in [
-            ("camunda:errorCodeVariable", code),
-            ("camunda:errorMessageVariable", message),
-        ] {
-            if let Some(v) = var {
-                self.out.push(' ');
-                self.out.push_str(attr);
-                self.out.push_str("=\"");
-                push_xml_attr(&mut self.out, self.text.get(v));
-                self.out.push('"');
-            }
-        }
-        self.out.push_str("/>");
+        let error_ref = error.map_or(String::new(), |e| format!(" errorRef=\"{e}\""));
+        let variable = |attr: &str, v: Option<Str>| {
+            v.map_or(String::new(), |v| {
+                format!(" camunda:{attr}=\"{}\"", tasks::attr(self.text.get(v)))
+            })
+        };
+        let code = variable("errorCodeVariable", code);
+        let message = variable("errorMessageVariable", message);
+        let values = [
+            ("error_ref", error_ref.as_str()),
+            ("code_variable", &code),
+            ("message_variable", &message),
+        ];
+        self.step("catches", None, &values);
     }
 
     fn error_ref(&mut self, error: Option<&str>) {
         if let Some(e) = error {
-            self.out.push_str("<errorEventDefinition errorRef=\"");
-            self.out.push_str(e);
-            self.out.push_str("\"/>");
+            self.step("throws", None, &[("error", e)]);
         }
     }
 
@@ -370,96 +366,90 @@ impl Writer<'_> {
 
     fn sequence_flow(&mut self, plane: &Plane, k: usize, depth: usize) {
         let f = &plane.flows[k];
-        self.indent(depth);
-        self.out.push_str("<sequenceFlow id=\"");
-        self.flow_id(plane, k);
-        self.out.push('"');
-        if !f.name.is_empty() {
-            self.out.push_str(" name=\"");
-            push_xml_attr(&mut self.out, f.name);
-            self.out.push('"');
-        }
-        self.out.push_str(" sourceRef=\"");
-        self.node_id(plane, f.from());
-        self.out.push_str("\" targetRef=\"");
-        self.node_id(plane, f.to());
+        let (mut name, mut id) = std::mem::take(&mut self.scratch);
+        name.clear();
+        tasks::push_name_attr(&mut name, f.name);
+        id.clear();
+        plane.flow_id(self.text, k, &mut id);
+        let ends = (
+            node_id(self.text, plane, f.from()),
+            node_id(self.text, plane, f.to()),
+        );
+        let (source, target) = (("source", ends.0), ("target", ends.1));
+        let (id_value, name_attr) = (("id", id.as_str()), ("name_attr", name.as_str()));
         match &f.condition {
-            None => self.out.push_str("\"/>\n"),
+            None => {
+                let values = [id_value, name_attr, source, target];
+                self.step("sequence-flow", Some(depth), &values);
+            }
             Some(c) => {
-                self.out
-                    .push_str("\"><conditionExpression xsi:type=\"bpmn:tFormalExpression\">");
-                push_xml_text(&mut self.out, self.text.get(*c));
-                self.out.push_str("</conditionExpression></sequenceFlow>\n");
+                let condition = tasks::text(self.text.get(*c));
+                let values = [
+                    id_value,
+                    name_attr,
+                    source,
+                    target,
+                    ("condition", &condition),
+                ];
+                self.step("sequence-flow-if", Some(depth), &values);
             }
         }
+        self.scratch = (name, id);
     }
 
     fn node(&mut self, plane: &Plane, adj: &Adjacency, i: usize, depth: usize) {
-        let n = &plane.nodes[i];
-        let (id, name) = (self.text.get(n.id), self.text.get(n.name));
-        match &n.kind {
+        match &plane.nodes[i].kind {
             Kind::Start(error) => {
-                self.open(depth, "startEvent", id, name);
-                if error.is_some() {
-                    self.out.push_str(" isInterrupting=\"true\"");
-                }
-                if depth == 0 && error.is_none() {
+                let section = match error {
+                    Some(_) => "start-interrupting",
                     // The caller gets the process instance at once; the plan runs in the job executor.
-                    self.out.push_str(" camunda:asyncAfter=\"true\"");
-                }
-                self.out.push('>');
+                    None if depth == 0 => "start-async",
+                    None => "start",
+                };
+                self.open(depth, section, plane, i, None);
                 self.flows(plane, adj, i);
                 self.error_ref(*error);
-                self.close("startEvent");
+                self.step("start-close", None, &[]);
             }
             Kind::ErrorStart {
                 error,
                 code,
                 message,
             } => {
-                self.open(depth, "startEvent", id, name);
-                self.out.push_str(" isInterrupting=\"true\">");
+                self.open(depth, "start-interrupting", plane, i, None);
                 self.flows(plane, adj, i);
                 self.catch_error(*error, *code, *message);
-                self.close("startEvent");
+                self.step("start-close", None, &[]);
             }
             Kind::End(error) => {
-                self.open(depth, "endEvent", id, name);
-                self.out.push('>');
+                self.open(depth, "end", plane, i, None);
                 self.flows(plane, adj, i);
                 self.error_ref(*error);
-                self.close("endEvent");
+                self.step("end-close", None, &[]);
             }
             Kind::Xor(default) => {
-                self.open(depth, "exclusiveGateway", id, name);
-                if let Some(f) = default {
-                    self.out.push_str(" default=\"");
-                    self.flow_id(plane, *f as usize);
-                    self.out.push('"');
+                match default {
+                    Some(f) => {
+                        let f = self.flow_id(plane, *f as usize);
+                        self.open(depth, "xor-default", plane, i, Some(("default", &f)));
+                    }
+                    None => self.open(depth, "xor", plane, i, None),
                 }
-                self.out.push('>');
                 self.flows(plane, adj, i);
-                self.close("exclusiveGateway");
+                self.step("xor-close", None, &[]);
             }
             Kind::And => {
-                self.open(depth, "parallelGateway", id, name);
-                self.out.push('>');
+                self.open(depth, "and", plane, i, None);
                 self.flows(plane, adj, i);
-                self.close("parallelGateway");
+                self.step("and-close", None, &[]);
             }
-            Kind::Compensate => {
-                self.open(depth, "intermediateThrowEvent", id, name);
-                self.out.push('>');
+            Kind::Compensate | Kind::Marker => {
+                self.open(depth, "throw", plane, i, None);
                 self.flows(plane, adj, i);
-                self.out
-                    .push_str("<compensateEventDefinition waitForCompletion=\"true\"/>");
-                self.close("intermediateThrowEvent");
-            }
-            Kind::Marker => {
-                self.open(depth, "intermediateThrowEvent", id, name);
-                self.out.push('>');
-                self.flows(plane, adj, i);
-                self.close("intermediateThrowEvent");
+                if matches!(plane.nodes[i].kind, Kind::Compensate) {
+                    self.step("compensate-all", None, &[]);
+                }
+                self.step("throw-close", None, &[]);
             }
             Kind::Boundary {
                 host,
@@ -468,18 +458,15 @@ impl Writer<'_> {
                 message,
                 ..
             } => {
-                self.open(depth, "boundaryEvent", id, name);
-                self.out.push_str(" attachedToRef=\"");
-                self.node_id(plane, *host as usize);
-                self.out.push_str("\" cancelActivity=\"true\"");
-                self.out.push('>');
+                let host = node_id(self.text, plane, *host as usize);
+                self.open(depth, "boundary", plane, i, Some(("host", host)));
                 self.flows(plane, adj, i);
                 if *error {
                     self.catch_error(None, *code, *message);
                 } else {
-                    self.out.push_str("<compensateEventDefinition/>");
+                    self.step("compensation", None, &[]);
                 }
-                self.close("boundaryEvent");
+                self.step("boundary-close", None, &[]);
             }
             Kind::Script(s) => self.script_task(plane, adj, i, s, depth),
             Kind::Http(h) => self.service_task(plane, adj, i, h, depth),
@@ -500,30 +487,27 @@ impl Writer<'_> {
         inner: Option<&Text>,
         depth: usize,
     ) {
-        let n = &plane.nodes[i];
-        let (id, name) = (self.text.get(n.id), self.text.get(n.name));
-        self.open(depth, "subProcess", id, name);
-        self.out.push_str(match sub.repeat {
-            Repeat::Once => ">",
-            Repeat::Compensation => " isForCompensation=\"true\">",
-            Repeat::OnError => " triggeredByEvent=\"true\">",
-        });
+        let section = match sub.repeat {
+            Repeat::Once => "subprocess",
+            Repeat::Compensation => "subprocess-compensation",
+            Repeat::OnError => "subprocess-event",
+        };
+        self.open(depth, section, plane, i, None);
         let mapped = !sub.locals.is_empty() || !sub.outputs.is_empty();
         if sub.logged || mapped {
-            self.out.push_str("<extensionElements>");
+            self.step("extensions", None, &[]);
             if sub.logged {
                 self.plan_log();
             }
             if mapped {
                 self.in_text(inner, |w| w.mappings(depth, &sub.locals, &sub.outputs));
             }
-            self.out.push_str("</extensionElements>");
+            self.step("extensions-end", None, &[]);
         }
         self.flows(plane, adj, i);
         self.out.push('\n');
         self.in_text(inner, |w| w.plane(&sub.plane, depth + 1));
-        self.indent(depth);
-        self.close("subProcess");
+        self.step("subprocess-close", Some(depth), &[]);
     }
 
     /// A deferred subprocess: built now, written as any other, its
@@ -586,14 +570,12 @@ impl Writer<'_> {
     fn associations(&mut self, plane: &Plane) {
         for a in &plane.associations {
             self.spill();
-            self.out.push_str("<association id=\"");
-            self.out.push_str(self.text.get(a.id));
-            self.out
-                .push_str("\" associationDirection=\"One\" sourceRef=\"");
-            self.node_id(plane, a.from);
-            self.out.push_str("\" targetRef=\"");
-            self.node_id(plane, a.to);
-            self.out.push_str("\"/>\n");
+            let values = [
+                ("id", self.text.get(a.id)),
+                ("source", node_id(self.text, plane, a.from)),
+                ("target", node_id(self.text, plane, a.to)),
+            ];
+            self.step("association", None, &values);
         }
         for n in &plane.nodes {
             match &n.kind {
@@ -629,6 +611,11 @@ impl Writer<'_> {
         let (sink, failed) = (&mut *self.sink, &mut self.failed);
         diagram(&mut self.out, self.text, d, &mut |o| spill(o, sink, failed));
     }
+}
+
+/// The id of node `i` of a plane.
+fn node_id<'t>(text: &'t Text, plane: &Plane, i: usize) -> &'t str {
+    text.get(plane.nodes[i].id)
 }
 
 /// Hand `out` on to `sink` once a chunk has collected in it; an error is

@@ -2,7 +2,8 @@
 //! tasks with the `http-connector`, call activities, and the input and
 //! output parameters and execution listeners they carry. Their text is
 //! the fragment file `templates/bpmn/fragments/steps.bpmn`; this module
-//! picks its sections and fills their holes.
+//! picks its sections and fills their holes (and loads the fragments of
+//! `flow.bpmn`, which the writer's other elements come from).
 //!
 //! In: a node of the model. Out: its element, written by the [`Writer`].
 
@@ -16,14 +17,20 @@ use crate::render::bpmn::graph::{Adjacency, Call, Http, In, Plane, Script, Str, 
 use crate::render::bpmn::scripts::Shared;
 use crate::render::fragment::Fragments;
 
-/// The fragment files of the BPMN steps, embedded at build time.
-pub(crate) const FRAGMENTS: &[(&str, &str)] = &[(
-    "bpmn/fragments/steps.bpmn",
-    include_str!("../../../../templates/bpmn/fragments/steps.bpmn"),
-)];
+/// The fragment files of the BPMN backend, embedded at build time.
+pub(crate) const FRAGMENTS: &[(&str, &str)] = &[
+    (
+        "bpmn/fragments/flow.bpmn",
+        include_str!("../../../../templates/bpmn/fragments/flow.bpmn"),
+    ),
+    (
+        "bpmn/fragments/steps.bpmn",
+        include_str!("../../../../templates/bpmn/fragments/steps.bpmn"),
+    ),
+];
 
 /// The parsed fragments (once per process).
-fn steps() -> Result<&'static Fragments> {
+fn fragments() -> Result<&'static Fragments> {
     static PARSED: OnceLock<std::result::Result<Fragments, String>> = OnceLock::new();
     PARSED
         .get_or_init(|| Fragments::parse(FRAGMENTS).map_err(|e| e.to_string()))
@@ -44,21 +51,28 @@ fn escaped<'s>(s: &'s str, special: &[char], push: fn(&mut String, &str)) -> Cow
 }
 
 /// `s` escaped for element content.
-fn text(s: &str) -> Cow<'_, str> {
+pub(super) fn text(s: &str) -> Cow<'_, str> {
     escaped(s, &['&', '<', '>'], push_xml_text)
 }
 
 /// `s` escaped for an attribute value.
-fn attr(s: &str) -> Cow<'_, str> {
+pub(super) fn attr(s: &str) -> Cow<'_, str> {
     escaped(s, &['&', '<', '>', '"', '\''], push_xml_attr)
 }
 
 /// ` name="…"`, or nothing for an element without a label.
-fn name_attr(name: &str) -> Cow<'_, str> {
-    if name.is_empty() {
-        Cow::Borrowed("")
-    } else {
-        Cow::Owned(format!(" name=\"{}\"", attr(name)))
+pub(super) fn name_attr(name: &str) -> Cow<'_, str> {
+    let mut out = String::new();
+    push_name_attr(&mut out, name);
+    Cow::Owned(out)
+}
+
+/// Append ` name="…"`, or nothing for an element without a label.
+pub(super) fn push_name_attr(out: &mut String, name: &str) {
+    if !name.is_empty() {
+        out.push_str(" name=\"");
+        push_xml_attr(out, name);
+        out.push('"');
     }
 }
 
@@ -71,10 +85,10 @@ fn passed(v: &In) -> (&'static str, Str) {
 }
 
 impl Writer<'_> {
-    /// Write section `section` of the step fragments, indented by `indent`
+    /// Write section `section` of the fragments, indented by `indent`
     /// spaces (a piece of a line: `None`).
-    fn step(&mut self, section: &str, indent: Option<usize>, values: &[(&str, &str)]) {
-        let written = steps().and_then(|f| f.write(&mut self.out, section, indent, values));
+    pub(super) fn step(&mut self, section: &str, indent: Option<usize>, values: &[(&str, &str)]) {
+        let written = fragments().and_then(|f| f.write(&mut self.out, section, indent, values));
         if let Err(e) = written {
             self.fail(e);
         }
@@ -97,7 +111,7 @@ impl Writer<'_> {
                 self.lib
                     .inline(model.get(*body), |piece| push_xml_text(&mut inline, piece));
                 let mut out = String::new();
-                let written = steps()
+                let written = fragments()
                     .and_then(|f| f.write(&mut out, "value-inline", None, &[("body", &inline)]));
                 if let Err(e) = written {
                     self.fail(e);
@@ -113,7 +127,7 @@ impl Writer<'_> {
             Value::Shared(s) => {
                 let resource = self.resource(*s);
                 let mut out = String::new();
-                let written = steps().and_then(|f| {
+                let written = fragments().and_then(|f| {
                     f.write(&mut out, "value-shared", None, &[("resource", &resource)])
                 });
                 if let Err(e) = written {
@@ -240,7 +254,7 @@ impl Writer<'_> {
         let url = self.value(&h.url);
         let mut content_type = String::new();
         if let Some(ct) = h.content_type {
-            let written = steps().and_then(|f| {
+            let written = fragments().and_then(|f| {
                 f.write(
                     &mut content_type,
                     "http-content-type",
