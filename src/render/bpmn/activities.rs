@@ -20,12 +20,12 @@
 //! In: the plan, its [`Routing`] and the [`Ctx`]. Out: the subprocess.
 
 use super::activity::{Later, is_empty};
+use super::calls;
 use super::chain::Chain;
 use super::ctx::Ctx;
 use super::errors::{ERR_ACTIVITY, ERR_PLAN};
 use super::graph::{self, Adjacency, Kind, Plane, Repeat, Str, Sub};
 use super::routing::{Exit, Routing};
-use super::steps;
 use crate::plan::{AbstractPlan, Reason};
 use crate::plugins::ConcretePlan;
 
@@ -110,7 +110,7 @@ fn add_activity(
         let catch = plane.add(id, Str::default(), error_boundary(host, false));
         let mut chain = Chain::new(plane, catch);
         if !plan.bodies[i].per_instance {
-            let kind = steps::mark_error(cx, a.template);
+            let kind = calls::mark_error(cx, a.template);
             let (id, label) = (cx.id(&a.id, "_markError"), cx.text.add("instance ERROR"));
             chain.then(id, label, kind);
         }

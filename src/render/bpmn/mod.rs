@@ -48,7 +48,8 @@
 //!
 //! Where things are. Which elements a plan has: `process` (the process),
 //! `activities` (`plan_activities`), `activity` and `per_instance`
-//! (one activity), `steps` (one step), sharing `ctx` and `chain`;
+//! (one activity), `steps` (one step) and `calls` (the calls of the
+//! reusable processes they make), sharing `ctx` and `chain`;
 //! `init` and `scripts` for the Groovy they run, `expr` and
 //! `groovy` for expressions, `library` for the reusable processes.
 //! Where they are drawn: [`layout`]. How they are written as XML: [`xml`].
@@ -58,6 +59,7 @@
 mod activities;
 mod activity;
 pub(crate) mod bases;
+mod calls;
 mod chain;
 mod condition;
 mod ctx;

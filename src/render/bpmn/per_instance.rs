@@ -7,6 +7,7 @@
 //! In: the activity's body and the [`Ctx`]. Out: the loop, appended to a
 //! plane.
 
+use super::calls;
 use super::chain::{Chain, Prefix};
 use super::ctx::Ctx;
 use super::errors::{ERR_ACTIVITY, ERR_FAILURE};
@@ -56,7 +57,7 @@ pub(crate) fn each_instance(
     let following = if juel_ident(index) {
         Value::Text(text.fmt(format_args!("${{{index} + 1}}")))
     } else {
-        steps::groovy(text, |o| {
+        calls::groovy(text, |o| {
             o.push('(');
             push_var(o, index);
             o.push_str(" as int) + 1");
@@ -95,14 +96,14 @@ fn list(cx: &mut Ctx, chain: &mut Chain, a: &str, subject: TemplateRef, path: &s
     let t = cx.topology;
     let side = crate::render::side::side(t, subject);
     let text = &mut cx.text;
-    let mut call = steps::call(INSTANCES);
+    let mut call = calls::call(INSTANCES);
     let url = [
         Part::Var(side.service_template_url),
         Part::Lit(path),
         Part::Lit("?serviceInstanceId="),
         Part::Var(side.service_instance_id),
     ];
-    steps::pass(text, &mut call, "url", &url);
+    calls::pass(text, &mut call, "url", &url);
     call.outs = vec![
         (In::Var(text.add("ids")), text.add(&vars.ids)),
         (In::Var(text.add("count")), text.add(&vars.count)),
@@ -159,10 +160,10 @@ fn turn_locals(
             o.push_str(" as int]");
         };
         vec![
-            (text.add(names.id(subject)), steps::groovy(text, current)),
+            (text.add(names.id(subject)), calls::groovy(text, current)),
             (
                 text.add(names.url(subject)),
-                steps::groovy(text, |o| {
+                calls::groovy(text, |o| {
                     push_var(o, st_url);
                     o.push_str(" + ");
                     push_literal(o, path);
@@ -207,7 +208,7 @@ fn turn(cx: &mut Ctx, a: &str, subject: TemplateRef, body: &ActivityBody) -> Pla
     let id = text.fmt(format_args!("{a}_turnStart"));
     let ts = turn.add(id, Str::default(), Kind::Start(None));
     let mut inner = Chain::new(&mut turn, ts);
-    if let Some(kind) = steps::load_properties(cx, subject) {
+    if let Some(kind) = calls::load_properties(cx, subject) {
         let (id, label) = (
             cx.id(a, "_load"),
             cx.id("load properties of ", t.template_id(subject)),
@@ -232,7 +233,7 @@ fn on_error(cx: &mut Ctx, plane: &mut Plane, prefix: &str, t: TemplateRef) {
     let (id, label) = (cx.id(prefix, "_errorStart"), cx.text.add("call failed"));
     let s = p.add(id, label, Kind::Start(Some(ERR_FAILURE)));
     let mut chain = Chain::new(&mut p, s);
-    let kind = steps::mark_error(cx, t);
+    let kind = calls::mark_error(cx, t);
     let (id, label) = (cx.id(prefix, "_markError"), cx.text.add("instance ERROR"));
     chain.then(id, label, kind);
     let id = cx.id(prefix, "_abort");

@@ -9,6 +9,7 @@
 //! activities and scripts built later need.
 
 use super::activities;
+use super::calls;
 use super::chain::{Chain, Prefix};
 use super::ctx::{Ctx, PLAN_INSTANCE_URL};
 use super::errors::{ERR_FAILURE, ERR_PLAN};
@@ -18,7 +19,6 @@ use super::groovy::{Part, push_var};
 use super::init::{Init, set_variable};
 use super::routing::Routing;
 use super::scripts::Shared;
-use super::steps;
 use crate::names::Unique;
 use crate::names::ncname;
 use crate::plan::PlanKind;
@@ -68,7 +68,7 @@ pub(crate) fn build(
     if target {
         create_service_instance(cx, &mut main, Some("target"));
         let url = cx.text.add(TARGET_VARS[2]);
-        let kind = steps::state_call(&mut cx.text, url, "CREATING");
+        let kind = calls::state_call(&mut cx.text, url, "CREATING");
         let id = cx.plan_id("_targetServiceInstanceStarting");
         let label = cx.text.add("target service instance CREATING");
         main.then(id, label, kind);
@@ -84,7 +84,7 @@ pub(crate) fn build(
     let act = main.then(id, label, Kind::Sub(Box::new(activities)));
     if target {
         let url = cx.text.add(TARGET_VARS[2]);
-        let kind = steps::state_call(&mut cx.text, url, "CREATED");
+        let kind = calls::state_call(&mut cx.text, url, "CREATED");
         let id = cx.plan_id("_targetServiceInstanceDone");
         let label = cx.text.add("target service instance CREATED");
         main.then(id, label, kind);
@@ -174,13 +174,13 @@ fn create_service_instance(cx: &mut Ctx, main: &mut Chain, target: Option<&str>)
         url,
         content_type: Some("application/xml"),
         accept: "application/xml",
-        payload: Some(steps::groovy(text, |o| {
+        payload: Some(calls::groovy(text, |o| {
             o.push_str("'<api:correlationID xmlns:api=\"http://opentosca.org/api\">' + x(");
             push_var(o, &correlation);
             o.push_str(") + '</api:correlationID>'");
         })),
         outputs: vec![
-            steps::status_check(text),
+            calls::status_check(text),
             (text.add(instance_url), Value::Shared(Shared::InstanceUrl)),
             (text.add(instance_id), Value::Shared(Shared::InstanceId)),
         ],
@@ -227,7 +227,7 @@ fn failure_subprocess(cx: &mut Ctx) -> Sub {
         text.add("service instance?"),
     );
     let split = fail.then(id, label, Kind::Xor(None));
-    let record = steps::record_state(text, "serviceInstanceURL", "ERROR");
+    let record = calls::record_state(text, "serviceInstanceURL", "ERROR");
     let (id, label) = (
         text.fmt(format_args!("{prefix}_recordFailure")),
         text.add("service instance ERROR"),
@@ -244,7 +244,7 @@ fn failure_subprocess(cx: &mut Ctx) -> Sub {
         text.fmt(format_args!("{prefix}_planFailed")),
         text.add("plan FAILED"),
     );
-    let failed = steps::record_state(text, PLAN_INSTANCE_URL, "FAILED");
+    let failed = calls::record_state(text, PLAN_INSTANCE_URL, "FAILED");
     fail.then(id, label, failed);
     let (id, label) = (
         text.fmt(format_args!("{prefix}_failed")),
@@ -265,13 +265,13 @@ fn failure_subprocess(cx: &mut Ctx) -> Sub {
 /// `toscanini_state`; the failure path records it instead).
 fn plan_state(text: &mut Text, state: &str) -> Kind {
     let url = text.add(PLAN_INSTANCE_URL);
-    steps::state_call(text, url, state)
+    calls::state_call(text, url, state)
 }
 
 /// A task that sets the state of the service instance.
 fn service_state(text: &mut Text, state: &str) -> Kind {
     let url = text.add("serviceInstanceURL");
-    steps::state_call(text, url, state)
+    calls::state_call(text, url, state)
 }
 
 /// A script task with an inline script.

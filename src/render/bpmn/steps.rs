@@ -1,222 +1,37 @@
 //! Each language-neutral step as BPMN flow nodes, appended to a chain.
-//! REST calls (instance API, management bus) are service tasks with the
-//! Camunda Connect `http-connector`; URLs and payloads are JUEL text where
-//! they only put variables and literals together, Groovy otherwise;
-//! answers are read by the shared scripts of the plan archive; a failed
-//! call throws the BPMN error `ToscaniniFailure`. Operations go through
-//! the management bus REST API, which answers asynchronously: the call is
-//! followed by a poll loop (timer, GET, exclusive split; the poll fails
-//! when the operation ended in a fault) and, for an operation with
-//! outputs, the shared script that stores them. A workflow condition
-//! (filter, precondition) is Groovy ([`super::condition`]) in a script
-//! task, or in the output of the GET that reads the instance state.
+//! The calls of the instance API and of the management bus are call
+//! activities of the reusable processes of `templates/bpmn/library.bpmn`
+//! ([`super::calls`] builds the common ones): `toscanini_invoke` posts an
+//! operation to the bus and polls until its answer is there (a fault fails
+//! it), and the script `operation-result.groovy` stores an operation's
+//! outputs after it; values of a call that only Groovy computes are
+//! computed by a script task before it. What no reusable process does (a
+//! scale-out's selection, reading an instance's state for a condition) is
+//! a service task with the Camunda Connect `http-connector`. URLs and
+//! values are JUEL text where they only put variables and literals
+//! together, Groovy otherwise. A failed call throws the BPMN error
+//! `ToscaniniFailure`. A workflow condition (filter, precondition) is
+//! Groovy ([`super::condition`]) in a script task, or in the output of the
+//! GET that reads the instance state.
 
 use crate::render::paths::instances_path;
 use crate::render::vars::Vars;
 use std::fmt::Write as _;
 
+use super::calls::{
+    call, created, http, literal_value, load_properties, out, pass, set_state, status_check,
+};
 use super::chain::{Chain, Prefix};
 use super::ctx::Ctx;
 use super::expr::concat;
-use super::graph::{Call, Http, In, Kind, Script, Str, Text, Value};
-use super::groovy::{Part, juel_ident, push_literal, push_var};
-use super::library::{BUS, FOLLOW, INVOKE, LOAD, MARK, PROPERTIES, REGISTER, RELATE, STATE};
+use super::graph::{In, Kind, Script, Str, Value};
+use super::groovy::{Part, push_literal, push_var};
+use super::library::{BUS, FOLLOW, INVOKE, PROPERTIES, REGISTER, RELATE};
 use super::scripts::Shared;
 use crate::model::{Condition, TemplateRef};
 use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
 use crate::render::side::side;
 use crate::render::vars::word;
-
-/// An HTTP service task.
-fn http(
-    method: &'static str,
-    url: Value,
-    content_type: Option<&'static str>,
-    accept: &'static str,
-    payload: Option<Value>,
-    outputs: Vec<(Str, Value)>,
-) -> Kind {
-    Kind::Http(Box::new(Http {
-        method,
-        url,
-        content_type,
-        accept,
-        payload,
-        outputs,
-    }))
-}
-
-/// Output mapping that fails the task on a status outside 2xx.
-pub(super) fn status_check(text: &mut Text) -> (Str, Value) {
-    (text.add("httpStatus"), Value::Shared(Shared::Check))
-}
-
-/// A literal payload (plain text when Camunda reads it as itself).
-pub(super) fn literal_value(text: &mut Text, s: &str) -> Value {
-    concat(text, &[Part::Lit(s)])
-}
-
-/// An inline Groovy value written by `f`.
-pub(super) fn groovy(text: &mut Text, f: impl FnOnce(&mut String)) -> Value {
-    Value::Groovy(text.build(f))
-}
-
-/// A call of the reusable process `process` that passes nothing yet.
-pub(super) fn call(process: &'static str) -> Call {
-    Call {
-        process,
-        locals: Vec::new(),
-        ins: Vec::new(),
-        outs: Vec::new(),
-    }
-}
-
-/// Pass a value made of `parts` into `call` as `target`: a lone variable
-/// by name, other text as a JUEL expression, and what only Groovy computes
-/// through a local variable of the call.
-pub(super) fn pass(text: &mut Text, call: &mut Call, target: &str, parts: &[Part]) {
-    let target = text.add(target);
-    let value = match (parts, concat(text, parts)) {
-        ([Part::Var(v)], Value::Text(_)) => In::Var(text.add(v)),
-        (_, Value::Text(juel)) => In::Expr(juel),
-        (_, groovy) => {
-            call.locals.push((target, groovy));
-            In::Var(target)
-        }
-    };
-    call.ins.push((target, value));
-}
-
-/// Pass the caller's variable `var` out of `call` from the callee's `from`.
-fn out(text: &mut Text, call: &mut Call, from: &str, var: &str) {
-    let from = In::Var(text.add(from));
-    call.outs.push((from, text.add(var)));
-}
-
-/// A task that sets the state of a template's current instance.
-pub(super) fn set_state(cx: &mut Ctx, t: TemplateRef, state: &str) -> Kind {
-    let url = cx.text.add(cx.names.url(t));
-    state_call(&mut cx.text, url, state)
-}
-
-/// A call of [`STATE`]: set the state of the instance whose URL is the
-/// variable `url`; a status other than 2xx fails it.
-pub(super) fn state_call(text: &mut Text, url: Str, state: &str) -> Kind {
-    let state = text.add(state);
-    let mut call = call(STATE);
-    call.ins = vec![
-        (text.add("url"), In::Var(url)),
-        (text.add("state"), In::Expr(state)),
-    ];
-    Kind::Call(Box::new(call))
-}
-
-/// A task that marks the failing instance ERROR (error paths): the
-/// template's current instance, or the service instance when that is not
-/// known yet.
-pub(super) fn mark_error(cx: &mut Ctx, t: TemplateRef) -> Kind {
-    let url = cx.names.url(t);
-    let text = &mut cx.text;
-    let mut call = call(MARK);
-    let target = text.add("url");
-    let value = if juel_ident(url) {
-        In::Expr(text.fmt(format_args!(
-            "${{empty {url} ? serviceInstanceURL : {url}}}"
-        )))
-    } else {
-        let known = groovy(text, |o| {
-            push_var(o, url);
-            o.push_str(" ?: ");
-            push_var(o, "serviceInstanceURL");
-        });
-        call.locals.push((target, known));
-        In::Var(target)
-    };
-    call.ins.push((target, value));
-    call.ins
-        .push((text.add("state"), In::Expr(text.add("ERROR"))));
-    Kind::Call(Box::new(call))
-}
-
-/// A task of a failure path that records `state` on the instance whose URL
-/// is the variable `url`, without checking the status: the path must not
-/// end in a new error.
-pub(super) fn record_state(text: &mut Text, url: &str, state: &str) -> Kind {
-    let mut call = call(MARK);
-    call.ins.push((text.add("url"), In::Var(text.add(url))));
-    call.ins
-        .push((text.add("state"), In::Expr(text.add(state))));
-    Kind::Call(Box::new(call))
-}
-
-/// A task that loads the properties of a template's current instance:
-/// a call of [`LOAD`], or, where a property name cannot be listed in its
-/// `names` (a comma), a GET of its own.
-pub(super) fn load_properties(cx: &mut Ctx, t: TemplateRef) -> Option<Kind> {
-    let Ctx {
-        names,
-        topology,
-        text,
-        ..
-    } = cx;
-    if topology.properties(t).is_empty() {
-        return None;
-    }
-    if names
-        .props_of(topology, t)
-        .any(|(p, _)| p.is_empty() || p.contains(','))
-    {
-        return Some(load_each(cx, t));
-    }
-    let mut call = call(LOAD);
-    pass(text, &mut call, "url", &[Part::Var(names.url(t))]);
-    let mut list = String::new();
-    for (p, _) in names.props_of(topology, t) {
-        if !list.is_empty() {
-            list.push(',');
-        }
-        list.push_str(p);
-    }
-    pass(text, &mut call, "names", &[Part::Lit(&list)]);
-    for (p, v) in names.props_of(topology, t) {
-        let from = text.fmt(format_args!("prop:{p}"));
-        call.outs.push((In::Var(from), text.add(v)));
-    }
-    Some(Kind::Call(Box::new(call)))
-}
-
-/// A GET of the properties of a template's current instance, one output
-/// per property.
-fn load_each(cx: &mut Ctx, t: TemplateRef) -> Kind {
-    let Ctx {
-        names,
-        topology,
-        properties,
-        text,
-        ..
-    } = cx;
-    let url = concat(text, &[Part::Var(names.url(t)), Part::Lit("/properties")]);
-    let mut outputs = vec![status_check(text)];
-    for (p, v) in names.props_of(topology, t) {
-        let value = match properties.get(p) {
-            Some(shared) => Value::Shared(shared),
-            None => groovy(text, |o| {
-                o.push_str("jstr(body(), ");
-                push_literal(o, p);
-                o.push_str(") ?: ''");
-            }),
-        };
-        outputs.push((text.add(v), value));
-    }
-    http("GET", url, None, "application/json", None, outputs)
-}
-
-/// Pass the URL and id of the instance `call` registers out into the
-/// variables of template `r`.
-fn created(cx: &mut Ctx, call: &mut Call, r: TemplateRef) {
-    out(&mut cx.text, call, "instanceURL", cx.names.url(r));
-    out(&mut cx.text, call, "instanceID", cx.names.id(r));
-}
 
 /// Append the nodes of one step. `p` is the id prefix of the step.
 pub(super) fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
