@@ -358,24 +358,24 @@ fn malformed(why: &str) -> Verdict {
 
 /// All hold: any failing one decides, else any unknown one.
 fn all(verdicts: Vec<Verdict>) -> Verdict {
-    if verdicts.contains(&Verdict::Fail) {
-        return Verdict::Fail;
-    }
-    verdicts
-        .into_iter()
-        .find(|v| matches!(v, Verdict::Unknown(_)))
-        .unwrap_or(Verdict::Pass)
+    decide(verdicts, Verdict::Fail, Verdict::Pass)
 }
 
 /// One holds: any passing one decides, else any unknown one.
 fn any(verdicts: Vec<Verdict>) -> Verdict {
-    if verdicts.contains(&Verdict::Pass) {
-        return Verdict::Pass;
+    decide(verdicts, Verdict::Pass, Verdict::Fail)
+}
+
+/// `decisive` if one of `verdicts` is, else the first unknown one, else
+/// `otherwise`.
+fn decide(verdicts: Vec<Verdict>, decisive: Verdict, otherwise: Verdict) -> Verdict {
+    if verdicts.contains(&decisive) {
+        return decisive;
     }
     verdicts
         .into_iter()
         .find(|v| matches!(v, Verdict::Unknown(_)))
-        .unwrap_or(Verdict::Fail)
+        .unwrap_or(otherwise)
 }
 
 #[cfg(test)]
