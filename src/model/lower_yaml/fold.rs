@@ -22,6 +22,11 @@ pub(super) const EVALUATED_BY_PLANS: &[&str] = &[
 
 /// The value of `name` applied to `args`, where every argument is known.
 pub(super) fn fold(name: &str, args: &[Value]) -> Option<Value> {
+    // How many items a list or map written in place has does not depend
+    // on what they are: known even where they are calls.
+    if let ("length", [Value::List(_) | Value::Map(_)]) = (name, args) {
+        return length(args);
+    }
     if args.iter().any(has_call) {
         return None;
     }
@@ -270,6 +275,14 @@ mod tests {
             Some("80")
         );
         assert_eq!(folded("length", &[s("héllo")]).as_deref(), Some("5"));
+        // A list of calls still has its length; a string from a call not.
+        let call = Value::Call(Box::new(crate::model::Call {
+            function: "get_input".into(),
+            args: vec![s("x")],
+        }));
+        let calls = Value::List(vec![call.clone(), s("b")]);
+        assert_eq!(folded("length", &[calls]).as_deref(), Some("2"));
+        assert_eq!(folded("length", &[call]), None);
         assert_eq!(
             fold("union", &[list(&["a", "b"]), list(&["b", "c"])]),
             Some(list(&["a", "b", "c"]))
