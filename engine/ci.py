@@ -157,8 +157,8 @@ def prepare(plans_path, outdir):
                 if kind == "build":
                     # A function of no number fails the plan in the activity
                     # that computes it (not the engine, with an incident).
-                    bad = {**RUNTIME_FUNCTIONS["inputs"], "base_port": "eight"}
-                    runs.append((" base_port eight", {"inputs": bad, "expect": "error"},
+                    eight = {**RUNTIME_FUNCTIONS["inputs"], "base_port": "eight"}
+                    runs.append((" base_port eight", {"inputs": eight, "expect": "error"},
                                  {"expect": "error", "failed_in": "app_provision"}))
             else:
                 runs.append(("", {}, {}))
