@@ -61,10 +61,10 @@ pub(super) fn attr(s: &str) -> Cow<'_, str> {
 }
 
 /// ` name="…"`, or nothing for an element without a label.
-pub(super) fn name_attr(name: &str) -> Cow<'_, str> {
+fn name_attr(name: &str) -> String {
     let mut out = String::new();
     push_name_attr(&mut out, name);
-    Cow::Owned(out)
+    out
 }
 
 /// Append ` name="…"`, or nothing for an element without a label.
