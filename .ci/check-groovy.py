@@ -58,7 +58,11 @@ scripts.eachWithIndex { s, i ->
               ManagementBusURL: 'http://container:8086/ManagementBus/v1/invoker',
               serviceTemplateURL: 'http://container:1337/csars/app.csar/servicetemplates/st',
               serviceInstanceID: '9', serviceInstanceURL: 'http://container:1337/csars/app.csar/servicetemplates/st/instances/9',
-              planInstanceURL: container + '/csars/app.csar/servicetemplates/st/buildplans/p/instances/c']
+              planInstanceURL: container + '/csars/app.csar/servicetemplates/st/buildplans/p/instances/c',
+              // toscanini_run's steps (a state, then an operation's outputs) and toscanini_each's list.
+              steps: 'state url=$(inst_a_url)/x%20y state=CREATING\noutputs result=$(r) output:VMIP=prop_a_VMIP',
+              'v:inst_a_url': 'http://container:1337/i/1', 'v:r': response,
+              ids: '5,6', instance: 'inst_a_id', instanceURL: 'inst_a_url', base: 'http://container:1337/i/']
   seeds.each { k, v -> if (!vars.containsKey(k)) vars[k] = v }
   // Local variables of the task: `${name}` reads a variable (the answer
   // when the plan has not set it here), other text is the value.
@@ -68,8 +72,16 @@ scripts.eachWithIndex { s, i ->
     locals[k] = m.matches() ? (vars.containsKey(m.group(1)) ? vars[m.group(1)] : response) : v
   }
   vars.putAll(locals)
+  // A listener of the processes toscanini_run and toscanini_each logs for
+  // the activity whose call (the super execution) started it.
+  def library = s.owner in ['toscanini_run', 'toscanini_each']
+  def caller = new Expando(currentActivityId: 'app_provision', getVariable: { n -> vars[n] },
+                           bpmnModelElementInstance: null)
   vars.execution = new Expando(setVariable: { n, v -> vars[n] = v }, getVariable: { n -> vars[n] },
+                               removeVariable: { n -> if (n != 'execution') vars.remove(n) },
                                currentActivityId: s.owner, variablesLocal: locals, variables: vars,
+                               processDefinitionId: (library ? s.owner : 'plan') + ':1:1',
+                               superExecution: library ? caller : null,
                                eventName: 'start', canceled: false)
   try {
     new GroovyShell(new Binding(vars)).evaluate(s.text)

@@ -9,7 +9,9 @@ or flow node, in the order the engine completed them, then a result line.
 
 Every activity is a subprocess whose id is the activity id: its start event
 `<activity>_start` completes when it starts, the subprocess itself when it
-ends. Where activity names spell each other's ids (steps `a` and `a_s1`),
+ends; or a call activity of that id (an activity whose steps are all calls,
+run by `toscanini_run`), which the trace shows starting and ending; or a
+task that does nothing (an activity without steps), which completes once. Where activity names spell each other's ids (steps `a` and `a_s1`),
 the renderer draws an activity under its id with `_` appended
 (render/bpmn/bases.rs), and the graph gives that id as the activity's
 `bpmn`; given PLAN.bpmn, the activities are taken from it instead (the
@@ -38,17 +40,21 @@ import xml.etree.ElementTree as ET
 BPMN = "{http://www.omg.org/spec/BPMN/20100524/MODEL}"
 
 
-def subprocess_ids(bpmn_path):
-    """The activities' subprocess ids in PLAN.bpmn, in order: in the
-    process's one subprocess that no event triggers, its subprocesses that
-    no event triggers, except compensation handlers."""
-    def plain(parent):
-        return [s for s in parent.findall(BPMN + "subProcess")
-                if s.get("triggeredByEvent") != "true" and s.get("isForCompensation") != "true"]
+def subprocess_ids(bpmn_path, said):
+    """The activities' ids in PLAN.bpmn, in order: in the process's one
+    subprocess that no event triggers, its subprocesses that no event
+    triggers, except compensation handlers, and its call activities and
+    tasks that are activities by the graph (`said`, other call activities
+    being steps of the plan's own, as marking an instance ERROR)."""
+    def plain(parent, calls=False):
+        return [s for s in parent
+                if s.get("triggeredByEvent") != "true" and s.get("isForCompensation") != "true"
+                and (s.tag == BPMN + "subProcess"
+                     or calls and s.tag in (BPMN + "callActivity", BPMN + "task") and s.get("id") in said)]
     top = plain(ET.parse(bpmn_path).getroot().find(BPMN + "process"))
     if len(top) != 1:
         raise SystemExit(f"check-order: {bpmn_path}: {len(top)} activity containers")
-    return [s.get("id") for s in plain(top[0])]
+    return [s.get("id") for s in plain(top[0], calls=True)]
 
 
 def main(graph_path, trace_path, bpmn_path=None):
@@ -56,7 +62,7 @@ def main(graph_path, trace_path, bpmn_path=None):
         graph = json.load(f)
     activities = [a["id"] for a in graph["activities"]]
     if bpmn_path is not None:
-        drawn = subprocess_ids(bpmn_path)
+        drawn = subprocess_ids(bpmn_path, {a.get("bpmn") for a in graph["activities"]})
         if len(drawn) != len(activities) or any(
                 d != a and not (d.startswith(a) and set(d[len(a):]) == {"_"})
                 for a, d in zip(activities, drawn)):
@@ -95,8 +101,13 @@ def main(graph_path, trace_path, bpmn_path=None):
             if e.get("signalled"):
                 continue  # waiting catch events the harness pokes; not work done
             element, seq = e.get("id"), e.get("seq")
-            if e.get("event") == "node" and element in activities:
+            if e.get("event") == "task" and element in activities and e.get("phase"):
+                # A call activity: its own start and end.
+                (start if e["phase"] == "start" else end).setdefault(element, seq)
+            elif e.get("event") == "node" and element in activities:
                 end.setdefault(element, seq)
+                if e.get("type") == "bpmn:Task":
+                    start.setdefault(element, seq - 0.5)
             elif e.get("event") == "node" and element.endswith("_start") and element[:-6] in activities:
                 start.setdefault(element[:-6], seq)
             elif e.get("event") == "node" and element.endswith("_catch") and element[:-6] in activities:

@@ -98,19 +98,38 @@ GUARDED_DEFAULT = {"expect": "error", "ran": ["precondition_1"], "not_ran": ["on
 def invocations(bpmn_path, graph):
     """The operations the activities invoke (not their compensation), in graph order."""
     root = ET.parse(bpmn_path).getroot()
-    subs = {s.get("id"): s for s in root.iter(BPMN + "subProcess")}
+    # An activity is a subprocess, or one call of toscanini_run or
+    # toscanini_each whose `steps` spell its invocations.
+    subs = {s.get("id"): s for s in root.iter()
+            if s.tag in (BPMN + "subProcess", BPMN + "callActivity") and s.get("isForCompensation") != "true"}
     out = []
     for a in graph["activities"]:
         s = subs.get(a["bpmn"])
         if s is None:
             continue
         for call in s.iter(BPMN + "callActivity"):
+            given = {i.get("target"): i.get("sourceExpression") for i in call.iter(CAMUNDA + "in")}
+            if call.get("calledElement") in ("toscanini_run", "toscanini_each"):
+                steps, part = given.get("steps") or "", 2
+                while f"steps:{part}" in given:
+                    steps, part = steps + given[f"steps:{part}"], part + 1
+                for line in steps.split("\n"):
+                    if line.startswith("invoke "):
+                        pairs = (f.split("=", 1) for f in line.split(" ")[1:] if "=" in f)
+                        fields = {unescape(k): unescape(v) for k, v in pairs}
+                        template = fields.get("nodeTemplateID") or fields.get("relationshipTemplateID")
+                        out.append((template, fields.get("interface"), fields.get("operation")))
+                continue
             if call.get("calledElement") != "toscanini_invoke":
                 continue
-            given = {i.get("target"): i.get("sourceExpression") for i in call.iter(CAMUNDA + "in")}
             template = given.get("nodeTemplateID") or given.get("relationshipTemplateID")
             out.append((template, given.get("interface"), given.get("operation")))
     return out
+
+
+def unescape(field):
+    """A field of a `steps` line with its %XX escapes undone (templates/bpmn/library.bpmn)."""
+    return re.sub(r"%([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), field)
 
 
 def plan_name(bpmn_path):

@@ -35,6 +35,10 @@ pub(crate) fn push_xml_attr(out: &mut String, s: &str) {
         b'>' => Some("&gt;"),
         b'"' => Some("&quot;"),
         b'\'' => Some("&apos;"),
+        // A parser turns these into spaces where they are written as they are.
+        b'\n' => Some("&#10;"),
+        b'\r' => Some("&#13;"),
+        b'\t' => Some("&#9;"),
         _ => None,
     });
 }

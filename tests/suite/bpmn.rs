@@ -252,11 +252,16 @@ fn check(what: &str, plan: &ConcretePlan, b: &Bpmn) {
     // The plan graph, exactly: activity-to-activity paths through gateways only.
     let activities: Vec<&str> = plan.plan.activities.iter().map(|a| a.id.as_str()).collect();
     let is_activity = |id: &str| activities.contains(&id);
+    // A subprocess, or where its steps are all calls one call of
+    // `toscanini_run`, or where it has none a task.
     for a in &activities {
-        assert_eq!(
-            kind.get(*a).map(String::as_str),
-            Some("subProcess"),
-            "{what}: activity {a}"
+        assert!(
+            matches!(
+                kind.get(*a).map(String::as_str),
+                Some("subProcess" | "callActivity" | "task")
+            ),
+            "{what}: activity {a} is a {:?}",
+            kind.get(*a)
         );
     }
     let mut reached: BTreeSet<(String, String)> = BTreeSet::new();
@@ -423,6 +428,110 @@ fn check(what: &str, plan: &ConcretePlan, b: &Bpmn) {
     }
 }
 
+/// The `steps` of a call of `toscanini_run` or `toscanini_each` (`e`):
+/// every `$(VAR)` is a variable passed in as `v:VAR` (or the instance's id
+/// and URL of a turn of `toscanini_each`) or kept by a step before; every variable
+/// passed out (`v:VAR`) is kept by a step (`VAR<SOURCE`) or is an output
+/// (`output:NAME=VAR`); every process a line names is one the library has.
+fn check_steps(what: &str, doc: &Document, e: ElemId) {
+    const CAMUNDA: &str = "http://camunda.org/schema/1.0/bpmn";
+    const PROCESSES: [&str; 9] = [
+        "invoke",
+        "state",
+        "register",
+        "relate",
+        "properties",
+        "load",
+        "follow",
+        "instances",
+        "outputs",
+    ];
+    let id = doc.attr(e, "id").unwrap_or("?");
+    let mappings = || doc.children(e, BPMN, "extensionElements");
+    let ins: Vec<ElemId> = mappings()
+        .flat_map(|x| doc.children(x, CAMUNDA, "in"))
+        .collect();
+    // In parts (`steps`, `steps:2`, …) where it is long.
+    let part = |k: usize| {
+        let name = if k == 1 {
+            "steps".to_string()
+        } else {
+            format!("steps:{k}")
+        };
+        ins.iter()
+            .find(|&&i| doc.attr(i, "target") == Some(name.as_str()))
+            .and_then(|&i| doc.attr(i, "sourceExpression"))
+    };
+    let steps: String = (1..).map_while(part).collect();
+    assert!(
+        !steps.is_empty(),
+        "{what}: {id} calls toscanini_run without steps"
+    );
+    let mut known: BTreeSet<String> = ins
+        .iter()
+        .filter_map(|&i| doc.attr(i, "target"))
+        .filter_map(|t| t.strip_prefix("v:"))
+        .map(str::to_string)
+        .collect();
+    // toscanini_each gives each turn its instance's id and URL.
+    for &i in &ins {
+        if matches!(doc.attr(i, "target"), Some("instance" | "instanceURL")) {
+            known.extend(doc.attr(i, "sourceExpression").map(str::to_string));
+        }
+    }
+    let unescape = |s: &str| -> String {
+        let mut out = String::new();
+        let mut rest = s;
+        while let Some(k) = rest.find('%') {
+            out.push_str(&rest[..k]);
+            let code = u8::from_str_radix(&rest[k + 1..k + 3], 16).unwrap();
+            out.push(code as char);
+            rest = &rest[k + 3..];
+        }
+        out.push_str(rest);
+        out
+    };
+    for line in steps.split('\n') {
+        let mut fields = line.split(' ');
+        let process = fields.next().unwrap();
+        assert!(
+            PROCESSES.contains(&process),
+            "{what}: {id}: step `{process}` is no process of the library"
+        );
+        let mut kept = Vec::new();
+        for f in fields {
+            if let Some((target, value)) = f.split_once('=') {
+                for r in value.split("$(").skip(1) {
+                    let var = unescape(r.split(')').next().unwrap());
+                    assert!(
+                        known.contains(&var),
+                        "{what}: {id}: step `{process}` reads `{var}`, which is neither passed in nor kept"
+                    );
+                }
+                if process == "outputs" && target.starts_with("output:") {
+                    kept.push(unescape(value));
+                }
+            } else {
+                let (var, _) = f
+                    .split_once('<')
+                    .unwrap_or_else(|| panic!("{what}: {id}: field `{f}`"));
+                kept.push(unescape(var));
+            }
+        }
+        known.extend(kept);
+    }
+    for o in mappings().flat_map(|x| doc.children(x, CAMUNDA, "out")) {
+        let source = doc.attr(o, "source").unwrap();
+        let var = source
+            .strip_prefix("v:")
+            .unwrap_or_else(|| panic!("{what}: {id} passes out `{source}`"));
+        assert!(
+            known.contains(var),
+            "{what}: {id} passes out `{var}`, which no step keeps"
+        );
+    }
+}
+
 /// Shared scripts resolve to files of the plan and every file is used;
 /// JUEL reads only variables that exist.
 fn check_scripts_and_variables(what: &str, doc: &Document, b: &Bpmn) {
@@ -431,6 +540,9 @@ fn check_scripts_and_variables(what: &str, doc: &Document, b: &Bpmn) {
     // Variables the process sets: plan inputs, parameter and local names,
     // `execution.setVariable('name', …)` in inline scripts.
     let mut set: BTreeSet<String> = b.inputs.iter().cloned().collect();
+    // What a call of toscanini_each passes it, read by the library whether
+    // or not the plan makes such a call.
+    set.insert("list".into());
     let mut reads: Vec<(String, String)> = Vec::new(); // (where, JUEL text)
     let mut sources: Vec<String> = Vec::new(); // variables calls pass by name
     let mut stack: Vec<ElemId> = vec![0];
@@ -465,7 +577,11 @@ fn check_scripts_and_variables(what: &str, doc: &Document, b: &Bpmn) {
         }
         // A call sets its variables (the callee's from `in`, the caller's
         // from `out`) and reads those it passes.
-        if ns == Some(CAMUNDA) && (&*el.local == "in" || &*el.local == "out") {
+        // (`variables="all"`: toscanini_run passing everything on.)
+        if ns == Some(CAMUNDA)
+            && (&*el.local == "in" || &*el.local == "out")
+            && doc.attr(e, "variables").is_none()
+        {
             set.insert(doc.attr(e, "target").unwrap().to_string());
             match doc.attr(e, "source") {
                 Some(source) => sources.push(source.to_string()),
@@ -475,10 +591,30 @@ fn check_scripts_and_variables(what: &str, doc: &Document, b: &Bpmn) {
                 }
             }
         }
-        // toscanini_load sets `prop:<name>` for each name of its `names`.
+        // The steps of a call of toscanini_run read only what is passed
+        // in or what a step before set, and set what is passed out.
+        // (The library's own calls pass everything on.)
+        let passes_all = || {
+            doc.children(e, BPMN, "extensionElements")
+                .flat_map(|x| doc.children(x, CAMUNDA, "in"))
+                .any(|i| doc.attr(i, "variables").is_some())
+        };
+        if ns == Some(BPMN)
+            && &*el.local == "callActivity"
+            && matches!(
+                doc.attr(e, "calledElement"),
+                Some("toscanini_run" | "toscanini_each")
+            )
+            && !passes_all()
+        {
+            check_steps(what, doc, e);
+        }
+        // toscanini_load sets `prop:<name>` for each name of its `names`
+        // (where it is a step of toscanini_run, the step says what it keeps).
         if ns == Some(BPMN)
             && &*el.local == "callActivity"
             && doc.attr(e, "calledElement") == Some("toscanini_load")
+            && !passes_all()
         {
             let names = doc
                 .children(e, BPMN, "extensionElements")
@@ -497,6 +633,14 @@ fn check_scripts_and_variables(what: &str, doc: &Document, b: &Bpmn) {
                 if let Some(name) = part.split('\'').next() {
                     set.insert(name.to_string());
                 }
+            }
+        }
+    }
+    // The shared scripts set variables too (toscanini_run's `call`).
+    for script in b.files.values() {
+        for part in script.split("execution.setVariable('").skip(1) {
+            if let Some(name) = part.split('\'').next() {
+                set.insert(name.to_string());
             }
         }
     }
@@ -525,6 +669,10 @@ fn check_scripts_and_variables(what: &str, doc: &Document, b: &Bpmn) {
         "mod",
     ];
     for source in &sources {
+        // (The variables of toscanini_run's steps: [`check_steps`].)
+        if source.starts_with("v:") {
+            continue;
+        }
         assert!(
             set.contains(source),
             "{what}: a call passes `{source}`, which nothing sets"
@@ -1121,7 +1269,12 @@ fn a_routed_build_step_does_not_mark_its_instance() {
         m.attr("server_up_deploy_compensation", "attachedToRef"),
         Some("server_up_deploy")
     );
-    assert_eq!(m.kind("server_up_deploy_undo"), "subProcess");
+    // Its undo is one call of toscanini_run, marked as a compensation handler.
+    assert_eq!(m.kind("server_up_deploy_undo"), "callActivity");
+    assert_eq!(
+        m.attr("server_up_deploy_undo", "isForCompensation"),
+        Some("true")
+    );
 }
 
 /// Snapshots of the BPMN of the workflows with `on_failure` routing (by
@@ -1143,4 +1296,38 @@ fn workflow_bpmn_plan_snapshots() {
         let (_, b) = workflow_bpmn(&path, "backup");
         insta::assert_snapshot!(format!("{label}__workflow-backup__{}", b.name), b.text);
     }
+}
+
+/// The check of `steps` fails on steps that read a variable nothing passed
+/// in or kept, and on a variable passed out that no step keeps.
+#[test]
+fn steps_that_read_or_pass_out_what_nothing_set_fail_the_check() {
+    let call = |steps: &str, more: &str| {
+        format!(
+            "<definitions xmlns=\"{BPMN}\" xmlns:camunda=\"http://camunda.org/schema/1.0/bpmn\">\
+             <process id=\"p\"><callActivity id=\"a\" calledElement=\"toscanini_run\">\
+             <extensionElements><camunda:in sourceExpression=\"{steps}\" target=\"steps\"/>\
+             <camunda:in source=\"x\" target=\"v:x\"/>{more}</extensionElements>\
+             </callActivity></process></definitions>"
+        )
+    };
+    let run = |text: String| {
+        std::panic::catch_unwind(move || {
+            let doc = Document::parse(&text).unwrap();
+            check_steps("test", &doc, 2);
+        })
+    };
+    // Reads x (passed in), keeps u and passes it out: fine.
+    let ok = call(
+        "register url=$(x)/i u&lt;instanceURL",
+        "<camunda:out source=\"v:u\" target=\"u\"/>",
+    );
+    assert!(run(ok).is_ok());
+    // Reads y, which nothing passed in.
+    assert!(run(call("state url=$(y) state=CREATED", "")).is_err());
+    // Passes out w, which no step keeps.
+    let out = "<camunda:out source=\"v:w\" target=\"w\"/>";
+    assert!(run(call("state url=$(x) state=CREATED", out)).is_err());
+    // Names no process of the library.
+    assert!(run(call("launch url=$(x)", "")).is_err());
 }

@@ -165,16 +165,17 @@ fn step_names_that_spell_other_ids_get_prefixes_of_their_own() {
     for id in [
         // `a` and `plan` are drawn as `a_` and `plan__`, the plan's own
         // elements under `plan_`; the others keep their ids.
+        // (Each activity is one call, with its error events beside it.)
         "a_",
-        "a__s1",
+        "a__catch",
         "a_s1",
-        "a_s1_s1",
+        "a_s1_catch",
         "plan__",
-        "plan___s1",
+        "plan___catch",
         "plan_init",
-        "plan_init_s1",
+        "plan_init_catch",
         "b",
-        "b_s1",
+        "b_catch",
         "plan__start",
         "plan__init",
         "plan__activities",
@@ -200,7 +201,7 @@ fn step_names_that_spell_other_ids_get_prefixes_of_their_own() {
         ]
     );
     for (_, id) in &drawn {
-        assert!(b.text.contains(&format!("<subProcess id=\"{id}\" ")));
+        assert!(b.text.contains(&format!("<callActivity id=\"{id}\" ")));
     }
     // The plan's start is still the one that returns at once.
     assert!(b.text.contains(

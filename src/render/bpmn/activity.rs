@@ -15,9 +15,10 @@
 
 use super::chain::{Chain, Prefix, set_default};
 use super::ctx::Ctx;
-use super::graph::{self, Kind, Plane, Repeat, Str, Sub, Text, Value};
+use super::graph::{self, Built, Kind, Plane, Repeat, Str, Sub, Text, Value};
 use super::init::Init;
-use super::per_instance::each_instance;
+use super::per_instance::{compact_each, each_instance, turn_steps};
+use super::program;
 use super::routing::Routing;
 use super::scripts::PropertyFiles;
 use super::steps;
@@ -75,19 +76,42 @@ impl graph::Deferred for Activities<'_, '_> {
         key: usize,
         text: &mut Text,
         properties: &mut PropertyFiles,
-    ) -> Result<Sub> {
+    ) -> Result<Built> {
         let (part, i) = Later::of(key);
+        let each = self.per_instance_call(i);
         let cx = &mut *self.cx;
         std::mem::swap(&mut cx.text, text);
         std::mem::swap(&mut cx.properties, properties);
         // The emptiness predicted for the activity, where it proved wrong.
         let (built, mismatch) = match part {
+            Later::Activity if each => {
+                let a = &self.plan.plan.activities[i];
+                let body = &self.plan.bodies[i];
+                let steps = turn_steps(cx, &a.id, a.template, body);
+                let built = match compact_each(cx, a.template, body, &steps) {
+                    Some(call) => Built::Call {
+                        call,
+                        repeat: Repeat::Once,
+                        logged: true,
+                    },
+                    None => Built::Sub(per_instance_activity(cx, self.plan, i, steps)),
+                };
+                (built, None)
+            }
             Later::Activity => {
                 let (sub, empty) = activity(cx, self.plan, i, self.routing);
                 let expected = is_empty(cx, self.plan, i);
-                (sub, (empty != expected).then_some(expected))
+                let built = if empty && sub.outputs.is_empty() && is_plain(&sub.plane) {
+                    Built::Nothing
+                } else {
+                    compacted(cx, sub)
+                };
+                (built, (empty != expected).then_some(expected))
             }
-            Later::Undo => (undo(cx, self.plan, i), None),
+            Later::Undo => {
+                let sub = undo(cx, self.plan, i);
+                (compacted(cx, sub), None)
+            }
         };
         std::mem::swap(&mut cx.text, text);
         std::mem::swap(&mut cx.properties, properties);
@@ -100,6 +124,39 @@ impl graph::Deferred for Activities<'_, '_> {
             ))),
         }
     }
+}
+
+impl Activities<'_, '_> {
+    /// Whether activity `i` runs per instance and could be one call of
+    /// `toscanini_each`: not routed, not skipped, no outcome to set.
+    fn per_instance_call(&self, i: usize) -> bool {
+        self.plan.bodies[i].per_instance
+            && !self.routing.inside[i]
+            && self.routing.outcome[i].is_none()
+    }
+}
+
+/// `sub` as one call of `toscanini_run` where its steps are all calls
+/// ([`program::compact`]), else as it is.
+fn compacted(cx: &mut Ctx, sub: Sub) -> Built {
+    if !sub.locals.is_empty() || !sub.outputs.is_empty() {
+        return Built::Sub(sub);
+    }
+    match program::compact(&sub.plane, &mut cx.text) {
+        Some(call) => Built::Call {
+            call,
+            repeat: sub.repeat,
+            logged: sub.logged,
+        },
+        None => Built::Sub(sub),
+    }
+}
+
+/// Whether a plane is a start event followed by an end event.
+fn is_plain(plane: &Plane) -> bool {
+    plane.nodes.len() == 2
+        && matches!(plane.nodes[0].kind, Kind::Start(None))
+        && matches!(plane.nodes[1].kind, Kind::End(None))
 }
 
 /// Whether activity `i` has no steps (nothing in it can fail), known
@@ -181,6 +238,25 @@ fn activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize, routing: &Routing) -> (
     (sub, empty)
 }
 
+/// A per-instance activity outside any routing as [`activity`] builds it,
+/// the steps of its turn built already.
+fn per_instance_activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize, steps: Plane) -> Sub {
+    let a = &plan.plan.activities[i];
+    let mut plane = Plane::new(cx.text.add(&a.id));
+    let id = cx.id(&a.id, "_start");
+    let start = plane.add(id, Str::default(), Kind::Start(None));
+    let body = &plan.bodies[i];
+    each_instance(cx, &mut plane, start, &a.id, a.template, body, steps);
+    Sub {
+        plane,
+        expanded: false,
+        repeat: Repeat::Once,
+        locals: Vec::new(),
+        outputs: Vec::new(),
+        logged: true,
+    }
+}
+
 /// The gateway that skips an activity unless every edge into it holds.
 struct Gate {
     /// The exclusive split.
@@ -249,7 +325,8 @@ fn add_steps(cx: &mut Ctx, plan: &ConcretePlan, i: usize, plane: &mut Plane, sta
     let body = &plan.bodies[i];
     let before = plane.nodes.len();
     if body.per_instance {
-        each_instance(cx, plane, start, &a.id, a.template, body);
+        let steps = turn_steps(cx, &a.id, a.template, body);
+        each_instance(cx, plane, start, &a.id, a.template, body, steps);
     } else {
         let mut chain = Chain::new(plane, start);
         for (k, step) in body.steps.iter().enumerate() {

@@ -236,6 +236,26 @@ pub(crate) struct Sub {
     pub logged: bool,
 }
 
+/// What a [`Kind::Deferred`] node is once built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Built {
+    /// A collapsed subprocess.
+    Sub(Sub),
+    /// One call of a reusable process (an activity whose steps are all
+    /// calls: [`super::program`]), a compensation handler if `repeat` says
+    /// so, logged as the subprocess would have been.
+    Call {
+        /// The call.
+        call: Call,
+        /// [`Repeat::Once`] or [`Repeat::Compensation`].
+        repeat: Repeat,
+        /// Its start and end go into the plan instance's log.
+        logged: bool,
+    },
+    /// A task that does nothing (an activity without steps), logged.
+    Nothing,
+}
+
 /// Builds the content of [`Kind::Deferred`] subprocesses when the writer
 /// reaches them.
 pub(crate) trait Deferred {
@@ -247,7 +267,7 @@ pub(crate) trait Deferred {
         key: usize,
         text: &mut Text,
         properties: &mut PropertyFiles,
-    ) -> crate::error::Result<Sub>;
+    ) -> crate::error::Result<Built>;
 
     /// The body of the script [`Value::Later`] `key`, appended to `out`.
     fn script(&mut self, key: usize, out: &mut String);

@@ -35,6 +35,14 @@ pub(super) const PROPERTIES: &str = "toscanini_properties";
 /// The reusable process that loads the properties of an instance.
 pub(super) const LOAD: &str = "toscanini_load";
 
+/// The reusable process that runs the steps of an activity, each a call of
+/// one of the others ([`super::program`]).
+pub(super) const RUN: &str = "toscanini_run";
+
+/// The reusable process that runs the steps of a termination activity
+/// once per instance of its template.
+pub(super) const EACH: &str = "toscanini_each";
+
 /// The variable of the management bus URL in the reusable processes.
 pub(super) const BUS: &str = "ManagementBusURL";
 
@@ -71,9 +79,12 @@ mod tests {
             "toscanini_instances_f3",
             "toscanini_properties_diagram",
             "toscanini_load_read",
+            "toscanini_run_which",
+            "toscanini_run_back_instances",
+            "toscanini_each_turnFailed",
         ] {
             assert!(ids.iter().any(|i| i == id), "{id}");
         }
-        assert_eq!(ids.len(), 114);
+        assert_eq!(ids.len(), 172);
     }
 }

@@ -74,6 +74,7 @@ pub(crate) mod layout;
 mod library;
 mod per_instance;
 mod process;
+mod program;
 pub(crate) mod routing;
 pub(crate) mod scripts;
 mod steps;
@@ -261,9 +262,12 @@ fn write_process(
         Shared::Invocation,
         Shared::Load,
         Shared::Location,
+        Shared::NextInstance,
         Shared::Pending,
+        Shared::PlanLog,
         Shared::Properties,
         Shared::Relationship,
+        Shared::RunStep,
         Shared::TargetId,
         Shared::TargetUrl,
     ] {

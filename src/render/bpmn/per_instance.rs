@@ -11,9 +11,10 @@ use super::calls;
 use super::chain::{Chain, Prefix};
 use super::ctx::Ctx;
 use super::errors::{ERR_ACTIVITY, ERR_FAILURE};
-use super::graph::{In, Kind, Plane, Repeat, Str, Sub, Value};
+use super::graph::{Call, In, Kind, Plane, Repeat, Str, Sub, Value};
 use super::groovy::{Part, juel_ident, juel_text, push_literal, push_var};
-use super::library::INSTANCES;
+use super::library::{EACH, INSTANCES};
+use super::program;
 use super::steps;
 use crate::model::TemplateRef;
 use crate::plugins::ActivityBody;
@@ -29,7 +30,8 @@ struct Loop {
 }
 
 /// Run the steps of `body`, activity `a` whose subject is `subject`, once
-/// per live instance, after node `start` of `plane`.
+/// per live instance, after node `start` of `plane`; `steps` are those of
+/// one turn ([`turn_steps`]).
 pub(crate) fn each_instance(
     cx: &mut Ctx,
     plane: &mut Plane,
@@ -37,6 +39,7 @@ pub(crate) fn each_instance(
     a: &str,
     subject: TemplateRef,
     body: &ActivityBody,
+    steps: Plane,
 ) {
     let t = cx.topology;
     let vars = Loop {
@@ -52,7 +55,7 @@ pub(crate) fn each_instance(
     let id = text.fmt(format_args!("{a}_next"));
     let next = chain.then(id, Str::default(), Kind::Xor(None));
     let locals = turn_locals(cx, subject, body, path, &vars);
-    let turn = turn(cx, a, subject, body);
+    let turn = turn(cx, a, subject, steps);
     let text = &mut cx.text;
     let following = if juel_ident(index) {
         Value::Text(text.fmt(format_args!("${{{index} + 1}}")))
@@ -199,9 +202,115 @@ fn turn_locals(
     locals
 }
 
+/// The whole activity as one call of [`EACH`], where the steps of a turn
+/// are all calls ([`program::compact`]): it lists the instances, runs the
+/// steps on each, and marks the instance of a failed turn ERROR. The
+/// variables local to a turn are not passed in.
+pub(crate) fn compact_each(
+    cx: &mut Ctx,
+    subject: TemplateRef,
+    body: &ActivityBody,
+    steps: &Plane,
+) -> Option<Call> {
+    let run = program::compact(steps, &mut cx.text)?;
+    let t = cx.topology;
+    let side = crate::render::side::side(t, subject);
+    let path = crate::render::paths::instances_path(t, subject);
+    let locals = turn_local_names(cx, subject, body);
+    let text = &mut cx.text;
+    let mut call = calls::call(EACH);
+    let list = [
+        Part::Var(side.service_template_url),
+        Part::Lit(&path),
+        Part::Lit("?serviceInstanceId="),
+        Part::Var(side.service_instance_id),
+    ];
+    calls::pass(text, &mut call, "list", &list);
+    let base = [
+        Part::Var(side.service_template_url),
+        Part::Lit(&path),
+        Part::Lit("/"),
+    ];
+    calls::pass(text, &mut call, "base", &base);
+    let names = &cx.names;
+    calls::pass(text, &mut call, "instance", &[Part::Lit(names.id(subject))]);
+    calls::pass(
+        text,
+        &mut call,
+        "instanceURL",
+        &[Part::Lit(names.url(subject))],
+    );
+    if !call.locals.is_empty() {
+        return None;
+    }
+    for (target, value) in run.ins {
+        let name = text.get(target);
+        if name
+            .strip_prefix("v:")
+            .is_some_and(|v| locals.iter().any(|l| l == v))
+        {
+            continue;
+        }
+        call.ins.push((target, value));
+    }
+    Some(call)
+}
+
+/// The names of the variables local to a turn: the instance's id and URL
+/// and properties, and those of every instance it follows a relationship
+/// to (see [`turn_locals`]).
+fn turn_local_names(cx: &Ctx, subject: TemplateRef, body: &ActivityBody) -> Vec<String> {
+    let (t, names) = (cx.topology, &cx.names);
+    let mut out = vec![
+        names.id(subject).to_string(),
+        names.url(subject).to_string(),
+    ];
+    let mut templates = vec![subject];
+    for s in &body.steps {
+        if let crate::plugins::steps::Step::FollowRelationship { to, .. } = s {
+            templates.push(TemplateRef::Node(*to));
+        }
+    }
+    for (k, &lt) in templates.iter().enumerate() {
+        if k > 0 {
+            out.push(names.url(lt).to_string());
+            out.push(names.id(lt).to_string());
+        }
+        out.extend(names.props_of(t, lt).map(|(_, v)| v.to_string()));
+    }
+    out
+}
+
 /// One turn: load the instance's properties, run the steps, and mark the
 /// instance ERROR if a call fails.
-fn turn(cx: &mut Ctx, a: &str, subject: TemplateRef, body: &ActivityBody) -> Plane {
+fn turn(cx: &mut Ctx, a: &str, subject: TemplateRef, steps: Plane) -> Plane {
+    let mut turn = steps;
+    let turn_prefix = format!("{a}_turn");
+    // Steps that are all calls: one call of toscanini_run.
+    if let Some(call) = program::compact(&turn, &mut cx.text) {
+        let (start, end) = (turn.nodes[0].id, turn.nodes[turn.nodes.len() - 1].id);
+        turn = Plane::new(turn.prefix);
+        let s = turn.add(start, Str::default(), Kind::Start(None));
+        let mut chain = Chain::new(&mut turn, s);
+        let (id, label) = (
+            cx.id(&turn_prefix, ""),
+            cx.text.add("steps on the instance"),
+        );
+        chain.then(id, label, Kind::Call(Box::new(call)));
+        chain.then(end, Str::default(), Kind::End(None));
+    }
+    on_error(cx, &mut turn, &turn_prefix, subject);
+    turn
+}
+
+/// The steps of one turn, from its start to its end event: load the
+/// instance's properties, then the activity's steps.
+pub(crate) fn turn_steps(
+    cx: &mut Ctx,
+    a: &str,
+    subject: TemplateRef,
+    body: &ActivityBody,
+) -> Plane {
     let t = cx.topology;
     let text = &mut cx.text;
     let mut turn = Plane::new(text.fmt(format_args!("{a}_each")));
@@ -220,8 +329,6 @@ fn turn(cx: &mut Ctx, a: &str, subject: TemplateRef, body: &ActivityBody) -> Pla
     }
     let id = cx.id(a, "_turnEnd");
     inner.then(id, Str::default(), Kind::End(None));
-    let turn_prefix = format!("{a}_turn");
-    on_error(cx, &mut turn, &turn_prefix, subject);
     turn
 }
 

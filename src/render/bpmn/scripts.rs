@@ -57,13 +57,19 @@ pub(crate) enum Shared {
     /// Script task of `toscanini_load`: `prop:<name>` for each name of
     /// `names`, read from the properties answer.
     Load,
+    /// Script task of `toscanini_each`: the next instance of the list,
+    /// into the variables the turn reads.
+    NextInstance,
+    /// Script task of `toscanini_run`: keep what the step before gave
+    /// back, clear the rest, and set up the next step of `steps`.
+    RunStep,
     /// A property of a JSON properties answer: index into the plan's
     /// property files ([`PropertyFiles`]).
     Property(u32),
 }
 
 /// Every shared script but the property ones, in file name order.
-const FIXED: [Shared; 15] = [
+const FIXED: [Shared; 17] = [
     Shared::Check,
     Shared::InstanceCount,
     Shared::InstanceId,
@@ -72,11 +78,13 @@ const FIXED: [Shared; 15] = [
     Shared::Invocation,
     Shared::Load,
     Shared::Location,
+    Shared::NextInstance,
     Shared::OperationResult,
     Shared::Pending,
     Shared::PlanLog,
     Shared::Properties,
     Shared::Relationship,
+    Shared::RunStep,
     Shared::TargetId,
     Shared::TargetUrl,
 ];
@@ -99,6 +107,8 @@ impl Shared {
             Shared::Relationship => "relationship.groovy",
             Shared::Properties => "properties.groovy",
             Shared::Load => "load.groovy",
+            Shared::RunStep => "run-step.groovy",
+            Shared::NextInstance => "next-instance.groovy",
             Shared::Property(_) => "",
         }
     }
@@ -178,10 +188,23 @@ impl Shared {
                 .into(),
             ),
             Shared::PlanLog => (
-                "Execution listener of each activity: an entry in the plan instance's log\n// (the container's POST {planInstanceURL}/logs) when the activity starts,\n// and when it ends (finished, or cancelled by a failure).",
-                "def what = execution.eventName == 'start' ? 'started' : (execution.canceled ? 'cancelled' : 'finished')\n\
-                 def entry = what + ' ' + execution.currentActivityId\n\
-                 def c = new URL(v('planInstanceURL') + '/logs').openConnection()\n\
+                "Execution listener of each activity: an entry in the plan instance's log\n// (the container's POST {planInstanceURL}/logs) when the activity starts,\n// and when it ends (finished, or cancelled by a failure). Also of the\n// processes toscanini_run and toscanini_each, for the activity whose call\n// started them (not a turn of toscanini_each, not a compensation handler).",
+                "def at = execution\n\
+                 def activity = execution.currentActivityId\n\
+                 if (execution.processDefinitionId.split(':')[0] in ['toscanini_run', 'toscanini_each']) {\n\
+                 \x20 // Which activity it logs for is decided when it starts, and kept.\n\
+                 \x20 at = execution.superExecution\n\
+                 \x20 def mark = 'log:' + execution.processInstanceId\n\
+                 \x20 if (execution.eventName == 'start') {\n\
+                 \x20   if (at == null || at.currentActivityId == 'toscanini_each_turn' || at.bpmnModelElementInstance?.getAttributeValue('isForCompensation') == 'true') return\n\
+                 \x20   execution.setVariable(mark, at.currentActivityId)\n\
+                 \x20 }\n\
+                 \x20 activity = execution.getVariable(mark)\n\
+                 \x20 if (at == null || activity == null) return\n\
+                 }\n\
+                 def what = execution.eventName == 'start' ? 'started' : (execution.canceled ? 'cancelled' : 'finished')\n\
+                 def entry = what + ' ' + activity\n\
+                 def c = new URL((at.getVariable('planInstanceURL') ?: '').toString() + '/logs').openConnection()\n\
                  c.requestMethod = 'POST'\n\
                  c.doOutput = true\n\
                  c.setRequestProperty('Content-Type', 'application/xml')\n\
@@ -209,6 +232,55 @@ impl Shared {
                 "Script task of toscanini_load: `prop:<name>` for each name of `names`\n// (comma separated), read from the properties answer ('' where it has none).",
                 "def r = body()\n\
                  (v('names') ? v('names').split(',') : []).each { n -> execution.setVariable('prop:' + n, jstr(r, n) ?: '') }"
+                    .into(),
+            ),
+            Shared::NextInstance => (
+                "Script task of toscanini_each: the next of the instances `ids` (comma\n// separated; `index` counts the turns): its id and URL (`base`, then the id)\n// as `v:` + the names `instance` and `instanceURL` hold, and in `turnURL`;\n// `more` whether there is one.",
+                "def i = (execution.getVariable('index') ?: 0) as int\n\
+                 def ids = v('ids').split(',').findAll { it }\n\
+                 def more = i < ids.size()\n\
+                 if (more) {\n\
+                 \x20 execution.setVariable('v:' + v('instance'), ids[i])\n\
+                 \x20 execution.setVariable('v:' + v('instanceURL'), v('base') + ids[i])\n\
+                 \x20 execution.setVariable('turnURL', v('base') + ids[i])\n\
+                 }\n\
+                 execution.setVariable('index', i + 1)\n\
+                 execution.setVariable('more', more)"
+                    .into(),
+            ),
+            Shared::RunStep => (
+                "Script task of toscanini_run: keep what the step before gave back (its\n// `VAR<SOURCE` fields, as `v:VAR`), clear every other variable but the\n// steps (`steps`, `steps:2`, … in parts), `step` and `log:…`, store the outputs of `outputs` lines, and pass the values of\n// the next call (`call`, '' when there is none) into variables of their own.",
+                "def get = { String n -> execution.getVariable(n) }\n\
+                 def unesc = { String s -> s.replaceAll('%([0-9A-F]{2})') { all, h -> ((char) Integer.parseInt(h, 16)).toString() } }\n\
+                 def ref = ~/\\$\\(([^)]*)\\)/\n\
+                 def value = { String s ->\n\
+                 \x20 def one = ref.matcher(s)\n\
+                 \x20 if (one.matches()) return get('v:' + unesc(one.group(1)))\n\
+                 \x20 def out = new StringBuilder(); def m = ref.matcher(s); def at = 0\n\
+                 \x20 while (m.find()) { out << unesc(s.substring(at, m.start())) << (get('v:' + unesc(m.group(1))) ?: ''); at = m.end() }\n\
+                 \x20 out << unesc(s.substring(at)); out.toString()\n\
+                 }\n\
+                 def fields = { String line -> line.split(' ').drop(1).collect { f -> def k = f.indexOf('='); k >= 0 ? [unesc(f.substring(0, k)), f.substring(k + 1), true] : [unesc(f.substring(0, f.indexOf('<'))), unesc(f.substring(f.indexOf('<') + 1)), false] } }\n\
+                 def text = get('steps').toString(); def part = 2\n\
+                 while (get('steps:' + part) != null) text += get('steps:' + part++)\n\
+                 def lines = text.split('\\n')\n\
+                 def i = (get('step') ?: 0) as int\n\
+                 if (i > 0) fields(lines[i - 1]).findAll { !it[2] }.each { execution.setVariable('v:' + it[0], get(it[1])) }\n\
+                 execution.variables.keySet().findAll { !(it.startsWith('v:') || it.startsWith('steps') || it.startsWith('log:') || it == 'step') }.each { execution.removeVariable(it) }\n\
+                 def call = ''\n\
+                 while (i < lines.length && !call) {\n\
+                 \x20 def line = lines[i++]\n\
+                 \x20 def f = fields(line).findAll { it[2] }\n\
+                 \x20 if (line.startsWith('outputs ')) {\n\
+                 \x20   def r = (value(f.find { it[0] == 'result' }?.getAt(1) ?: '') ?: '').toString()\n\
+                 \x20   f.findAll { it[0].startsWith('output:') }.each { def o = jstr(r, it[0].substring(7)); if (o != null) execution.setVariable('v:' + unesc(it[1]), o) }\n\
+                 \x20 } else {\n\
+                 \x20   call = line.split(' ')[0]\n\
+                 \x20   f.each { execution.setVariable(it[0], value(it[1])) }\n\
+                 \x20 }\n\
+                 }\n\
+                 execution.setVariable('step', i)\n\
+                 execution.setVariable('call', call)"
                     .into(),
             ),
             Shared::Property(_) => ("", String::new()),

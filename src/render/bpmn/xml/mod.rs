@@ -34,7 +34,7 @@ use serde::Serialize;
 use std::collections::VecDeque;
 
 use self::diagram::diagram;
-use super::graph::{Adjacency, Deferred, Kind, Plane, Repeat, Str, Sub, Text};
+use super::graph::{Adjacency, Built, Deferred, Kind, Plane, Repeat, Str, Sub, Text};
 use super::layout::{self, Diagram};
 use super::scripts::{Library, PropertyFiles, Used, library};
 use crate::error::{Error, Result};
@@ -522,7 +522,24 @@ impl Writer<'_> {
         let mut text = std::mem::take(&mut pending.text);
         text.clear();
         let sub = match pending.builder.build(key, &mut text, self.properties) {
-            Ok(sub) => sub,
+            Ok(Built::Sub(sub)) => sub,
+            Ok(Built::Call {
+                call,
+                repeat,
+                logged,
+            }) => {
+                self.activity_call(plane, adj, i, &call, &text, repeat, logged, depth);
+                return self.no_diagrams(key, text);
+            }
+            Ok(Built::Nothing) => {
+                self.open(depth, "task", plane, i, None);
+                self.step("extensions", None, &[]);
+                self.plan_log();
+                self.step("extensions-end", None, &[]);
+                self.flows(plane, adj, i);
+                self.step("task-close", None, &[]);
+                return self.no_diagrams(key, text);
+            }
             Err(e) => return self.fail(e),
         };
         self.sub_process(plane, adj, i, &sub, Some(&text), depth);
@@ -564,6 +581,16 @@ impl Writer<'_> {
         if let Err(e) = pushed {
             self.fail(e);
         }
+    }
+
+    /// A deferred node built as no subprocess: no diagrams of its own
+    /// where the layout kept a place for them; its text kept for the next.
+    fn no_diagrams(&mut self, key: usize, text: Text) {
+        let Some(pending) = self.pending.as_mut() else {
+            return;
+        };
+        pending.pieces.push((key, 0));
+        pending.text = text;
     }
 
     /// The associations of a plane and every plane nested in it, depth first.

@@ -13,7 +13,10 @@ use std::sync::OnceLock;
 use super::Writer;
 use crate::error::{Error, Result};
 use crate::names::escape::{push_xml_attr, push_xml_text};
-use crate::render::bpmn::graph::{Adjacency, Call, Http, In, Plane, Script, Str, Value};
+use crate::render::bpmn::graph::{
+    Adjacency, Call, Http, In, Plane, Repeat, Script, Str, Text, Value,
+};
+use crate::render::bpmn::library::{EACH, RUN};
 use crate::render::bpmn::scripts::Shared;
 use crate::render::fragment::Fragments;
 
@@ -57,7 +60,11 @@ pub(super) fn text(s: &str) -> Cow<'_, str> {
 
 /// `s` escaped for an attribute value.
 pub(super) fn attr(s: &str) -> Cow<'_, str> {
-    escaped(s, &['&', '<', '>', '"', '\''], push_xml_attr)
+    escaped(
+        s,
+        &['&', '<', '>', '"', '\'', '\n', '\r', '\t'],
+        push_xml_attr,
+    )
 }
 
 /// ` name="…"`, or nothing for an element without a label.
@@ -288,6 +295,54 @@ impl Writer<'_> {
 
     /// A call activity: the reusable process of the plan's own deployment,
     /// with its variables passed in and out.
+    /// An activity that is one call (node `i` of `plane`, which is in
+    /// this writer's text; the call's text is `inner`): a compensation
+    /// handler if `repeat` says so, logged if `logged`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn activity_call(
+        &mut self,
+        plane: &Plane,
+        adj: &Adjacency,
+        i: usize,
+        c: &Call,
+        inner: &Text,
+        repeat: Repeat,
+        logged: bool,
+        depth: usize,
+    ) {
+        let model = self.text;
+        let n = &plane.nodes[i];
+        let (id, name) = (model.get(n.id), name_attr(model.get(n.name)));
+        let section = match repeat {
+            Repeat::Compensation => "call-compensation",
+            _ => "call",
+        };
+        let values = [("id", id), ("name_attr", &name), ("process", c.process)];
+        self.step(section, Some(depth), &values);
+        // The called process writes the log of an activity that is one
+        // call (templates/bpmn/library.bpmn); any other call is logged here.
+        if logged && c.process != RUN && c.process != EACH {
+            self.plan_log();
+        }
+        self.in_text(Some(inner), |w| w.passes(c));
+        self.step("extensions-end", None, &[]);
+        self.flows(plane, adj, i);
+        self.step("call-close", None, &[]);
+    }
+
+    /// The variables a call passes in and out.
+    fn passes(&mut self, c: &Call) {
+        let model = self.text;
+        let ins = c.ins.iter().map(|(to, from)| ("call-in", from, to));
+        let outs = c.outs.iter().map(|(from, to)| ("call-out", from, to));
+        for (section, from, to) in ins.chain(outs) {
+            let (from, value) = passed(from);
+            let (value, target) = (attr(model.get(value)), attr(model.get(*to)));
+            let values = [("from", from), ("value", &value), ("target", &target)];
+            self.step(section, None, &values);
+        }
+    }
+
     pub(super) fn call_activity(
         &mut self,
         plane: &Plane,
@@ -301,14 +356,7 @@ impl Writer<'_> {
         let (id, name) = (model.get(n.id), name_attr(model.get(n.name)));
         let values = [("id", id), ("name_attr", &name), ("process", c.process)];
         self.step("call", Some(depth), &values);
-        let ins = c.ins.iter().map(|(to, from)| ("call-in", from, to));
-        let outs = c.outs.iter().map(|(from, to)| ("call-out", from, to));
-        for (section, from, to) in ins.chain(outs) {
-            let (from, value) = passed(from);
-            let (value, target) = (attr(model.get(value)), attr(model.get(*to)));
-            let values = [("from", from), ("value", &value), ("target", &target)];
-            self.step(section, None, &values);
-        }
+        self.passes(c);
         if !c.locals.is_empty() {
             self.mappings(depth, &c.locals, &[]);
         }

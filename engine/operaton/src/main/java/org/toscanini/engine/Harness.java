@@ -120,7 +120,10 @@ final class Harness implements AutoCloseable {
     return String.join(" ", ids);
   }
 
-  /** Records the start and end of every subprocess and call activity in the trace. */
+  /**
+   * Records the start and end of every subprocess, call activity and task without a type (an
+   * activity of a plan that has no steps) in the trace.
+   */
   private static final class ActivityEvents implements BpmnParseListener {
     @Override
     public void parseSubProcess(Element e, ScopeImpl scope, ActivityImpl activity) {
@@ -129,6 +132,11 @@ final class Harness implements AutoCloseable {
 
     @Override
     public void parseCallActivity(Element e, ScopeImpl scope, ActivityImpl activity) {
+      listen(activity);
+    }
+
+    @Override
+    public void parseTask(Element e, ScopeImpl scope, ActivityImpl activity) {
       listen(activity);
     }
 

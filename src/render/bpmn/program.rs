@@ -1,0 +1,270 @@
+//! An activity whose steps are calls of the reusable processes, one after
+//! the other, as one call of `toscanini_run` (`templates/bpmn/library.bpmn`):
+//! the steps become the lines of its `steps` text, and the variables they
+//! read and set are passed in and out once, as `v:<name>`. The activity is
+//! then one call activity in the plan instead of a subprocess with a
+//! diagram of its own: the plan says each call once, in the library.
+//!
+//! In: the plane of an activity (or of its compensation handler) and its
+//! text. Out: the call, or `None` where a step is more than a call (a
+//! script, a gateway, a value only Groovy computes), which keeps the
+//! subprocess.
+
+use super::graph::{Call, In, Kind, Plane, Script, Text, Value};
+use super::library::RUN;
+use super::scripts::Shared;
+
+/// The call of `toscanini_run` that does what `plane` does, if its steps
+/// are all calls (and the storing of an operation's outputs) in one line.
+pub(super) fn compact(plane: &Plane, text: &mut Text) -> Option<Call> {
+    let steps = straight(plane)?;
+    let mut program = Program::default();
+    for (k, kind) in steps.iter().enumerate() {
+        if k > 0 {
+            program.steps.push('\n');
+        }
+        match kind {
+            Kind::Call(c) => program.call(c, text)?,
+            Kind::Script(s) => program.outputs(s, text)?,
+            _ => return None,
+        }
+    }
+    Some(program.into_call(text))
+}
+
+/// The kinds of the nodes between the start and the end event of a plane
+/// that is one line of nodes (every flow from a node to the next, without
+/// a condition); `None` for any other plane.
+fn straight(plane: &Plane) -> Option<Vec<&Kind>> {
+    let n = plane.nodes.len();
+    let first = plane.nodes.first()?;
+    let last = plane.nodes.last()?;
+    let line = plane.flows.len() + 1 == n
+        && plane.associations.is_empty()
+        && plane
+            .flows
+            .iter()
+            .enumerate()
+            .all(|(k, f)| f.from() == k && f.to() == k + 1 && f.condition.is_none());
+    let ends = matches!(first.kind, Kind::Start(None)) && matches!(last.kind, Kind::End(None));
+    (line && ends && n > 2).then(|| plane.nodes[1..n - 1].iter().map(|x| &x.kind).collect())
+}
+
+/// The `steps` text being written, and the variables it reads and sets.
+#[derive(Default)]
+struct Program {
+    steps: String,
+    reads: Vec<String>,
+    sets: Vec<String>,
+    /// Variables only an `outputs` line of this program reads (an
+    /// operation's answer): not passed out.
+    answers: Vec<String>,
+}
+
+impl Program {
+    /// A line calling `c`'s process.
+    fn call(&mut self, c: &Call, text: &Text) -> Option<()> {
+        if !c.locals.is_empty() {
+            return None;
+        }
+        self.steps.push_str(c.process.strip_prefix("toscanini_")?);
+        for (target, value) in &c.ins {
+            self.steps.push(' ');
+            push_escaped(&mut self.steps, text.get(*target));
+            self.steps.push('=');
+            self.value(*value, text)?;
+        }
+        for (from, var) in &c.outs {
+            let In::Var(from) = from else {
+                return None;
+            };
+            let var = text.get(*var);
+            self.steps.push(' ');
+            push_escaped(&mut self.steps, var);
+            self.steps.push('<');
+            push_escaped(&mut self.steps, text.get(*from));
+            add(&mut self.sets, var);
+        }
+        Some(())
+    }
+
+    /// A line storing the outputs of an operation's answer (the script
+    /// task `operation-result.groovy` with its locals).
+    fn outputs(&mut self, s: &Script, text: &Text) -> Option<()> {
+        if s.script != Value::Shared(Shared::OperationResult) {
+            return None;
+        }
+        self.steps.push_str("outputs");
+        for (name, value) in &s.locals {
+            let (name, Value::Text(value)) = (text.get(*name), value) else {
+                return None;
+            };
+            self.steps.push(' ');
+            push_escaped(&mut self.steps, name);
+            self.steps.push('=');
+            if name == "result" {
+                let juel = text.get(*value);
+                self.juel(juel)?;
+                if let Some(v) = juel.strip_prefix("${").and_then(|v| v.strip_suffix('}')) {
+                    add(&mut self.answers, v);
+                }
+            } else {
+                // The name of the variable that receives the output.
+                let var = text.get(*value);
+                push_escaped(&mut self.steps, var);
+                add(&mut self.sets, var);
+            }
+        }
+        Some(())
+    }
+
+    /// A value passed in: a variable, or JUEL text of literals and variables.
+    fn value(&mut self, value: In, text: &Text) -> Option<()> {
+        match value {
+            In::Var(v) => {
+                self.var(text.get(v));
+                Some(())
+            }
+            In::Expr(e) => self.juel(text.get(e)),
+        }
+    }
+
+    /// JUEL text with `${name}` parts (what [`super::expr::concat`]
+    /// writes); `None` for any other expression.
+    fn juel(&mut self, mut juel: &str) -> Option<()> {
+        while let Some(at) = juel.find("${") {
+            push_escaped(&mut self.steps, &juel[..at]);
+            let rest = &juel[at + 2..];
+            let end = rest.find('}')?;
+            let name = &rest[..end];
+            if !super::groovy::juel_ident(name) {
+                return None;
+            }
+            self.var(name);
+            juel = &rest[end + 1..];
+        }
+        push_escaped(&mut self.steps, juel);
+        Some(())
+    }
+
+    fn var(&mut self, name: &str) {
+        self.steps.push_str("$(");
+        push_escaped(&mut self.steps, name);
+        self.steps.push(')');
+        // What a step before set is the program's own.
+        if !self.sets.iter().any(|s| s == name) {
+            add(&mut self.reads, name);
+        }
+    }
+
+    /// The call of `toscanini_run`: the steps, then every variable read
+    /// passed in and every variable set (but an answer only this program
+    /// reads) passed out.
+    fn into_call(self, text: &mut Text) -> Call {
+        let mut ins = Vec::new();
+        for (k, part) in parts(&self.steps).enumerate() {
+            let target = match k {
+                0 => text.add("steps"),
+                k => text.fmt(format_args!("steps:{}", k + 1)),
+            };
+            ins.push((target, In::Expr(text.add(part))));
+        }
+        for r in &self.reads {
+            let target = text.fmt(format_args!("v:{r}"));
+            ins.push((target, In::Var(text.add(r))));
+        }
+        let mut outs = Vec::new();
+        for s in self.sets.iter().filter(|s| !self.answers.contains(s)) {
+            let from = text.fmt(format_args!("v:{s}"));
+            outs.push((In::Var(from), text.add(s)));
+        }
+        Call {
+            process: RUN,
+            locals: Vec::new(),
+            ins,
+            outs,
+        }
+    }
+}
+
+/// The longest text a variable of the engine holds as a string: Camunda
+/// 7 and Operaton store one in a column of 4,000 characters, 2,000 on
+/// Oracle.
+const PART: usize = 2_000;
+
+/// `steps` in pieces of at most [`PART`] characters, cut anywhere (the
+/// pieces are joined again before they are read).
+fn parts(steps: &str) -> impl Iterator<Item = &str> {
+    let mut rest = steps;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = rest
+            .char_indices()
+            .nth(PART)
+            .map_or(rest.len(), |(at, _)| at);
+        let (part, tail) = rest.split_at(end);
+        rest = tail;
+        Some(part)
+    })
+}
+
+/// Add `name` to `list` unless it is there (a program reads a few dozen
+/// variables at most).
+fn add(list: &mut Vec<String>, name: &str) {
+    if !list.iter().any(|x| x == name) {
+        list.push(name.to_string());
+    }
+}
+
+/// Append `s` with the characters the `steps` syntax reserves as `%XX`
+/// (`$`, `#` and `\` also because JUEL reads the text first).
+fn push_escaped(out: &mut String, s: &str) {
+    for c in s.chars() {
+        if matches!(
+            c,
+            ' ' | '%' | '$' | '#' | '\\' | '=' | '<' | ')' | '\n' | '\r' | '\t'
+        ) {
+            out.push('%');
+            out.push_str(&format!("{:02X}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_characters_are_escaped() {
+        let mut out = String::new();
+        push_escaped(&mut out, "a b%c$d#e=f<g)h\ni");
+        assert_eq!(out, "a%20b%25c%24d%23e%3Df%3Cg%29h%0Ai");
+    }
+
+    #[test]
+    fn long_steps_are_cut_into_parts_of_what_a_variable_holds() {
+        let steps = "é".repeat(PART + 1);
+        let cut: Vec<&str> = parts(&steps).collect();
+        assert_eq!(cut.len(), 2);
+        assert_eq!(cut[0].chars().count(), PART);
+        assert_eq!(cut.concat(), steps);
+        assert_eq!(parts("a").collect::<Vec<_>>(), ["a"]);
+    }
+
+    #[test]
+    fn juel_text_becomes_references() {
+        let mut p = Program::default();
+        p.juel("${serviceTemplateURL}/nodetemplates/a b/instances")
+            .unwrap();
+        assert_eq!(
+            p.steps,
+            "$(serviceTemplateURL)/nodetemplates/a%20b/instances"
+        );
+        assert_eq!(p.reads, ["serviceTemplateURL"]);
+        assert!(Program::default().juel("${empty x ? a : b}").is_none());
+    }
+}
