@@ -284,21 +284,11 @@ fn turn_local_names(cx: &Ctx, subject: TemplateRef, body: &ActivityBody) -> Vec<
 /// One turn: load the instance's properties, run the steps, and mark the
 /// instance ERROR if a call fails.
 fn turn(cx: &mut Ctx, a: &str, subject: TemplateRef, steps: Plane) -> Plane {
+    // (Its steps stay as they are even where they are all calls: a call
+    // of toscanini_run logs for the element that calls it, which here is
+    // no activity; the whole activity is one call where it can be.)
     let mut turn = steps;
     let turn_prefix = format!("{a}_turn");
-    // Steps that are all calls: one call of toscanini_run.
-    if let Some(call) = program::compact(&turn, &mut cx.text) {
-        let (start, end) = (turn.nodes[0].id, turn.nodes[turn.nodes.len() - 1].id);
-        turn = Plane::new(turn.prefix);
-        let s = turn.add(start, Str::default(), Kind::Start(None));
-        let mut chain = Chain::new(&mut turn, s);
-        let (id, label) = (
-            cx.id(&turn_prefix, ""),
-            cx.text.add("steps on the instance"),
-        );
-        chain.then(id, label, Kind::Call(Box::new(call)));
-        chain.then(end, Str::default(), Kind::End(None));
-    }
     on_error(cx, &mut turn, &turn_prefix, subject);
     turn
 }
