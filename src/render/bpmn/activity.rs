@@ -1,7 +1,10 @@
 //! One activity of a BPMN plan, built when the writer reaches it
 //! ([`Kind::Deferred`]): its steps in a collapsed subprocess whose id is
 //! the activity id (termination activities loop over the live instances:
-//! [`super::per_instance`]), and its compensation handler.
+//! [`super::per_instance`]), and its compensation handler. Where the steps
+//! are all calls, the activity (or handler) is instead one call of
+//! `toscanini_run` or `toscanini_each` ([`super::program`]); where there
+//! are none, a task that does nothing ([`Built`]).
 //!
 //! In a region of `on_failure` routing drawn inside the activities, one
 //! that may be skipped starts with a gateway that skips it unless every
@@ -84,30 +87,8 @@ impl graph::Deferred for Activities<'_, '_> {
         std::mem::swap(&mut cx.properties, properties);
         // The emptiness predicted for the activity, where it proved wrong.
         let (built, mismatch) = match part {
-            Later::Activity if each => {
-                let a = &self.plan.plan.activities[i];
-                let body = &self.plan.bodies[i];
-                let steps = turn_steps(cx, &a.id, a.template, body);
-                let built = match compact_each(cx, a.template, body, &steps) {
-                    Some(call) => Built::Call {
-                        call,
-                        repeat: Repeat::Once,
-                        logged: true,
-                    },
-                    None => Built::Sub(per_instance_activity(cx, self.plan, i, steps)),
-                };
-                (built, None)
-            }
-            Later::Activity => {
-                let (sub, empty) = activity(cx, self.plan, i, self.routing);
-                let expected = is_empty(cx, self.plan, i);
-                let built = if empty && sub.outputs.is_empty() && is_plain(&sub.plane) {
-                    Built::Nothing
-                } else {
-                    compacted(cx, sub)
-                };
-                (built, (empty != expected).then_some(expected))
-            }
+            Later::Activity if each => (each_activity(cx, self.plan, i), None),
+            Later::Activity => once_activity(cx, self.plan, i, self.routing),
             Later::Undo => {
                 let sub = undo(cx, self.plan, i);
                 (compacted(cx, sub), None)
@@ -134,6 +115,42 @@ impl Activities<'_, '_> {
             && !self.routing.inside[i]
             && self.routing.outcome[i].is_none()
     }
+}
+
+/// Per-instance activity `i` outside any routing: one call of
+/// `toscanini_each` where the steps of a turn are all calls, else the loop
+/// over the instances in a subprocess.
+fn each_activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize) -> Built {
+    let a = &plan.plan.activities[i];
+    let body = &plan.bodies[i];
+    let steps = turn_steps(cx, &a.id, a.template, body);
+    match compact_each(cx, a.template, body, &steps) {
+        Some(call) => Built::Call {
+            call,
+            repeat: Repeat::Once,
+            logged: true,
+        },
+        None => Built::Sub(per_instance_activity(cx, plan, i, steps)),
+    }
+}
+
+/// Any other activity `i`: a task where it has no steps, one call of
+/// `toscanini_run` where they are all calls, else a subprocess; and
+/// whether it is empty where that is not what [`is_empty`] predicted.
+fn once_activity(
+    cx: &mut Ctx,
+    plan: &ConcretePlan,
+    i: usize,
+    routing: &Routing,
+) -> (Built, Option<bool>) {
+    let (sub, empty) = activity(cx, plan, i, routing);
+    let expected = is_empty(cx, plan, i);
+    let built = if empty && sub.outputs.is_empty() && is_plain(&sub.plane) {
+        Built::Nothing
+    } else {
+        compacted(cx, sub)
+    };
+    (built, (empty != expected).then_some(expected))
 }
 
 /// `sub` as one call of `toscanini_run` where its steps are all calls
