@@ -367,9 +367,11 @@ fn invoke(
         }
         params.push_str("</Params>");
     }
+    // The step's name and its separators are one literal: the same
+    // string as three, in fewer bytes.
     let message_id = text(&format!(
-        "concat($correlationID, ':', {}, ':', ${})",
-        literal(name),
+        "concat($correlationID, {}, ${})",
+        literal(&format!(":{name}:")),
         cx.names.id(subject)
     ));
     w.put(
