@@ -83,6 +83,14 @@ pub(crate) fn activity(
         w.put("sources-end", ind, &[])?;
     }
     w.put("variables", ind, &[])?;
+    // The steps of an activity run one after the other (the instances
+    // of a termination activity too: its forEach is not parallel), so
+    // its invocations share one request and response, declared here
+    // once; each invocation keeps its scope for its correlation set.
+    let invokes = body.steps.iter().chain(&body.compensation);
+    if invokes.into_iter().any(|s| matches!(s, Step::Invoke(_))) {
+        w.put("variable-invocation", ind, &[])?;
+    }
     if body.per_instance {
         w.put("variable-instance-list", ind, &[])?;
     }
