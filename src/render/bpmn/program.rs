@@ -11,8 +11,14 @@
 //! subprocess.
 
 use super::graph::{Call, In, Kind, Plane, Script, Text, Value};
-use super::library::RUN;
+use super::library::{FOLLOW, INSTANCES, INVOKE, LOAD, PROPERTIES, REGISTER, RELATE, RUN, STATE};
 use super::scripts::Shared;
+
+/// The processes `toscanini_run` can call (its gateway has a way to each);
+/// an activity that calls any other stays a subprocess.
+const STEPS: [&str; 8] = [
+    INVOKE, STATE, REGISTER, RELATE, PROPERTIES, LOAD, FOLLOW, INSTANCES,
+];
 
 /// The call of `toscanini_run` that does what `plane` does, if its steps
 /// are all calls (and the storing of an operation's outputs) in one line.
@@ -64,7 +70,7 @@ struct Program {
 impl Program {
     /// A line calling `c`'s process.
     fn call(&mut self, c: &Call, text: &Text) -> Option<()> {
-        if !c.locals.is_empty() {
+        if !c.locals.is_empty() || !STEPS.contains(&c.process) {
             return None;
         }
         self.steps.push_str(c.process.strip_prefix("toscanini_")?);
@@ -237,6 +243,35 @@ fn push_escaped(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A plane of one call of `process` passing `state=CREATED`.
+    fn one_call(text: &mut Text, process: &'static str) -> Plane {
+        let mut plane = Plane::new(text.add("a"));
+        let start = plane.add(text.add("a_start"), text.add(""), Kind::Start(None));
+        let mut call = super::super::calls::call(process);
+        call.ins
+            .push((text.add("state"), In::Expr(text.add("CREATED"))));
+        let step = plane.add(text.add("a_s1"), text.add(""), Kind::Call(Box::new(call)));
+        let end = plane.add(text.add("a_end"), text.add(""), Kind::End(None));
+        plane.connect(start, step);
+        plane.connect(step, end);
+        plane
+    }
+
+    #[test]
+    fn only_calls_toscanini_run_can_make_are_compacted() {
+        let mut text = Text::default();
+        let plane = one_call(&mut text, STATE);
+        let call = compact(&plane, &mut text).expect("a call of toscanini_state");
+        assert_eq!(call.process, RUN);
+        let In::Expr(steps) = call.ins[0].1 else {
+            panic!("steps are text");
+        };
+        assert_eq!(text.get(steps), "state state=CREATED");
+        // toscanini_mark is no step of toscanini_run: the subprocess stays.
+        let plane = one_call(&mut text, super::super::library::MARK);
+        assert!(compact(&plane, &mut text).is_none());
+    }
 
     #[test]
     fn reserved_characters_are_escaped() {

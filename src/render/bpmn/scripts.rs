@@ -276,6 +276,7 @@ impl Shared {
                  \x20   f.findAll { it[0].startsWith('output:') }.each { def o = jstr(r, it[0].substring(7)); if (o != null) execution.setVariable('v:' + unesc(it[1]), o) }\n\
                  \x20 } else {\n\
                  \x20   call = line.split(' ')[0]\n\
+                 \x20   if (!(call in ['invoke', 'state', 'register', 'relate', 'properties', 'load', 'follow', 'instances'])) fail('toscanini_run: no step ' + call)\n\
                  \x20   f.each { execution.setVariable(it[0], value(it[1])) }\n\
                  \x20 }\n\
                  }\n\
