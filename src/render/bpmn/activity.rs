@@ -128,7 +128,6 @@ fn each_activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize) -> Built {
         Some(call) => Built::Call {
             call,
             repeat: Repeat::Once,
-            logged: true,
         },
         None => Built::Sub(per_instance_activity(cx, plan, i, steps)),
     }
@@ -163,7 +162,6 @@ fn compacted(cx: &mut Ctx, sub: Sub) -> Built {
         Some(call) => Built::Call {
             call,
             repeat: sub.repeat,
-            logged: sub.logged,
         },
         None => Built::Sub(sub),
     }

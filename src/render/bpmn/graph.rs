@@ -241,16 +241,15 @@ pub(crate) struct Sub {
 pub(crate) enum Built {
     /// A collapsed subprocess.
     Sub(Sub),
-    /// One call of a reusable process (an activity whose steps are all
-    /// calls: [`super::program`]), a compensation handler if `repeat` says
-    /// so, logged as the subprocess would have been.
+    /// One call of `toscanini_run` or `toscanini_each` (an activity whose
+    /// steps are all calls: [`super::program`]), a compensation handler if
+    /// `repeat` says so; the called process writes the plan-log entries of
+    /// an activity, not of a compensation handler.
     Call {
         /// The call.
         call: Call,
         /// [`Repeat::Once`] or [`Repeat::Compensation`].
         repeat: Repeat,
-        /// Its start and end go into the plan instance's log.
-        logged: bool,
     },
     /// A task that does nothing (an activity without steps), logged.
     Nothing,

@@ -16,8 +16,11 @@ use super::groovy::{Part, juel_ident, juel_text, push_literal, push_var};
 use super::library::{EACH, INSTANCES};
 use super::program;
 use super::steps;
-use crate::model::TemplateRef;
+use crate::model::{TemplateRef, Topology};
 use crate::plugins::ActivityBody;
+use crate::plugins::steps::Step;
+use crate::render::side::Side;
+use crate::render::vars::Vars;
 
 /// The variables of the loop over the instances.
 struct Loop {
@@ -100,13 +103,7 @@ fn list(cx: &mut Ctx, chain: &mut Chain, a: &str, subject: TemplateRef, path: &s
     let side = crate::render::side::side(t, subject);
     let text = &mut cx.text;
     let mut call = calls::call(INSTANCES);
-    let url = [
-        Part::Var(side.service_template_url),
-        Part::Lit(path),
-        Part::Lit("?serviceInstanceId="),
-        Part::Var(side.service_instance_id),
-    ];
-    calls::pass(text, &mut call, "url", &url);
+    calls::pass(text, &mut call, "url", &instances_of(&side, path));
     call.outs = vec![
         (In::Var(text.add("ids")), text.add(&vars.ids)),
         (In::Var(text.add("count")), text.add(&vars.count)),
@@ -123,6 +120,17 @@ fn list(cx: &mut Ctx, chain: &mut Chain, a: &str, subject: TemplateRef, path: &s
     let count = &vars.count;
     let condition = text.fmt(format_args!("${{{count} == 0}}"));
     chain.end_if(split, end, condition, "none");
+}
+
+/// The URL that lists the instances of the template whose instances are
+/// at `path` under the service template, in the plan's service instance.
+fn instances_of<'a>(side: &Side<'a>, path: &'a str) -> [Part<'a>; 4] {
+    [
+        Part::Var(side.service_template_url),
+        Part::Lit(path),
+        Part::Lit("?serviceInstanceId="),
+        Part::Var(side.service_instance_id),
+    ]
 }
 
 /// The locals of one turn: the instance's id and URL, and, empty, the
@@ -176,27 +184,13 @@ fn turn_locals(
             ),
         ]
     };
-    let mut local_templates = vec![subject];
-    for s in &body.steps {
-        if let crate::plugins::steps::Step::FollowRelationship { to, .. } = s {
-            local_templates.push(TemplateRef::Node(*to));
-        }
-    }
     let empty = text.add("${''}");
     let mut last: Option<&str> = None;
-    for (k, &lt) in local_templates.iter().enumerate() {
-        let mut vars: Vec<&str> = Vec::new();
-        if k > 0 {
-            vars.push(names.url(lt));
-            vars.push(names.id(lt));
-        }
-        vars.extend(names.props_of(t, lt).map(|(_, v)| v));
-        for v in vars {
-            // Consecutive repeats once (a template followed twice in a row).
-            if last != Some(v) {
-                locals.push((text.add(v), Value::Text(empty)));
-                last = Some(v);
-            }
+    for v in turn_vars(names, t, subject, body) {
+        // Consecutive repeats once (a template followed twice in a row).
+        if last != Some(v) {
+            locals.push((text.add(v), Value::Text(empty)));
+            last = Some(v);
         }
     }
     locals
@@ -216,23 +210,21 @@ pub(crate) fn compact_each(
     let t = cx.topology;
     let side = crate::render::side::side(t, subject);
     let path = crate::render::paths::instances_path(t, subject);
-    let locals = turn_local_names(cx, subject, body);
+    let names = &cx.names;
+    let local = |v: &str| {
+        v == names.id(subject)
+            || v == names.url(subject)
+            || turn_vars(names, t, subject, body).any(|l| l == v)
+    };
     let text = &mut cx.text;
     let mut call = calls::call(EACH);
-    let list = [
-        Part::Var(side.service_template_url),
-        Part::Lit(&path),
-        Part::Lit("?serviceInstanceId="),
-        Part::Var(side.service_instance_id),
-    ];
-    calls::pass(text, &mut call, "list", &list);
+    calls::pass(text, &mut call, "list", &instances_of(&side, &path));
     let base = [
         Part::Var(side.service_template_url),
         Part::Lit(&path),
         Part::Lit("/"),
     ];
     calls::pass(text, &mut call, "base", &base);
-    let names = &cx.names;
     calls::pass(text, &mut call, "instance", &[Part::Lit(names.id(subject))]);
     calls::pass(
         text,
@@ -245,10 +237,7 @@ pub(crate) fn compact_each(
     }
     for (target, value) in run.ins {
         let name = text.get(target);
-        if name
-            .strip_prefix("v:")
-            .is_some_and(|v| locals.iter().any(|l| l == v))
-        {
+        if name.strip_prefix("v:").is_some_and(local) {
             continue;
         }
         call.ins.push((target, value));
@@ -256,29 +245,25 @@ pub(crate) fn compact_each(
     Some(call)
 }
 
-/// The names of the variables local to a turn: the instance's id and URL
-/// and properties, and those of every instance it follows a relationship
-/// to (see [`turn_locals`]).
-fn turn_local_names(cx: &Ctx, subject: TemplateRef, body: &ActivityBody) -> Vec<String> {
-    let (t, names) = (cx.topology, &cx.names);
-    let mut out = vec![
-        names.id(subject).to_string(),
-        names.url(subject).to_string(),
-    ];
-    let mut templates = vec![subject];
-    for s in &body.steps {
-        if let crate::plugins::steps::Step::FollowRelationship { to, .. } = s {
-            templates.push(TemplateRef::Node(*to));
-        }
-    }
-    for (k, &lt) in templates.iter().enumerate() {
-        if k > 0 {
-            out.push(names.url(lt).to_string());
-            out.push(names.id(lt).to_string());
-        }
-        out.extend(names.props_of(t, lt).map(|(_, v)| v.to_string()));
-    }
-    out
+/// The variables a turn sets below its instance's id and URL: its
+/// instance's properties, and the URL, id and properties of every instance
+/// it follows a relationship to (local to the turn: [`turn_locals`]).
+fn turn_vars<'a>(
+    names: &'a Vars,
+    t: &'a Topology,
+    subject: TemplateRef,
+    body: &'a ActivityBody,
+) -> impl Iterator<Item = &'a str> + 'a {
+    let followed = body.steps.iter().filter_map(|s| match s {
+        Step::FollowRelationship { to, .. } => Some(TemplateRef::Node(*to)),
+        _ => None,
+    });
+    let templates = std::iter::once((subject, false)).chain(followed.map(|r| (r, true)));
+    templates.flat_map(move |(r, followed)| {
+        let found = followed.then(|| [names.url(r), names.id(r)]);
+        let props = names.props_of(t, r).map(|(_, v)| v);
+        found.into_iter().flatten().chain(props)
+    })
 }
 
 /// One turn: load the instance's properties, run the steps, and mark the

@@ -523,12 +523,8 @@ impl Writer<'_> {
         text.clear();
         let sub = match pending.builder.build(key, &mut text, self.properties) {
             Ok(Built::Sub(sub)) => sub,
-            Ok(Built::Call {
-                call,
-                repeat,
-                logged,
-            }) => {
-                self.activity_call(plane, adj, i, &call, &text, repeat, logged, depth);
+            Ok(Built::Call { call, repeat }) => {
+                self.call_element(plane, adj, i, &call, repeat, Some(&text), depth);
                 return self.no_diagrams(key, text);
             }
             Ok(Built::Nothing) => {

@@ -16,7 +16,6 @@ use crate::names::escape::{push_xml_attr, push_xml_text};
 use crate::render::bpmn::graph::{
     Adjacency, Call, Http, In, Plane, Repeat, Script, Str, Text, Value,
 };
-use crate::render::bpmn::library::{EACH, RUN};
 use crate::render::bpmn::scripts::Shared;
 use crate::render::fragment::Fragments;
 
@@ -293,43 +292,6 @@ impl Writer<'_> {
         self.step("http-close", None, &[]);
     }
 
-    /// A call activity: the reusable process of the plan's own deployment,
-    /// with its variables passed in and out.
-    /// An activity that is one call (node `i` of `plane`, which is in
-    /// this writer's text; the call's text is `inner`): a compensation
-    /// handler if `repeat` says so, logged if `logged`.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn activity_call(
-        &mut self,
-        plane: &Plane,
-        adj: &Adjacency,
-        i: usize,
-        c: &Call,
-        inner: &Text,
-        repeat: Repeat,
-        logged: bool,
-        depth: usize,
-    ) {
-        let model = self.text;
-        let n = &plane.nodes[i];
-        let (id, name) = (model.get(n.id), name_attr(model.get(n.name)));
-        let section = match repeat {
-            Repeat::Compensation => "call-compensation",
-            _ => "call",
-        };
-        let values = [("id", id), ("name_attr", &name), ("process", c.process)];
-        self.step(section, Some(depth), &values);
-        // The called process writes the log of an activity that is one
-        // call (templates/bpmn/library.bpmn); any other call is logged here.
-        if logged && c.process != RUN && c.process != EACH {
-            self.plan_log();
-        }
-        self.in_text(Some(inner), |w| w.passes(c));
-        self.step("extensions-end", None, &[]);
-        self.flows(plane, adj, i);
-        self.step("call-close", None, &[]);
-    }
-
     /// The variables a call passes in and out.
     fn passes(&mut self, c: &Call) {
         let model = self.text;
@@ -343,6 +305,8 @@ impl Writer<'_> {
         }
     }
 
+    /// A call activity: the reusable process of the plan's own deployment,
+    /// with its variables passed in and out.
     pub(super) fn call_activity(
         &mut self,
         plane: &Plane,
@@ -351,15 +315,40 @@ impl Writer<'_> {
         c: &Call,
         depth: usize,
     ) {
+        self.call_element(plane, adj, i, c, Repeat::Once, None, depth);
+    }
+
+    /// Node `i` of `plane` as a call activity, a compensation handler if
+    /// `repeat` says so; the call's text is `inner` where it is not this
+    /// writer's (an activity that is one call of `toscanini_run` or
+    /// `toscanini_each`, built when the writer reached it; the called
+    /// process writes the activity's plan-log entries).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn call_element(
+        &mut self,
+        plane: &Plane,
+        adj: &Adjacency,
+        i: usize,
+        c: &Call,
+        repeat: Repeat,
+        inner: Option<&Text>,
+        depth: usize,
+    ) {
+        let section = match repeat {
+            Repeat::Compensation => "call-compensation",
+            _ => "call",
+        };
         let model = self.text;
         let n = &plane.nodes[i];
         let (id, name) = (model.get(n.id), name_attr(model.get(n.name)));
         let values = [("id", id), ("name_attr", &name), ("process", c.process)];
-        self.step("call", Some(depth), &values);
-        self.passes(c);
-        if !c.locals.is_empty() {
-            self.mappings(depth, &c.locals, &[]);
-        }
+        self.step(section, Some(depth), &values);
+        self.in_text(inner, |w| {
+            w.passes(c);
+            if !c.locals.is_empty() {
+                w.mappings(depth, &c.locals, &[]);
+            }
+        });
         self.step("extensions-end", None, &[]);
         self.flows(plane, adj, i);
         self.step("call-close", None, &[]);
