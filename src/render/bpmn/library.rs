@@ -39,6 +39,12 @@ pub(super) const LOAD: &str = "toscanini_load";
 /// one of the others ([`super::program`]).
 pub(super) const RUN: &str = "toscanini_run";
 
+/// The processes [`RUN`] can call: its gateway has a way to each
+/// (`templates/bpmn/library.bpmn`), and its script fails on any other.
+pub(super) const RUN_STEPS: [&str; 8] = [
+    INVOKE, STATE, REGISTER, RELATE, PROPERTIES, LOAD, FOLLOW, INSTANCES,
+];
+
 /// The reusable process that runs the steps of a termination activity
 /// once per instance of its template.
 pub(super) const EACH: &str = "toscanini_each";

@@ -11,14 +11,9 @@
 //! subprocess.
 
 use super::graph::{Call, In, Kind, Plane, Script, Text, Value};
-use super::library::{FOLLOW, INSTANCES, INVOKE, LOAD, PROPERTIES, REGISTER, RELATE, RUN, STATE};
+use super::library::{RUN, RUN_STEPS};
 use super::scripts::Shared;
-
-/// The processes `toscanini_run` can call (its gateway has a way to each);
-/// an activity that calls any other stays a subprocess.
-const STEPS: [&str; 8] = [
-    INVOKE, STATE, REGISTER, RELATE, PROPERTIES, LOAD, FOLLOW, INSTANCES,
-];
+use std::fmt::Write as _;
 
 /// The call of `toscanini_run` that does what `plane` does, if its steps
 /// are all calls (and the storing of an operation's outputs) in one line.
@@ -70,7 +65,8 @@ struct Program {
 impl Program {
     /// A line calling `c`'s process.
     fn call(&mut self, c: &Call, text: &Text) -> Option<()> {
-        if !c.locals.is_empty() || !STEPS.contains(&c.process) {
+        // (An activity that calls any other process stays a subprocess.)
+        if !c.locals.is_empty() || !RUN_STEPS.contains(&c.process) {
             return None;
         }
         self.steps.push_str(c.process.strip_prefix("toscanini_")?);
@@ -232,8 +228,7 @@ fn push_escaped(out: &mut String, s: &str) {
             c,
             ' ' | '%' | '$' | '#' | '\\' | '=' | '<' | ')' | '\n' | '\r' | '\t'
         ) {
-            out.push('%');
-            out.push_str(&format!("{:02X}", c as u32));
+            let _ = write!(out, "%{:02X}", c as u32);
         } else {
             out.push(c);
         }
@@ -261,7 +256,7 @@ mod tests {
     #[test]
     fn only_calls_toscanini_run_can_make_are_compacted() {
         let mut text = Text::default();
-        let plane = one_call(&mut text, STATE);
+        let plane = one_call(&mut text, super::super::library::STATE);
         let call = compact(&plane, &mut text).expect("a call of toscanini_state");
         assert_eq!(call.process, RUN);
         let In::Expr(steps) = call.ins[0].1 else {

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use super::groovy::literal;
-use super::library::BUS;
+use super::library::{BUS, RUN_STEPS};
 use crate::render::templates::Templates;
 
 /// A shared script of the plan archive.
@@ -276,17 +276,24 @@ impl Shared {
                  \x20   f.findAll { it[0].startsWith('output:') }.each { def o = jstr(r, it[0].substring(7)); if (o != null) execution.setVariable('v:' + unesc(it[1]), o) }\n\
                  \x20 } else {\n\
                  \x20   call = line.split(' ')[0]\n\
-                 \x20   if (!(call in ['invoke', 'state', 'register', 'relate', 'properties', 'load', 'follow', 'instances'])) fail('toscanini_run: no step ' + call)\n\
+                 \x20   if (!(call in [STEPS])) fail('toscanini_run: no step ' + call)\n\
                  \x20   f.each { execution.setVariable(it[0], value(it[1])) }\n\
                  \x20 }\n\
                  }\n\
                  execution.setVariable('step', i)\n\
                  execution.setVariable('call', call)"
-                    .into(),
+                    .replace("STEPS", &run_steps()),
             ),
             Shared::Property(_) => ("", String::new()),
         }
     }
+}
+
+/// The steps toscanini_run can take, as a Groovy list of quoted names
+/// (`'invoke', 'state', …`: [`RUN_STEPS`] without their `toscanini_`).
+fn run_steps() -> String {
+    let names = RUN_STEPS.iter().map(|p| p.trim_start_matches("toscanini_"));
+    names.map(literal).collect::<Vec<_>>().join(", ")
 }
 
 /// The property files of a plan: one per property name it loads (names
