@@ -6,9 +6,11 @@
 //! predecessors, and nothing else is added, so the process is exactly as
 //! parallel as the plan graph.
 //!
-//! Failures: the error boundary event of an activity marks its instance
-//! ERROR and ends in the activity error; the event subprocess `_onFailure`
-//! compensates the finished activities and fails the plan.
+//! Failures: an activity that fails marks its instance ERROR and throws
+//! the activity error itself (its own error path, or that of the process
+//! it calls: [`super::activity`]), so the plan graph carries none; the
+//! event subprocess `_onFailure` compensates the finished activities and
+//! fails the plan.
 //!
 //! With `on_failure` routing drawn by token ([`super::routing`]), an
 //! activity may also leave by its failure (the error boundary event of a
@@ -19,8 +21,7 @@
 //!
 //! In: the plan, its [`Routing`] and the [`Ctx`]. Out: the subprocess.
 
-use super::activity::{Later, is_empty};
-use super::calls;
+use super::activity::Later;
 use super::chain::Chain;
 use super::ctx::Ctx;
 use super::errors::{ERR_ACTIVITY, ERR_PLAN};
@@ -72,9 +73,9 @@ fn by_token(routing: &Routing, i: usize) -> bool {
     (routing.routed[i] || routing.skippable[i]) && !routing.inside[i]
 }
 
-/// Add activity `i` (built later: [`Kind::Deferred`]) with its error
-/// boundary event and its compensation handler. Returns its node and, for
-/// a routed activity, the boundary event that catches its failure.
+/// Add activity `i` (built later: [`Kind::Deferred`]) with its
+/// compensation handler and, where its failure is routed, the error
+/// boundary event that catches it. Returns its node and that event.
 fn add_activity(
     cx: &mut Ctx,
     plan: &ConcretePlan,
@@ -83,7 +84,6 @@ fn add_activity(
     i: usize,
 ) -> (usize, Option<usize>) {
     let a = &plan.plan.activities[i];
-    let empty = is_empty(cx, plan, i);
     let id = cx.text.add(&a.id);
     let label = cx.text.fmt(format_args!(
         "{} {}",
@@ -102,21 +102,9 @@ fn add_activity(
         let (id, label) = (cx.id(&a.id, "_catch"), cx.text.add("failed"));
         let catch = plane.add(id, label, error_boundary(host, true));
         caught = Some(catch);
-    } else if !empty {
-        // Any error ends the activity: mark its instance ERROR (a
-        // termination activity does that per instance, inside its loop)
-        // and throw the activity error.
-        let id = cx.id(&a.id, "_catch");
-        let catch = plane.add(id, Str::default(), error_boundary(host, false));
-        let mut chain = Chain::new(plane, catch);
-        if !plan.bodies[i].per_instance {
-            let kind = calls::mark_error(cx, a.template);
-            let (id, label) = (cx.id(&a.id, "_markError"), cx.text.add("instance ERROR"));
-            chain.then(id, label, kind);
-        }
-        let id = cx.id(&a.id, "_failed");
-        chain.then(id, Str::default(), Kind::End(Some(ERR_ACTIVITY)));
     }
+    // Any other failure is the activity's to handle: it marks its
+    // instance ERROR and throws the activity error ([`super::activity`]).
     let comp = &plan.bodies[i].compensation;
     if !comp.is_empty() {
         let id = cx.id(&a.id, "_compensation");

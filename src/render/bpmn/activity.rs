@@ -20,12 +20,13 @@ use super::chain::{Chain, Prefix, set_default};
 use super::ctx::Ctx;
 use super::graph::{self, Built, Kind, Plane, Repeat, Str, Sub, Text, Value};
 use super::init::Init;
-use super::per_instance::{compact_each, each_instance, turn_steps};
+use super::per_instance::{compact_each, each_instance, on_error, turn_steps};
 use super::program;
 use super::routing::Routing;
 use super::scripts::PropertyFiles;
 use super::steps;
 use crate::error::Result;
+use crate::model::TemplateRef;
 use crate::plugins::ConcretePlan;
 
 /// The parts of a plan built when the writer reaches them
@@ -85,25 +86,17 @@ impl graph::Deferred for Activities<'_, '_> {
         let cx = &mut *self.cx;
         std::mem::swap(&mut cx.text, text);
         std::mem::swap(&mut cx.properties, properties);
-        // The emptiness predicted for the activity, where it proved wrong.
-        let (built, mismatch) = match part {
-            Later::Activity if each => (each_activity(cx, self.plan, i), None),
+        let built = match part {
+            Later::Activity if each => each_activity(cx, self.plan, i),
             Later::Activity => once_activity(cx, self.plan, i, self.routing),
             Later::Undo => {
                 let sub = undo(cx, self.plan, i);
-                (compacted(cx, sub), None)
+                compacted(cx, sub, None)
             }
         };
         std::mem::swap(&mut cx.text, text);
         std::mem::swap(&mut cx.properties, properties);
-        match mismatch {
-            None => Ok(built),
-            Some(empty) => Err(crate::error::Error::Internal(format!(
-                "BPMN: activity {} was expected to be {}empty",
-                self.plan.plan.activities[i].id,
-                if empty { "" } else { "not " }
-            ))),
-        }
+        Ok(built)
     }
 }
 
@@ -119,7 +112,8 @@ impl Activities<'_, '_> {
 
 /// Per-instance activity `i` outside any routing: one call of
 /// `toscanini_each` where the steps of a turn are all calls, else the loop
-/// over the instances in a subprocess.
+/// over the instances in a subprocess, whose failure (a turn's marks its
+/// instance) fails the plan's activities.
 fn each_activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize) -> Built {
     let a = &plan.plan.activities[i];
     let body = &plan.bodies[i];
@@ -129,41 +123,53 @@ fn each_activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize) -> Built {
             call,
             repeat: Repeat::Once,
         },
-        None => Built::Sub(per_instance_activity(cx, plan, i, steps)),
+        None => {
+            let mut sub = per_instance_activity(cx, plan, i, steps);
+            on_error(cx, &mut sub.plane, &a.id, None);
+            Built::Sub(sub)
+        }
     }
 }
 
 /// Any other activity `i`: a task where it has no steps, one call of
-/// `toscanini_run` where they are all calls, else a subprocess; and
-/// whether it is empty where that is not what [`is_empty`] predicted.
-fn once_activity(
-    cx: &mut Ctx,
-    plan: &ConcretePlan,
-    i: usize,
-    routing: &Routing,
-) -> (Built, Option<bool>) {
+/// `toscanini_run` where they are all calls, else a subprocess. Unless its failure is routed, a failure marks its instance ERROR (a
+/// per-instance activity's turn does so for its own) and fails the plan's
+/// activities.
+fn once_activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize, routing: &Routing) -> Built {
+    let a = &plan.plan.activities[i];
     let (sub, empty) = activity(cx, plan, i, routing);
-    let expected = is_empty(cx, plan, i);
-    let built = if empty && sub.outputs.is_empty() && is_plain(&sub.plane) {
-        Built::Nothing
-    } else {
-        compacted(cx, sub)
-    };
-    (built, (empty != expected).then_some(expected))
+    let fails = !empty && !routing.routed[i];
+    let mark = (fails && !plan.bodies[i].per_instance).then_some(a.template);
+    if empty && sub.outputs.is_empty() && is_plain(&sub.plane) {
+        return Built::Nothing;
+    }
+    match compacted(cx, sub, mark) {
+        Built::Sub(mut sub) if fails => {
+            on_error(cx, &mut sub.plane, &a.id, mark);
+            Built::Sub(sub)
+        }
+        built => built,
+    }
 }
 
 /// `sub` as one call of `toscanini_run` where its steps are all calls
-/// ([`program::compact`]), else as it is.
-fn compacted(cx: &mut Ctx, sub: Sub) -> Built {
+/// ([`program::compact`]), marking the instance of `mark` ERROR on a
+/// failure ([`program::mark`]); else as it is.
+fn compacted(cx: &mut Ctx, sub: Sub, mark: Option<TemplateRef>) -> Built {
     if !sub.locals.is_empty() || !sub.outputs.is_empty() {
         return Built::Sub(sub);
     }
-    match program::compact(&sub.plane, &mut cx.text) {
-        Some(call) => Built::Call {
-            call,
-            repeat: sub.repeat,
-        },
-        None => Built::Sub(sub),
+    let Some(mut call) = program::compact(&sub.plane, &mut cx.text) else {
+        return Built::Sub(sub);
+    };
+    if let Some(t) = mark
+        && program::mark(&mut call, &mut cx.text, cx.names.url(t)).is_none()
+    {
+        return Built::Sub(sub);
+    }
+    Built::Call {
+        call,
+        repeat: sub.repeat,
     }
 }
 
@@ -172,13 +178,6 @@ fn is_plain(plane: &Plane) -> bool {
     plane.nodes.len() == 2
         && matches!(plane.nodes[0].kind, Kind::Start(None))
         && matches!(plane.nodes[1].kind, Kind::End(None))
-}
-
-/// Whether activity `i` has no steps (nothing in it can fail), known
-/// before it is built.
-pub(crate) fn is_empty(cx: &Ctx, plan: &ConcretePlan, i: usize) -> bool {
-    let body = &plan.bodies[i];
-    !body.per_instance && body.steps.iter().all(|s| steps::draws_nothing(cx, s))
 }
 
 /// The compensation handler of activity `i`: its compensation steps.

@@ -84,6 +84,7 @@ pub(crate) const STEMS: &[&str] = &[
     "each",
     "failure",
     "init",
+    "onError",
     "onFailure",
     "try",
     "turn",

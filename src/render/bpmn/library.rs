@@ -88,9 +88,11 @@ mod tests {
             "toscanini_run_which",
             "toscanini_run_back_instances",
             "toscanini_each_turnFailed",
+            "toscanini_run_markError",
+            "toscanini_each_listFailed",
         ] {
             assert!(ids.iter().any(|i| i == id), "{id}");
         }
-        assert_eq!(ids.len(), 172);
+        assert_eq!(ids.len(), 187);
     }
 }

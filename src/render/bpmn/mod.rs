@@ -262,6 +262,7 @@ fn write_process(
         Shared::Invocation,
         Shared::Load,
         Shared::Location,
+        Shared::MarkUrl,
         Shared::NextInstance,
         Shared::Pending,
         Shared::PlanLog,

@@ -10,7 +10,7 @@
 use super::calls;
 use super::chain::{Chain, Prefix};
 use super::ctx::Ctx;
-use super::errors::{ERR_ACTIVITY, ERR_FAILURE};
+use super::errors::ERR_ACTIVITY;
 use super::graph::{Call, In, Kind, Plane, Repeat, Str, Sub, Value};
 use super::groovy::{Part, juel_ident, juel_text, push_literal, push_var};
 use super::library::{EACH, INSTANCES};
@@ -274,7 +274,7 @@ fn turn(cx: &mut Ctx, a: &str, subject: TemplateRef, steps: Plane) -> Plane {
     // no activity; the whole activity is one call where it can be.)
     let mut turn = steps;
     let turn_prefix = format!("{a}_turn");
-    on_error(cx, &mut turn, &turn_prefix, subject);
+    on_error(cx, &mut turn, &turn_prefix, Some(subject));
     turn
 }
 
@@ -307,17 +307,26 @@ pub(crate) fn turn_steps(
     turn
 }
 
-/// The error event subprocess of a loop turn: mark the turn's instance
-/// ERROR and end the activity with the activity error. (It runs inside the
-/// turn, where the instance's variables are.)
-fn on_error(cx: &mut Ctx, plane: &mut Plane, prefix: &str, t: TemplateRef) {
+/// The error event subprocess of a loop turn or an activity: mark the
+/// instance of `mark` ERROR (a turn's, where its variables are), if any,
+/// and end with the activity error, which fails the plan's activities.
+pub(crate) fn on_error(cx: &mut Ctx, plane: &mut Plane, prefix: &str, mark: Option<TemplateRef>) {
     let mut p = Plane::new(cx.id(prefix, "_onError"));
     let (id, label) = (cx.id(prefix, "_errorStart"), cx.text.add("call failed"));
-    let s = p.add(id, label, Kind::Start(Some(ERR_FAILURE)));
+    // Any error: as an error boundary event on the activity would (an
+    // error of a nested turn is the activity error already).
+    let any = Kind::ErrorStart {
+        error: None,
+        code: None,
+        message: None,
+    };
+    let s = p.add(id, label, any);
     let mut chain = Chain::new(&mut p, s);
-    let kind = calls::mark_error(cx, t);
-    let (id, label) = (cx.id(prefix, "_markError"), cx.text.add("instance ERROR"));
-    chain.then(id, label, kind);
+    if let Some(t) = mark {
+        let kind = calls::mark_error(cx, t);
+        let (id, label) = (cx.id(prefix, "_markError"), cx.text.add("instance ERROR"));
+        chain.then(id, label, kind);
+    }
     let id = cx.id(prefix, "_abort");
     chain.then(id, Str::default(), Kind::End(Some(ERR_ACTIVITY)));
     let (id, label) = (cx.id(prefix, "_onError"), cx.text.add("on error"));

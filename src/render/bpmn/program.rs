@@ -10,7 +10,8 @@
 //! script, a gateway, a value only Groovy computes), which keeps the
 //! subprocess.
 
-use super::graph::{Call, In, Kind, Plane, Script, Text, Value};
+use super::graph::{Call, In, Kind, Plane, Script, Str, Text, Value};
+use super::groovy::Part;
 use super::library::{RUN, RUN_STEPS};
 use super::scripts::Shared;
 use std::fmt::Write as _;
@@ -31,6 +32,29 @@ pub(super) fn compact(plane: &Plane, text: &mut Text) -> Option<Call> {
         }
     }
     Some(program.into_call(text))
+}
+
+/// Have `run`, a call of `toscanini_run`, mark the instance whose URL is
+/// the variable `url` ERROR when a step fails (the service instance while
+/// `url` is unset) and end with the activity error: it is passed `mark`,
+/// the variable's name, and both URL variables it does not set itself.
+/// `None` where the name is no constant JUEL can pass.
+pub(super) fn mark(run: &mut Call, text: &mut Text, url: &str) -> Option<()> {
+    let mut marked = super::calls::call(RUN);
+    super::calls::pass(text, &mut marked, "mark", &[Part::Lit(url)]);
+    if !marked.locals.is_empty() {
+        return None;
+    }
+    run.ins.append(&mut marked.ins);
+    for var in [url, "serviceInstanceURL"] {
+        let passed = |s: &Str| text.get(*s).strip_prefix("v:") == Some(var);
+        let set = run.outs.iter().any(|(_, to)| text.get(*to) == var);
+        if !set && !run.ins.iter().any(|(target, _)| passed(target)) {
+            let target = text.fmt(format_args!("v:{var}"));
+            run.ins.push((target, In::Var(text.add(var))));
+        }
+    }
+    Some(())
 }
 
 /// The kinds of the nodes between the start and the end event of a plane

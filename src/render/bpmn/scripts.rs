@@ -63,13 +63,16 @@ pub(crate) enum Shared {
     /// Script task of `toscanini_run`: keep what the step before gave
     /// back, clear the rest, and set up the next step of `steps`.
     RunStep,
+    /// Script task of `toscanini_run`'s error path: the instance to mark
+    /// ERROR.
+    MarkUrl,
     /// A property of a JSON properties answer: index into the plan's
     /// property files ([`PropertyFiles`]).
     Property(u32),
 }
 
 /// Every shared script but the property ones, in file name order.
-const FIXED: [Shared; 17] = [
+const FIXED: [Shared; 18] = [
     Shared::Check,
     Shared::InstanceCount,
     Shared::InstanceId,
@@ -78,6 +81,7 @@ const FIXED: [Shared; 17] = [
     Shared::Invocation,
     Shared::Load,
     Shared::Location,
+    Shared::MarkUrl,
     Shared::NextInstance,
     Shared::OperationResult,
     Shared::Pending,
@@ -109,6 +113,7 @@ impl Shared {
             Shared::Load => "load.groovy",
             Shared::RunStep => "run-step.groovy",
             Shared::NextInstance => "next-instance.groovy",
+            Shared::MarkUrl => "mark-url.groovy",
             Shared::Property(_) => "",
         }
     }
@@ -249,7 +254,7 @@ impl Shared {
                     .into(),
             ),
             Shared::RunStep => (
-                "Script task of toscanini_run: keep what the step before gave back (its\n// `VAR<SOURCE` fields, as `v:VAR`), clear every other variable but the\n// steps (`steps`, `steps:2`, … in parts), `step` and `log:…`, store the outputs of `outputs` lines, and pass the values of\n// the next call (`call`, '' when there is none) into variables of their own.",
+                "Script task of toscanini_run: keep what the step before gave back (its\n// `VAR<SOURCE` fields, as `v:VAR`), clear every other variable but the\n// steps (`steps`, `steps:2`, … in parts), `step`, `mark` and `log:…`, store the outputs of `outputs` lines, and pass the values of\n// the next call (`call`, '' when there is none) into variables of their own.",
                 "def get = { String n -> execution.getVariable(n) }\n\
                  def unesc = { String s -> s.replaceAll('%([0-9A-F]{2})') { all, h -> ((char) Integer.parseInt(h, 16)).toString() } }\n\
                  def ref = ~/\\$\\(([^)]*)\\)/\n\
@@ -266,7 +271,7 @@ impl Shared {
                  def lines = text.split('\\n')\n\
                  def i = (get('step') ?: 0) as int\n\
                  if (i > 0) fields(lines[i - 1]).findAll { !it[2] }.each { execution.setVariable('v:' + it[0], get(it[1])) }\n\
-                 execution.variables.keySet().findAll { !(it.startsWith('v:') || it.startsWith('steps') || it.startsWith('log:') || it == 'step') }.each { execution.removeVariable(it) }\n\
+                 execution.variables.keySet().findAll { !(it.startsWith('v:') || it.startsWith('steps') || it.startsWith('log:') || it == 'step' || it == 'mark') }.each { execution.removeVariable(it) }\n\
                  def call = ''\n\
                  while (i < lines.length && !call) {\n\
                  \x20 def line = lines[i++]\n\
@@ -283,6 +288,12 @@ impl Shared {
                  execution.setVariable('step', i)\n\
                  execution.setVariable('call', call)"
                     .replace("STEPS", &run_steps()),
+            ),
+            Shared::MarkUrl => (
+                "Script task of toscanini_run's error path: `markURL`, the instance to mark\n// ERROR: the URL in the variable the call named in `mark` (the activity's\n// instance), else the service instance's; '' where it named none (the\n// error passes on).",
+                "def m = execution.getVariable('mark')\n\
+                 execution.setVariable('markURL', m == null ? '' : (v('v:' + m) ?: v('v:serviceInstanceURL')))"
+                    .into(),
             ),
             Shared::Property(_) => ("", String::new()),
         }

@@ -248,16 +248,6 @@ fn is_xml_name(s: &str) -> bool {
     !s.is_empty() && crate::names::ncname(s) == s
 }
 
-/// Whether `step` is drawn as nothing at all (storing the properties of a
-/// node that has none to store), so that an activity of only such steps
-/// is known to be empty before it is built.
-pub(super) fn draws_nothing(cx: &Ctx, step: &Step) -> bool {
-    match step {
-        Step::StoreProperties(n) => storable(cx.names, cx.topology, *n).next().is_none(),
-        _ => false,
-    }
-}
-
 /// The properties of node `n` that go into its instance's XML document
 /// (name, variable): those whose name is an element name.
 fn storable<'a>(
