@@ -5,7 +5,8 @@
 // Needs bpmn-js and playwright-core installed with npm in a scratch
 // directory (NODE_PATH pointing at its node_modules) and Debian's
 // chromium at /usr/bin/chromium. With SUBPROCESS_ID, draws the diagram of
-// that collapsed subprocess (what a modeler shows when you open it).
+// that collapsed subprocess (what a modeler shows when you open it), or
+// of that process of the library (toscanini_run, …).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -26,8 +27,10 @@ await page.setContent('<html><body style="margin:0;background:white"><div id="c"
 await page.addScriptTag({ path: viewer });
 const size = await page.evaluate(async ({ xml, plane }) => {
   const v = new BpmnJS({ container: '#c' });
-  const { warnings } = await v.importXML(xml);
-  if (plane) v.get('canvas').setRootElement(v.get('canvas').findRoot(plane + '_plane') || v.get('elementRegistry').get(plane + '_plane'));
+  // A process of its own (the library's) has a diagram of its own.
+  const diagram = plane && xml.includes(`id="${plane}_diagram"`) ? plane + '_diagram' : undefined;
+  const { warnings } = await v.importXML(xml, diagram);
+  if (plane && !diagram) v.get('canvas').setRootElement(v.get('canvas').findRoot(plane + '_plane') || v.get('elementRegistry').get(plane + '_plane'));
   const box = v.get('canvas').getActiveLayer().getBBox();
   return { w: Math.ceil(box.width + box.x + 40), h: Math.ceil(box.height + box.y + 40), warnings: warnings.map(String) };
 }, { xml, plane });
