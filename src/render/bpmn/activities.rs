@@ -33,7 +33,8 @@ use crate::plugins::ConcretePlan;
 /// `plan_activities`: the plan graph, with gateways where it forks and joins.
 pub(crate) fn subprocess(cx: &mut Ctx, plan: &ConcretePlan, routing: &Routing) -> Sub {
     let p = &plan.plan;
-    let mut plane = Plane::new(cx.plan_id("_activities"));
+    // Its flows, a few per activity, are `plan_f<n>` (see [`super::process`]).
+    let mut plane = Plane::new(cx.plan_id(""));
     let id = cx.plan_id("_activitiesStart");
     let start = plane.add(id, Str::default(), Kind::Start(None));
     let n = p.activities.len();

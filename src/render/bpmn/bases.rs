@@ -86,6 +86,7 @@ pub(crate) const STEMS: &[&str] = &[
     "init",
     "onError",
     "onFailure",
+    "process",
     "try",
     "turn",
     "undo",

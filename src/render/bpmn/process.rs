@@ -45,7 +45,9 @@ pub(crate) fn build(
     parameters: &[PlanParameter],
 ) -> Process {
     let kind = &plan.plan.kind;
-    let mut process = Plane::new(cx.plan_id(""));
+    // Its few flows are `plan_process_f<n>`: the short `plan_f<n>` go to the
+    // many of the plan graph (`plan_activities`).
+    let mut process = Plane::new(cx.plan_id("_process"));
     let (id, label) = (cx.plan_id("_start"), cx.text.add("plan requested"));
     let start = process.add(id, label, Kind::Start(None));
     let mut main = Chain::new(&mut process, start);
