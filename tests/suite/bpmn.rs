@@ -550,7 +550,7 @@ fn check_scripts_and_variables(what: &str, doc: &Document, b: &Bpmn) {
     const CAMUNDA: &str = "http://camunda.org/schema/1.0/bpmn";
     let mut referenced: BTreeSet<String> = BTreeSet::new();
     // Variables the process sets: plan inputs, parameter and local names,
-    // `execution.setVariable('name', …)` in inline scripts.
+    // `execution.setVariable('name', …)` or `setv('name', …)` in inline scripts.
     let mut set: BTreeSet<String> = b.inputs.iter().cloned().collect();
     // What a call of toscanini_each passes it, read by the library whether
     // or not the plan makes such a call.
@@ -641,9 +641,12 @@ fn check_scripts_and_variables(what: &str, doc: &Document, b: &Bpmn) {
         }
         if (ns == Some(CAMUNDA) || ns == Some(BPMN)) && &*el.local == "script" {
             let script = &el.text;
-            for part in script.split("execution.setVariable('").skip(1) {
-                if let Some(name) = part.split('\'').next() {
-                    set.insert(name.to_string());
+            // `setv` is the prelude's short form.
+            for call in ["execution.setVariable('", "setv('"] {
+                for part in script.split(call).skip(1) {
+                    if let Some(name) = part.split('\'').next() {
+                        set.insert(name.to_string());
+                    }
                 }
             }
         }
@@ -841,10 +844,7 @@ fn large_plans_initialise_their_variables_in_bounded_scripts() {
                 .filter(|&&c| &*doc.get(c).local == "script")
                 .map(|&c| doc.text_of(c))
                 .collect();
-            scripts.insert(
-                id.to_string(),
-                text.matches("execution.setVariable(").count(),
-            );
+            scripts.insert(id.to_string(), text.matches("setv('").count());
         }
     }
     let statements: usize = scripts.values().sum();
@@ -1104,10 +1104,7 @@ fn on_failure_with_joins_is_decided_inside_the_activities() {
     assert!(b.text.contains(
         "<camunda:outputParameter name=\"backup_outcome\">${(backup_outcome == '' ? 'ok' : backup_outcome)}</camunda:outputParameter>"
     ));
-    assert!(
-        m.text("plan_init")
-            .contains("execution.setVariable('backup_outcome', '')")
-    );
+    assert!(m.text("plan_init").contains("setv('backup_outcome', '')"));
     // notify_admins runs only if backup failed (the default skips it: a
     // run without failures); restart only if backup succeeded.
     assert_eq!(m.next("notify_admins_start"), ["notify_admins_gate"]);

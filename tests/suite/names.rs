@@ -36,8 +36,7 @@ fn variables_of_templates_whose_names_collide_get_distinct_names() {
         "inst_web_1_id_2",
     ] {
         assert!(
-            b.text
-                .contains(&format!("execution.setVariable('{var}', '')")),
+            b.text.contains(&format!("setv('{var}', '')")),
             "BPMN: {var}"
         );
     }
@@ -88,7 +87,7 @@ fn a_poll_variable_never_takes_the_name_of_a_property_variable() {
     // is stored in, and polled from, a variable of its own.
     assert!(
         b.text
-            .contains("execution.setVariable('prop_a_provision_s3_location', 'here')")
+            .contains("setv('prop_a_provision_s3_location', 'here')")
     );
     // The location the bus answers with is a variable of the called
     // process (templates/bpmn/library.bpmn), which the call does not pass

@@ -274,9 +274,11 @@ fn empty(o: &mut String) {
     o.push_str("''");
 }
 
-/// `execution.setVariable('name', <value written by f>)` and a line break.
+/// `setv('name', <value written by f>)` (the prelude's `execution.setVariable`)
+/// and a line break.
 pub(super) fn set_variable(s: &mut String, name: &str, f: &dyn Fn(&mut String)) {
-    s.push_str("execution.setVariable(");
+    // The prelude's `setv`: a plan sets a few variables per template.
+    s.push_str("setv(");
     push_literal(s, name);
     s.push_str(", ");
     f(s);

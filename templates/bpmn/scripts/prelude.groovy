@@ -2,6 +2,8 @@
 // reach the process variables in every context (tasks, input and output
 // mappings), so v() never fails on an unset variable.
 def v = { String n -> def b = binding.variables; def x = b.containsKey(n) ? b.get(n) : null; x == null ? '' : x.toString() }
+// Set a process variable (the plans set thousands when they start).
+def setv = { String n, Object val -> execution.setVariable(n, val) }
 def x = { s -> s == null ? '' : s.toString().replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;').replace('"', '&quot;').replace("'", '&apos;') }
 def q = { s -> s == null ? 'null' : '"' + s.toString().replace('\\', '\\\\').replace('"', '\\"').replace('\n', '\\n').replace('\r', '\\r').replace('\t', '\\t') + '"' }
 def fail = { String m ->
