@@ -499,6 +499,21 @@ fn check_steps(what: &str, doc: &Document, e: ElemId) {
             "{what}: {id}: step `{process}` is no process of the library"
         );
         let mut kept = Vec::new();
+        // An invocation takes the bus, CSAR and service instance it does
+        // not name from the activity's variables.
+        if process == "invoke" {
+            for (field, var) in [
+                ("ManagementBusURL", "ManagementBusURL"),
+                ("csarID", "csarID"),
+                ("serviceInstanceID", "serviceInstanceURL"),
+            ] {
+                let named = line.split(' ').any(|f| f.starts_with(&format!("{field}=")));
+                assert!(
+                    named || known.contains(var),
+                    "{what}: {id}: an invocation reads `{var}`, which is neither passed in nor kept"
+                );
+            }
+        }
         for f in fields {
             if let Some((target, value)) = f.split_once('=') {
                 for r in value.split("$(").skip(1) {
@@ -1349,6 +1364,14 @@ fn steps_that_read_or_pass_out_what_nothing_set_fail_the_check() {
     assert!(run(call("state url=$(x) state=CREATED", out)).is_err());
     // Names no process of the library.
     assert!(run(call("launch url=$(x)", "")).is_err());
+    // An invocation that names no bus, CSAR or service instance reads the
+    // activity's: they must be passed in.
+    let invoke = "invoke nodeInstanceID=$(x) operation=start";
+    let given = ["ManagementBusURL", "csarID", "serviceInstanceURL"]
+        .map(|v| format!("<camunda:in source=\"{v}\" target=\"v:{v}\"/>"))
+        .concat();
+    assert!(run(call(invoke, &given)).is_ok());
+    assert!(run(call(invoke, "")).is_err());
     // Marks the instance in u, kept by its step, and has the service
     // instance's URL: fine; without the service instance's, or marking one
     // nothing passed in or kept, not.

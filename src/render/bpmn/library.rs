@@ -45,6 +45,15 @@ pub(super) const RUN_STEPS: [&str; 8] = [
     INVOKE, STATE, REGISTER, RELATE, PROPERTIES, LOAD, FOLLOW, INSTANCES,
 ];
 
+/// What an `invoke` line of [`RUN`] takes from the activity's variables
+/// where it does not say (its field, the variable): the management bus,
+/// the CSAR and the service instance, the same for nearly every call.
+pub(super) const INVOKE_DEFAULTS: [(&str, &str); 3] = [
+    (BUS, BUS),
+    ("csarID", "csarID"),
+    ("serviceInstanceID", "serviceInstanceURL"),
+];
+
 /// The reusable process that runs the steps of a termination activity
 /// once per instance of its template.
 pub(super) const EACH: &str = "toscanini_each";

@@ -12,7 +12,7 @@
 
 use super::graph::{Call, In, Kind, Plane, Script, Str, Text, Value};
 use super::groovy::Part;
-use super::library::{RUN, RUN_STEPS};
+use super::library::{INVOKE, INVOKE_DEFAULTS, RUN, RUN_STEPS};
 use super::scripts::Shared;
 use std::fmt::Write as _;
 
@@ -95,6 +95,9 @@ impl Program {
         }
         self.steps.push_str(c.process.strip_prefix("toscanini_")?);
         for (target, value) in &c.ins {
+            if c.process == INVOKE && self.by_default(text.get(*target), *value, text) {
+                continue;
+            }
             self.steps.push(' ');
             push_escaped(&mut self.steps, text.get(*target));
             self.steps.push('=');
@@ -112,6 +115,20 @@ impl Program {
             add(&mut self.sets, var);
         }
         Some(())
+    }
+
+    /// Whether an invocation's `field` is `value` by default
+    /// ([`INVOKE_DEFAULTS`]): it is then read without being written.
+    fn by_default(&mut self, field: &str, value: In, text: &Text) -> bool {
+        let In::Var(v) = value else {
+            return false;
+        };
+        let var = text.get(v);
+        let default = INVOKE_DEFAULTS.contains(&(field, var));
+        if default && !self.sets.iter().any(|s| s == var) {
+            add(&mut self.reads, var);
+        }
+        default
     }
 
     /// A line storing the outputs of an operation's answer (the script

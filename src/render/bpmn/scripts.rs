@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use super::groovy::literal;
-use super::library::{BUS, RUN_STEPS};
+use super::library::{BUS, INVOKE_DEFAULTS, RUN_STEPS};
 use crate::render::templates::Templates;
 
 /// A shared script of the plan archive.
@@ -254,7 +254,7 @@ impl Shared {
                     .into(),
             ),
             Shared::RunStep => (
-                "Script task of toscanini_run: keep what the step before gave back (its\n// `VAR<SOURCE` fields, as `v:VAR`), clear every other variable but the\n// steps (`steps`, `steps:2`, … in parts), `step`, `mark` and `log:…`, store the outputs of `outputs` lines, and pass the values of\n// the next call (`call`, '' when there is none) into variables of their own.",
+                "Script task of toscanini_run: keep what the step before gave back (its\n// `VAR<SOURCE` fields, as `v:VAR`), clear every other variable but the\n// steps (`steps`, `steps:2`, … in parts), `step`, `mark` and `log:…`, store the outputs of `outputs` lines, and pass the values of\n// the next call (`call`, '' when there is none) into variables of their own\n// (an `invoke` takes the bus, CSAR and service instance it does not name from\n// the activity's).",
                 "def get = { String n -> execution.getVariable(n) }\n\
                  def unesc = { String s -> s.replaceAll('%([0-9A-F]{2})') { all, h -> ((char) Integer.parseInt(h, 16)).toString() } }\n\
                  def ref = ~/\\$\\(([^)]*)\\)/\n\
@@ -283,11 +283,13 @@ impl Shared {
                  \x20   call = line.split(' ')[0]\n\
                  \x20   if (!(call in [STEPS])) fail('toscanini_run: no step ' + call)\n\
                  \x20   f.each { execution.setVariable(it[0], value(it[1])) }\n\
+                 \x20   if (call == 'invoke') [DEFAULTS].each { k, d -> if (!f.any { it[0] == k }) execution.setVariable(k, get('v:' + d)) }\n\
                  \x20 }\n\
                  }\n\
                  execution.setVariable('step', i)\n\
                  execution.setVariable('call', call)"
-                    .replace("STEPS", &run_steps()),
+                    .replace("STEPS", &run_steps())
+                    .replace("DEFAULTS", &invoke_defaults()),
             ),
             Shared::MarkUrl => (
                 "Script task of toscanini_run's error path: `markURL`, the instance to mark\n// ERROR: the URL in the variable the call named in `mark` (the activity's\n// instance), else the service instance's; '' where it named none (the\n// error passes on).",
@@ -298,6 +300,14 @@ impl Shared {
             Shared::Property(_) => ("", String::new()),
         }
     }
+}
+
+/// What an `invoke` line takes where it does not say, as a Groovy map
+/// (`'csarID': 'csarID', …`: [`INVOKE_DEFAULTS`]).
+fn invoke_defaults() -> String {
+    let pairs = INVOKE_DEFAULTS.iter();
+    let pairs = pairs.map(|(field, var)| format!("{}: {}", literal(field), literal(var)));
+    pairs.collect::<Vec<_>>().join(", ")
 }
 
 /// The steps toscanini_run can take, as a Groovy list of quoted names
