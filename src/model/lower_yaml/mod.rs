@@ -37,7 +37,9 @@
 //! `get_artifact` calls, and `custom_functions`, calls of functions that
 //! are not built in), `artifacts`, `interfaces`, `properties`, `capabilities`, `nodes`,
 //! `requirements` (with `fulfil`, dangling ones fulfilled from the
-//! topology, and `candidates`, its templates by type), `relationships`,
+//! topology, `candidates`, its templates by type, `node_filter`, what
+//! a requirement's filter says of one, and `pattern`, its regular
+//! expressions), `relationships`,
 //! `delegation`, `attributes`,
 //! `entities`, `policies` (and groups), `substitution`, `substitute`
 //! (which nodes are substituted, by what), `splice`, `splice_values`,
@@ -59,6 +61,7 @@ mod fulfil;
 mod interfaces;
 mod node_filter;
 mod nodes;
+mod pattern;
 mod policies;
 mod properties;
 mod relationships;
@@ -218,6 +221,9 @@ struct Lowerer<'a> {
     type_interfaces: HashMap<(TypeKind, String), OfType>,
     /// Property names, shared by the templates that have them.
     names: super::Names,
+    /// The regular expressions of node filters, compiled once each (or
+    /// why they are not), by pattern (`pattern.rs`).
+    patterns: HashMap<String, Result<regex::Regex, String>>,
 }
 
 /// A template's interfaces and deployment artifacts, as its type gives them.
@@ -253,6 +259,7 @@ impl<'a> Lowerer<'a> {
             rel_by_requirement: HashMap::new(),
             type_interfaces: HashMap::new(),
             names: super::Names::default(),
+            patterns: HashMap::new(),
         };
         for u in &loaded.units {
             l.units.push(Unit {

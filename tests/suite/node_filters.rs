@@ -1,0 +1,34 @@
+//! Which template a requirement's node_filter chooses, as `graph
+//! --topology` shows it (the diagnostics of the same inputs are the
+//! snapshots of tests/cases/yaml-*node-filter*).
+
+use crate::support::{repo, toscanini};
+
+/// The `source -> target` edges of the topology of case `case`.
+fn edges(case: &str) -> Vec<String> {
+    let dir = repo().join("tests/cases").join(case).join("input");
+    let run = toscanini(&dir, &["graph", "service.yaml", "--topology"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout
+        .lines()
+        .filter_map(|l| l.trim().split_once(" [label=\"").map(|(e, _)| e))
+        .filter(|e| e.contains(" -> "))
+        .map(|e| e.replace('"', ""))
+        .collect()
+}
+
+#[test]
+fn a_1_3_pattern_chooses_the_first_template_whose_value_matches() {
+    assert_eq!(
+        edges("yaml-node-filter-pattern"),
+        ["app -> rhel", "web -> ubuntu", "look -> look_host_target"]
+    );
+}
+
+#[test]
+fn a_2_0_matches_chooses_the_first_template_whose_value_matches() {
+    assert_eq!(
+        edges("yaml-2-0-node-filter-matches"),
+        ["app -> jammy", "part -> focal", "echo -> echo_host_target"]
+    );
+}
