@@ -32,3 +32,24 @@ fn a_2_0_matches_chooses_the_first_template_whose_value_matches() {
         ["app -> jammy", "part -> focal", "echo -> echo_host_target"]
     );
 }
+
+#[test]
+fn a_1_3_requirement_definition_filters_in_addition_to_the_assignment() {
+    assert_eq!(
+        edges("yaml-requirement-definition-node-filter"),
+        ["plain -> big", "app -> bigger", "tiny -> tiny_host_target"]
+    );
+}
+
+#[test]
+fn a_2_0_requirement_definition_and_its_refinement_filter_in_addition() {
+    assert_eq!(
+        edges("yaml-2-0-requirement-definition-node-filter"),
+        [
+            "plain -> big",
+            "app -> bigger",
+            "penguin -> tux",
+            "tiny -> tiny_host_target"
+        ]
+    );
+}

@@ -33,8 +33,12 @@ pub(super) struct Wanted<'s, 'a> {
     /// What it allocates of that capability (2.0 §8.5.5): a candidate
     /// must have room for it.
     pub(super) allocation: &'a [(ast::Spanned, Node)],
-    /// Its `node_filter`, which a candidate must pass (`node_filter.rs`).
-    pub(super) filter: Option<(&'a Node, Unit<'a>)>,
+    /// The node filters a candidate must pass (`node_filter.rs`): those
+    /// of the requirement definition along the node type's ancestry, then
+    /// the assignment's (each "in addition", 2.0 §8.4, §8.5).
+    pub(super) filters: Vec<(&'a Node, Unit<'a>)>,
+    /// How the warnings name those filters ([`filters_named`]).
+    pub(super) filters_named: &'static str,
 }
 
 /// The templates a dangling requirement may be fulfilled by.
@@ -80,7 +84,7 @@ impl<'a> Lowerer<'a> {
         }
         let source_type = asts.get(source.0 as usize).map(|(_, k)| &**k);
         let types = self.fitting_types(wanted, index, source_type);
-        let per_template = wanted.filter.is_some()
+        let per_template = !wanted.filters.is_empty()
             || (wanted.capability.is_some() && !wanted.allocation.is_empty());
         let (first, count) = if per_template {
             // Room and filters depend on the template: each one is looked at.
@@ -133,10 +137,10 @@ impl<'a> Lowerer<'a> {
         pool: &Pool<'_, 'a>,
         ids: Vec<NodeId>,
     ) -> Result<Fitting, Option<String>> {
-        let Some((filter, unit)) = wanted.filter else {
+        if wanted.filters.is_empty() {
             let count = ids.len();
             return Ok((ids.into_iter().take(SHOWN).collect(), count));
-        };
+        }
         if ids.is_empty() {
             return Err(None);
         }
@@ -156,23 +160,24 @@ impl<'a> Lowerer<'a> {
                 source: (wanted.source.0, &pool.nodes[source.0 as usize].properties),
                 capability,
             };
-            match self.passes(filter, unit, &candidate) {
+            match self.passes_all(&wanted.filters, &candidate) {
                 Verdict::Pass => passing.push(id),
                 Verdict::Fail => {}
                 // The first that fits may be one it does not know.
                 Verdict::Unknown(why) if passing.is_empty() => {
                     return Err(Some(format!(
-                        "its node_filter is not evaluated on `{}` when the plans are made: {why}",
-                        n.name.text
+                        "{} is not evaluated on `{}` when the plans are made: {why}",
+                        wanted.filters_named, n.name.text
                     )));
                 }
                 Verdict::Unknown(_) => {}
             }
         }
         if passing.is_empty() {
-            return Err(Some(
-                "no template of the topology that fits passes its node_filter".to_string(),
-            ));
+            return Err(Some(format!(
+                "no template of the topology that fits passes {}",
+                wanted.filters_named
+            )));
         }
         let count = passing.len();
         passing.truncate(SHOWN);
@@ -243,6 +248,16 @@ impl<'a> Lowerer<'a> {
             Some(c) => source_type.is_none_or(|s| self.refuses(&c, s, None).is_none()),
             None => false,
         }
+    }
+}
+
+/// How a warning names the node filters of a requirement: its own
+/// (`assigned`), its definition's (`defined`), or both.
+pub(super) fn filters_named(defined: bool, assigned: bool) -> &'static str {
+    match (defined, assigned) {
+        (true, true) => "its node_filter together with that of its definition",
+        (true, false) => "the node_filter of its definition",
+        _ => "its node_filter",
     }
 }
 
@@ -367,6 +382,40 @@ mod tests {
              requirements: [{{host: tosca.nodes.Compute}}]\n"
         ));
         assert_eq!(target_of(&t.unwrap(), "app"), ["app_host_target"]);
+    }
+
+    #[test]
+    fn an_unassigned_requirement_is_filtered_by_its_definition() {
+        let (t, d) = lower_text(
+            "tosca_definitions_version: tosca_2_0\nimports:\n  - profile: org.oasis-open.simple:2.0\n\
+             node_types:\n  App:\n    derived_from: tosca.nodes.Root\n    requirements:\n      \
+             - host:\n          capability: tosca.capabilities.Compute\n          count_range: [1, 1]\n          \
+             node_filter: {$equal: [{$get_property: [SELF, TARGET, tag]}, b]}\n\
+             service_template:\n  node_templates:\n    \
+             a: {type: tosca.nodes.Compute, properties: {tag: a}}\n    \
+             b: {type: tosca.nodes.Compute, properties: {tag: b}}\n    \
+             app: {type: App}\n    \
+             other: {type: App, requirements: [{host: {node_filter: {$equal: [1, 2]}}}]}\n",
+        );
+        let t = t.unwrap();
+        assert_eq!(target_of(&t, "app"), ["b"]);
+        assert_eq!(target_of(&t, "other"), ["other_host_target"]);
+        assert!(d.iter().any(|d| d.message.contains(
+            "(no template of the topology that fits passes its node_filter together with that of its definition)"
+        )), "{d:?}");
+        // Unassigned, and no template passes: the warning says why.
+        let (_, d) = lower_text(
+            "tosca_definitions_version: tosca_2_0\nimports:\n  - profile: org.oasis-open.simple:2.0\n\
+             node_types:\n  App:\n    derived_from: tosca.nodes.Root\n    requirements:\n      \
+             - host:\n          capability: tosca.capabilities.Compute\n          count_range: [1, 1]\n          \
+             node_filter: {$equal: [{$get_property: [SELF, TARGET, tag]}, c]}\n\
+             service_template:\n  node_templates:\n    \
+             a: {type: tosca.nodes.Compute, properties: {tag: a}}\n    \
+             app: {type: App}\n",
+        );
+        assert!(d.iter().any(|d| d.message.contains(
+            "does not assign its required requirement `host` (no template of the topology that fits passes the node_filter of its definition)"
+        )), "{d:?}");
     }
 
     #[test]

@@ -51,8 +51,21 @@ pub(super) struct Candidate<'c> {
 }
 
 impl<'a> Lowerer<'a> {
+    /// Whether `c` passes every one of `filters` (each with the unit it is
+    /// written in): a failing one decides, else an unknown one.
+    pub(super) fn passes_all(
+        &mut self,
+        filters: &[(&Node, Unit<'a>)],
+        c: &Candidate<'_>,
+    ) -> Verdict {
+        all(filters
+            .iter()
+            .map(|&(filter, unit)| self.passes(filter, unit, c))
+            .collect())
+    }
+
     /// Whether `candidate` passes `filter` (written in `unit`).
-    pub(super) fn passes(&mut self, filter: &Node, unit: Unit<'a>, c: &Candidate<'_>) -> Verdict {
+    fn passes(&mut self, filter: &Node, unit: Unit<'a>, c: &Candidate<'_>) -> Verdict {
         let legacy = filter.as_map().is_some_and(|m| {
             m.iter()
                 .all(|(k, _)| matches!(k.as_str(), Some("properties" | "capabilities")))
