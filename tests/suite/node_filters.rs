@@ -53,3 +53,16 @@ fn a_2_0_requirement_definition_and_its_refinement_filter_in_addition() {
         ]
     );
 }
+
+#[test]
+fn a_1_3_filter_without_a_node_type_chooses_among_the_capability_offerers() {
+    assert_eq!(
+        edges("yaml-node-filter-capability"),
+        [
+            "client -> v2",
+            "pinned -> v1",
+            "nothing -> nothing_backend_target",
+            "open -> open_backend_target"
+        ]
+    );
+}

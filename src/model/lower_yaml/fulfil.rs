@@ -3,7 +3,9 @@
 //! name that the provider will use to select a type-compatible node
 //! template") or, in TOSCA 2.0, names no node at all (§8.5: the processor
 //! fulfils dangling requirements, the service's own node representations
-//! being candidates) is given a template of the topology when one fits;
+//! being candidates), or in 1.x names none but has a node_filter (which
+//! then selects among the templates offering its capability), is given a
+//! template of the topology when one fits;
 //! only where none does is the target left to the orchestrator
 //! (delegated, `requirements.rs`).
 //!

@@ -523,6 +523,10 @@ mod tests {
         for (filter, chosen) in cases {
             let t = with_filter(V13, "node: tosca.nodes.Compute", filter);
             assert_eq!(host(&t), chosen, "{filter}");
+            // Without a node type: among the templates that offer the
+            // definition's capability (here, of its node type too).
+            let t = with_filter(V13, "relationship: tosca.relationships.HostedOn", filter);
+            assert_eq!(host(&t), chosen, "{filter}");
         }
     }
 

@@ -359,9 +359,13 @@ impl<'a> Lowerer<'a> {
                 .and_then(|d| d.node)
                 .and_then(|(t, u)| self.resolve(TypeKind::Node, &t.text, u));
             // TOSCA 2.0 fulfils a dangling requirement from the topology
-            // first (where its node_filter, if any, passes).
+            // first (where its node_filter, if any, passes); 1.x one with
+            // a node_filter, which selects among the templates that offer
+            // its capability (1.3 §3.7.3.5.1) as one naming a node type
+            // does among that type's.
             let mut note = None;
-            if unit.file.version.is_v2() {
+            let filtered = a.node_filter.is_some() || def.is_some_and(|d| !d.filters.is_empty());
+            if unit.file.version.is_v2() || filtered {
                 match self.fulfil_assignment(
                     (a, def),
                     (name, source),
