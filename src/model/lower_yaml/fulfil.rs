@@ -14,7 +14,7 @@
 //! (indexed by type in `candidates.rs`).
 //! Out: the chosen template, with a warning where several fit.
 
-use super::candidates::Candidates;
+use super::candidates::{Candidates, left};
 use super::node_filter::{Candidate, Verdict};
 use super::{Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, Location, codes};
@@ -88,7 +88,17 @@ impl<'a> Lowerer<'a> {
         let types = self.fitting_types(wanted, index, source_type);
         let per_template = !wanted.filters.is_empty()
             || (wanted.capability.is_some() && !wanted.allocation.is_empty());
-        let (first, count) = if per_template {
+        let room_asked = wanted.capability.is_some() && !wanted.allocation.is_empty();
+        let shared = match per_template && !room_asked {
+            true => self.shared_verdicts(wanted, pool, &types),
+            false => None,
+        };
+        let (first, count) = if let Some(shared) = shared {
+            // The filters' verdicts on every candidate, shared by the
+            // requirements that carry the same filters.
+            let left = left(index, &types, source, taken);
+            shared.choose(pool, wanted, (taken, left))?
+        } else if per_template {
             // Room and filters depend on the template: each one is looked at.
             let mut ids: Vec<NodeId> = types
                 .iter()
@@ -264,7 +274,7 @@ pub(super) fn filters_named(defined: bool, assigned: bool) -> &'static str {
 }
 
 /// How many template names a W0411 warning shows.
-const SHOWN: usize = 5;
+pub(super) const SHOWN: usize = 5;
 
 /// The first [`SHOWN`] templates, in node id order, of the fitting
 /// `types` that are neither `source` nor `taken`, and how many there are
@@ -287,21 +297,7 @@ fn first_of(
         .collect();
     first.sort_unstable();
     first.truncate(SHOWN);
-    let all: usize = types.iter().map(|&t| index.of_type(t).1.len()).sum();
-    // The skipped templates that are among the fitting ones, each once.
-    let mut out: Vec<NodeId> = taken.to_vec();
-    out.push(source);
-    out.sort_unstable();
-    out.dedup();
-    let left_out = out
-        .iter()
-        .filter(|&&id| {
-            types
-                .iter()
-                .any(|&t| index.of_type(t).1.binary_search(&id).is_ok())
-        })
-        .count();
-    (first, all - left_out)
+    (first, left(index, types, source, taken))
 }
 
 #[cfg(test)]

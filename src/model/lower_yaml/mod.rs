@@ -38,8 +38,9 @@
 //! are not built in), `artifacts`, `interfaces`, `properties`, `capabilities`, `nodes`,
 //! `requirements` (with `fulfil`, dangling ones fulfilled from the
 //! topology, `candidates`, its templates by type, `node_filter`, what
-//! a requirement's filter says of one, and `pattern`, its regular
-//! expressions), `relationships`,
+//! a requirement's filter says of one, `pattern`, its regular
+//! expressions, and `shared_verdicts`, a filter's verdicts shared by
+//! the requirements that carry it), `relationships`,
 //! `delegation`, `attributes`,
 //! `entities`, `policies` (and groups), `substitution`, `substitute`
 //! (which nodes are substituted, by what), `splice`, `splice_values`,
@@ -66,6 +67,7 @@ mod policies;
 mod properties;
 mod relationships;
 mod requirements;
+mod shared_verdicts;
 mod splice;
 mod splice_parts;
 mod splice_values;
@@ -224,6 +226,12 @@ struct Lowerer<'a> {
     /// The regular expressions of node filters, compiled once each (or
     /// why they are not), by pattern (`pattern.rs`).
     patterns: HashMap<String, Result<regex::Regex, String>>,
+    /// The verdicts of node filters on every candidate, by what makes
+    /// filters the same; `None` where they cannot be shared
+    /// (`shared_verdicts.rs`).
+    shared_verdicts: HashMap<String, Option<Arc<shared_verdicts::Shared>>>,
+    /// How many candidate indexes were made (`candidates.rs`).
+    candidate_indexes: u64,
 }
 
 /// A template's interfaces and deployment artifacts, as its type gives them.
@@ -260,6 +268,8 @@ impl<'a> Lowerer<'a> {
             type_interfaces: HashMap::new(),
             names: super::Names::default(),
             patterns: HashMap::new(),
+            shared_verdicts: HashMap::new(),
+            candidate_indexes: 0,
         };
         for u in &loaded.units {
             l.units.push(Unit {
