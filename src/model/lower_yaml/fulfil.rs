@@ -14,6 +14,7 @@
 //! (indexed by type in `candidates.rs`).
 //! Out: the chosen template, with a warning where several fit.
 
+use super::allocation::Allocated;
 use super::candidates::{Candidates, left};
 use super::node_filter::{Candidate, Verdict};
 use super::{Lowerer, Unit};
@@ -72,7 +73,7 @@ impl<'a> Lowerer<'a> {
         origin: &Location,
         pool: &Pool<'_, 'a>,
         taken: &[NodeId],
-        used: &dyn Fn(NodeId, &str) -> f64,
+        allocated: &Allocated<'_>,
     ) -> Result<NodeId, Option<String>> {
         let (asts, index) = (pool.asts, pool.index);
         let (source_name, source) = wanted.source;
@@ -98,6 +99,10 @@ impl<'a> Lowerer<'a> {
             // requirements that carry the same filters.
             let left = left(index, &types, source, taken);
             shared.choose(pool, wanted, (taken, left))?
+        } else if room_asked && wanted.filters.is_empty() {
+            // The candidates with room, kept up to date across the
+            // requirements that allocate alike.
+            self.with_room(wanted, pool, (&types, taken), allocated)
         } else if per_template {
             // Room and filters depend on the template: each one is looked at.
             let mut ids: Vec<NodeId> = types
@@ -107,7 +112,9 @@ impl<'a> Lowerer<'a> {
                 .filter(|&id| id != source && !taken.contains(&id))
                 .collect();
             ids.sort_unstable();
-            ids.retain(|&id| self.has_room_in(id, &asts[id.0 as usize].1, wanted, used));
+            ids.retain(|&id| {
+                self.has_room_in(id, &asts[id.0 as usize].1, wanted, allocated.amount)
+            });
             self.filtered(wanted, pool, ids)?
         } else {
             first_of(&types, index, taken, source)
@@ -227,7 +234,7 @@ impl<'a> Lowerer<'a> {
 
     /// Whether the capability template `id` (of type `key`) offers has
     /// room for what `wanted` allocates (nothing allocated: room).
-    fn has_room_in(
+    pub(super) fn has_room_in(
         &mut self,
         id: NodeId,
         key: &str,

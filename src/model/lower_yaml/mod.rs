@@ -40,7 +40,8 @@
 //! topology, `candidates`, its templates by type, `node_filter`, what
 //! a requirement's filter says of one, `pattern`, its regular
 //! expressions, and `shared_verdicts`, a filter's verdicts shared by
-//! the requirements that carry it), `relationships`,
+//! the requirements that carry it, and `rooms`, the candidates with room
+//! for an allocation), `relationships`,
 //! `delegation`, `attributes`,
 //! `entities`, `policies` (and groups), `substitution`, `substitute`
 //! (which nodes are substituted, by what), `splice`, `splice_values`,
@@ -67,6 +68,7 @@ mod policies;
 mod properties;
 mod relationships;
 mod requirements;
+mod rooms;
 mod shared_verdicts;
 mod splice;
 mod splice_parts;
@@ -126,6 +128,15 @@ struct Unit<'a> {
     file: &'a File,
     scope: &'a [String],
     builtin: bool,
+}
+
+impl Unit<'_> {
+    /// The file and scope, by address (units live as long as the
+    /// lowering): what tells units apart where what is worked out for
+    /// one is kept (`shared_verdicts.rs`, `rooms.rs`).
+    fn id(&self) -> String {
+        format!("{:p}/{:p}/{}", self.file, self.scope.as_ptr(), self.builtin)
+    }
 }
 
 /// The capability names of each node template.
@@ -232,6 +243,8 @@ struct Lowerer<'a> {
     shared_verdicts: HashMap<String, Option<Arc<shared_verdicts::Shared>>>,
     /// How many candidate indexes were made (`candidates.rs`).
     candidate_indexes: u64,
+    /// The candidates with room for each allocation (`rooms.rs`).
+    rooms: HashMap<String, rooms::Room>,
 }
 
 /// A template's interfaces and deployment artifacts, as its type gives them.
@@ -270,6 +283,7 @@ impl<'a> Lowerer<'a> {
             patterns: HashMap::new(),
             shared_verdicts: HashMap::new(),
             candidate_indexes: 0,
+            rooms: HashMap::new(),
         };
         for u in &loaded.units {
             l.units.push(Unit {

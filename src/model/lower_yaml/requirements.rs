@@ -11,6 +11,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use indexmap::IndexMap;
 
+use super::allocation::Allocated;
 use super::fulfil::{Pool, Wanted, filters_named};
 use super::types::nearest;
 use super::{Lowerer, Unit};
@@ -49,6 +50,9 @@ pub(super) struct Wiring<'a> {
     /// each node, kept as they are added: looked up for every candidate
     /// of an allocating requirement.
     allocated: HashMap<NodeId, HashMap<String, f64>>,
+    /// The nodes the pending relationships allocate on, in the order they
+    /// were added: whose room to look at again (`rooms.rs`).
+    allocation_log: Vec<NodeId>,
 }
 
 /// The relationship of one assignment, before its target is known.
@@ -477,7 +481,10 @@ impl<'a> Lowerer<'a> {
             origin,
             &targets.pool,
             &wiring.targets_of(source, &a.name.text),
-            &|t, p| wiring.allocated(t, p),
+            &Allocated {
+                amount: &|t, p| wiring.allocated(t, p),
+                log: &wiring.allocation_log,
+            },
         )
     }
 
@@ -542,7 +549,10 @@ impl<'a> Lowerer<'a> {
                 &origin,
                 &targets.pool,
                 &wiring.targets_of(source, rname),
-                &|t, p| wiring.allocated(t, p),
+                &Allocated {
+                    amount: &|t, p| wiring.allocated(t, p),
+                    log: &wiring.allocation_log,
+                },
             ) {
                 Ok(id) => (Some(id), None),
                 Err(note) => (None, note),
@@ -615,6 +625,9 @@ impl<'a> Wiring<'a> {
     /// Add relationship `rel`, counting what it allocates on its target.
     fn push(&mut self, rel: PendingRel<'a>) {
         if let TargetRef::Node(t) = rel.target {
+            if !rel.allocation.0.is_empty() {
+                self.allocation_log.push(t);
+            }
             for (k, v) in rel.allocation.0 {
                 if let Some(amount) = v.as_str().and_then(super::allocation::amount) {
                     *self

@@ -19,10 +19,10 @@
 
 use std::sync::Arc;
 
+use super::Lowerer;
 use super::candidates::skipped;
 use super::fulfil::{Pool, SHOWN, Wanted};
 use super::node_filter::{Candidate, Verdict};
-use super::{Lowerer, Unit};
 use crate::model::NodeId;
 use crate::yaml::node::{Kind, Node};
 
@@ -161,18 +161,13 @@ fn key(wanted: &Wanted<'_, '_>, types: &[usize]) -> Option<String> {
     }
     let mut k = format!("{types:?}");
     if let Some((c, unit)) = wanted.capability {
-        k.push_str(&format!("|{:?}@{}", c.text, unit_id(unit)));
+        k.push_str(&format!("|{:?}@{}", c.text, unit.id()));
     }
     for (f, unit) in &wanted.filters {
-        k.push_str(&format!("|{}:", unit_id(*unit)));
+        k.push_str(&format!("|{}:", unit.id()));
         written(f, &mut k);
     }
     Some(k)
-}
-
-/// A file and scope, by address: units live as long as the lowering.
-fn unit_id(unit: Unit<'_>) -> String {
-    format!("{:p}/{:p}/{}", unit.file, unit.scope.as_ptr(), unit.builtin)
 }
 
 /// Whether `node` names `SOURCE` anywhere (a path from the source).
