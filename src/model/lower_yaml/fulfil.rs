@@ -87,38 +87,7 @@ impl<'a> Lowerer<'a> {
         }
         let source_type = asts.get(source.0 as usize).map(|(_, k)| &**k);
         let types = self.fitting_types(wanted, index, source_type);
-        let per_template = !wanted.filters.is_empty()
-            || (wanted.capability.is_some() && !wanted.allocation.is_empty());
-        let room_asked = wanted.capability.is_some() && !wanted.allocation.is_empty();
-        let shared = match per_template && !room_asked {
-            true => self.shared_verdicts(wanted, pool, &types),
-            false => None,
-        };
-        let (first, count) = if let Some(shared) = shared {
-            // The filters' verdicts on every candidate, shared by the
-            // requirements that carry the same filters.
-            let left = left(index, &types, source, taken);
-            shared.choose(pool, wanted, (taken, left))?
-        } else if room_asked && wanted.filters.is_empty() {
-            // The candidates with room, kept up to date across the
-            // requirements that allocate alike.
-            self.with_room(wanted, pool, (&types, taken), allocated)
-        } else if per_template {
-            // Room and filters depend on the template: each one is looked at.
-            let mut ids: Vec<NodeId> = types
-                .iter()
-                .flat_map(|&t| index.of_type(t).1)
-                .copied()
-                .filter(|&id| id != source && !taken.contains(&id))
-                .collect();
-            ids.sort_unstable();
-            ids.retain(|&id| {
-                self.has_room_in(id, &asts[id.0 as usize].1, wanted, allocated.amount)
-            });
-            self.filtered(wanted, pool, ids)?
-        } else {
-            first_of(&types, index, taken, source)
-        };
+        let (first, count) = self.fitting(wanted, pool, (&types, taken), allocated)?;
         let &chosen = first.first().ok_or(None)?;
         if count > 1 {
             // A few names: a warning per requirement must not grow with the topology.
@@ -144,6 +113,54 @@ impl<'a> Lowerer<'a> {
             );
         }
         Ok(chosen)
+    }
+
+    /// The templates of `types` that fit `wanted` (room, filters), in
+    /// node id order, passing over its source and `taken`: the first
+    /// [`SHOWN`] and how many. `Err` as [`Lowerer::fulfil`] gives it.
+    fn fitting(
+        &mut self,
+        wanted: &Wanted<'_, 'a>,
+        pool: &Pool<'_, 'a>,
+        (types, taken): (&[usize], &[NodeId]),
+        allocated: &Allocated<'_>,
+    ) -> Result<Fitting, Option<String>> {
+        let (asts, index, source) = (pool.asts, pool.index, wanted.source.1);
+        let per_template = !wanted.filters.is_empty()
+            || (wanted.capability.is_some() && !wanted.allocation.is_empty());
+        let room_asked = wanted.capability.is_some() && !wanted.allocation.is_empty();
+        let shared = match wanted.filters.is_empty() {
+            false => self.shared_verdicts(wanted, pool, types),
+            true => None,
+        };
+        if let Some(shared) = shared.as_ref().filter(|_| room_asked) {
+            // Room among the candidates the filters do not reject.
+            self.with_room_passing(wanted, pool, (types, taken), allocated, shared)
+        } else if let Some(shared) = shared {
+            // The filters' verdicts on every candidate, shared by the
+            // requirements that carry the same filters.
+            let left = left(index, types, source, taken);
+            shared.choose(pool, wanted, (taken, left))
+        } else if room_asked && wanted.filters.is_empty() {
+            // The candidates with room, kept up to date across the
+            // requirements that allocate alike.
+            Ok(self.with_room(wanted, pool, (types, taken), allocated))
+        } else if per_template {
+            // Room and filters depend on the template: each one is looked at.
+            let mut ids: Vec<NodeId> = types
+                .iter()
+                .flat_map(|&t| index.of_type(t).1)
+                .copied()
+                .filter(|&id| id != source && !taken.contains(&id))
+                .collect();
+            ids.sort_unstable();
+            ids.retain(|&id| {
+                self.has_room_in(id, &asts[id.0 as usize].1, wanted, allocated.amount)
+            });
+            self.filtered(wanted, pool, ids)
+        } else {
+            Ok(first_of(types, index, taken, source))
+        }
     }
 
     /// The templates `ids` (fitting, in node id order) that pass the

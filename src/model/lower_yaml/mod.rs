@@ -245,6 +245,8 @@ struct Lowerer<'a> {
     candidate_indexes: u64,
     /// The candidates with room for each allocation (`rooms.rs`).
     rooms: HashMap<String, rooms::Room>,
+    /// The same, among the candidates one set of filters does not reject.
+    rooms_passing: HashMap<String, rooms::RoomPassing>,
 }
 
 /// A template's interfaces and deployment artifacts, as its type gives them.
@@ -284,6 +286,7 @@ impl<'a> Lowerer<'a> {
             shared_verdicts: HashMap::new(),
             candidate_indexes: 0,
             rooms: HashMap::new(),
+            rooms_passing: HashMap::new(),
         };
         for u in &loaded.units {
             l.units.push(Unit {

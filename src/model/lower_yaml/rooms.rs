@@ -8,7 +8,8 @@
 //! so the candidates with room are worked out once per allocation (the
 //! same amounts of the same capability, on the same types of the same
 //! topology), and afterwards only the nodes allocated on since are looked
-//! at again.
+//! at again; where the requirement also filters, the same is kept among
+//! the candidates its filters do not reject (`shared_verdicts.rs`).
 //!
 //! In: the requirement ([`Wanted`]), the types that fit it, what the
 //! relationships so far allocate and on which nodes, in order. Out: the
@@ -21,6 +22,7 @@ use super::Lowerer;
 use super::allocation::Allocated;
 use super::candidates::skipped;
 use super::fulfil::{Pool, SHOWN, Wanted};
+use super::shared_verdicts::{Chosen, Shared, none_passes, unknown};
 use crate::model::NodeId;
 
 /// The candidates with room for one allocation.
@@ -31,7 +33,82 @@ pub(super) struct Room {
     seen: usize,
 }
 
+/// The candidates with room for one allocation among those that one set
+/// of filters does not reject.
+pub(super) struct RoomPassing {
+    /// Those with room, passing or not known to.
+    open: BTreeSet<NodeId>,
+    /// Those with room that pass.
+    passing: BTreeSet<NodeId>,
+    /// How much of the log of allocations they account for.
+    seen: usize,
+}
+
 impl<'a> Lowerer<'a> {
+    /// As [`Shared::choose`], among the candidates with room for what
+    /// `wanted` allocates: the first of them not rejected decides, and
+    /// where none has room, nothing is said of the filters.
+    pub(super) fn with_room_passing(
+        &mut self,
+        wanted: &Wanted<'_, 'a>,
+        pool: &Pool<'_, 'a>,
+        (types, taken): (&[usize], &[NodeId]),
+        allocated: &Allocated<'_>,
+        shared: &Shared,
+    ) -> Result<Chosen, Option<String>> {
+        if self.with_room(wanted, pool, (types, taken), allocated).1 == 0 {
+            return Err(None);
+        }
+        let key = format!(
+            "{}|{}",
+            key(pool.index.generation, wanted, types),
+            shared.id
+        );
+        let mut room = match self.rooms_passing.remove(&key) {
+            Some(room) => room,
+            None => {
+                let mut room = RoomPassing {
+                    open: BTreeSet::new(),
+                    passing: BTreeSet::new(),
+                    seen: allocated.log.len(),
+                };
+                for id in shared.open() {
+                    self.look_again(&mut room, (wanted, pool), shared, id, allocated);
+                }
+                room
+            }
+        };
+        for i in room.seen..allocated.log.len() {
+            let id = allocated.log[i];
+            if shared.verdict(id).is_some() {
+                self.look_again(&mut room, (wanted, pool), shared, id, allocated);
+            }
+        }
+        room.seen = allocated.log.len();
+        let chosen = room.choose(pool, wanted, taken, shared);
+        self.rooms_passing.insert(key, room);
+        chosen
+    }
+
+    /// Whether candidate `id` (not rejected by `shared`) has room now.
+    fn look_again(
+        &mut self,
+        room: &mut RoomPassing,
+        (wanted, pool): (&Wanted<'_, 'a>, &Pool<'_, 'a>),
+        shared: &Shared,
+        id: NodeId,
+        allocated: &Allocated<'_>,
+    ) {
+        room.open.remove(&id);
+        room.passing.remove(&id);
+        if self.has_room_in(id, &pool.asts[id.0 as usize].1, wanted, allocated.amount) {
+            room.open.insert(id);
+            if shared.verdict(id) == Some(None) {
+                room.passing.insert(id);
+            }
+        }
+    }
+
     /// The first templates of `types` (at most [`SHOWN`]) with room for
     /// what `wanted` allocates, passing over its source and `taken`, and
     /// how many have room.
@@ -93,6 +170,39 @@ impl<'a> Lowerer<'a> {
                 self.has_room_in(id, &pool.asts[id.0 as usize].1, wanted, allocated.amount)
             })
             .collect()
+    }
+}
+
+impl RoomPassing {
+    /// The first passing candidates with room, passing over the source and
+    /// `taken`, and how many: `Err` where the first not rejected is not
+    /// known to pass, or none passes.
+    fn choose(
+        &self,
+        pool: &Pool<'_, '_>,
+        wanted: &Wanted<'_, '_>,
+        taken: &[NodeId],
+        shared: &Shared,
+    ) -> Result<Chosen, Option<String>> {
+        let out = skipped(wanted.source.1, taken);
+        let kept = |id: &&NodeId| out.binary_search(id).is_err();
+        match self.open.iter().find(kept) {
+            None => return Err(Some(none_passes(wanted))),
+            Some(&id) => {
+                if let Some(Some(why)) = shared.verdict(id) {
+                    return Err(Some(unknown(pool, wanted, id, why)));
+                }
+            }
+        }
+        let first = self
+            .passing
+            .iter()
+            .filter(kept)
+            .take(SHOWN)
+            .copied()
+            .collect();
+        let count = self.passing.len() - out.iter().filter(|id| self.passing.contains(id)).count();
+        Ok((first, count))
     }
 }
 
@@ -172,5 +282,42 @@ mod tests {
             ],
             "{d:?}"
         );
+    }
+
+    /// With a filter too: room among the candidates it lets through.
+    #[test]
+    fn allocations_fill_the_candidates_the_filter_lets_through() {
+        let mut text = String::from(
+            "tosca_definitions_version: tosca_2_0\nimports:\n  - profile: org.oasis-open.simple:2.0\nservice_template:\n  node_templates:\n",
+        );
+        for (name, gb, cpus) in [("a", 2, 4), ("b", 2, 1), ("c", 1, 8)] {
+            text.push_str(&format!(
+                "    {name}:\n      type: tosca.nodes.Compute\n      capabilities: {{host: {{properties: {{mem_size: {gb} GB, num_cpus: {cpus}}}}}}}\n"
+            ));
+        }
+        for i in 0..4 {
+            text.push_str(&format!(
+                "    app{i}:\n      type: tosca.nodes.SoftwareComponent\n      requirements:\n        \
+                 - host: {{capability: tosca.capabilities.Compute, allocation: {{mem_size: 1 GB}}, \
+                 node_filter: {{$greater_than: [{{$get_property: [SELF, CAPABILITY, num_cpus]}}, 2]}}}}\n"
+            ));
+        }
+        let (t, d) = lower_text(&text);
+        let t = t.unwrap();
+        let hosts: Vec<String> = (0..4)
+            .map(|i| {
+                let r = t
+                    .relationships
+                    .iter()
+                    .find(|r| t.node(r.source).id == format!("app{i}"))
+                    .unwrap();
+                t.node(r.target).id.clone()
+            })
+            .collect();
+        // `b` has room but 1 CPU; once `a` and `c` are full, nothing passes.
+        assert_eq!(hosts, ["a", "a", "c", "app3_host_target"], "{d:?}");
+        assert!(d.iter().any(|d| d.message.contains(
+            "requirement `host` of `app3` names no node template (no template of the topology that fits passes its node_filter)"
+        )), "{d:?}");
     }
 }

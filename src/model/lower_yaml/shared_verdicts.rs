@@ -28,6 +28,8 @@ use crate::yaml::node::{Kind, Node};
 
 /// The verdicts of one set of filters on every candidate of some types.
 pub(super) struct Shared {
+    /// Which shared verdicts these are, among the lowering's.
+    pub(super) id: usize,
     /// The candidates, in node id order, that the filters do not reject:
     /// passing (`None`) or not known to (`Some(why)`).
     open: Vec<(NodeId, Option<String>)>,
@@ -75,6 +77,7 @@ impl<'a> Lowerer<'a> {
         ids.sort_unstable();
         let source = wanted.source.1;
         let mut shared = Shared {
+            id: self.shared_verdicts.len(),
             open: Vec::new(),
             passing: Vec::new(),
         };
@@ -123,19 +126,9 @@ impl Shared {
         let passed_over = |id: &NodeId| *id == source || taken.contains(id);
         // The first candidate not rejected decides whether any is chosen.
         match self.open.iter().find(|(id, _)| !passed_over(id)) {
-            Some((id, Some(why))) => {
-                return Err(Some(format!(
-                    "{} is not evaluated on `{}` when the plans are made: {why}",
-                    wanted.filters_named, pool.asts[id.0 as usize].0.name.text
-                )));
-            }
+            Some((id, Some(why))) => return Err(Some(unknown(pool, wanted, *id, why))),
             Some((_, None)) => {}
-            None => {
-                return Err(Some(format!(
-                    "no template of the topology that fits passes {}",
-                    wanted.filters_named
-                )));
-            }
+            None => return Err(Some(none_passes(wanted))),
         }
         let first: Vec<NodeId> = self
             .passing
@@ -150,6 +143,41 @@ impl Shared {
             .count();
         Ok((first, self.passing.len() - left_out))
     }
+}
+
+impl Shared {
+    /// The candidates not rejected, in node id order.
+    pub(super) fn open(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.open.iter().map(|(id, _)| *id)
+    }
+
+    /// What the filters say of candidate `id`: `None` if they reject it,
+    /// `Some(None)` if it passes, `Some(Some(why))` if that is unknown.
+    pub(super) fn verdict(&self, id: NodeId) -> Option<Option<&str>> {
+        let i = self.open.binary_search_by_key(&id, |(o, _)| *o).ok()?;
+        Some(self.open[i].1.as_deref())
+    }
+}
+
+/// What to say where whether candidate `id` passes is not known: `why`.
+pub(super) fn unknown(
+    pool: &Pool<'_, '_>,
+    wanted: &Wanted<'_, '_>,
+    id: NodeId,
+    why: &str,
+) -> String {
+    format!(
+        "{} is not evaluated on `{}` when the plans are made: {why}",
+        wanted.filters_named, pool.asts[id.0 as usize].0.name.text
+    )
+}
+
+/// What to say where no candidate passes.
+pub(super) fn none_passes(wanted: &Wanted<'_, '_>) -> String {
+    format!(
+        "no template of the topology that fits passes {}",
+        wanted.filters_named
+    )
 }
 
 /// What makes filters the same: the types they are evaluated on, the
