@@ -267,6 +267,9 @@ pub(crate) struct RequirementDef {
     /// Upper bound of `occurrences` / `count_range`; `None` if not given
     /// or `UNBOUNDED`.
     pub max: Option<u64>,
+    /// `node_filter`, as written: every target must pass it, besides the
+    /// assignment's (1.3 §3.7.3.5.1, 2.0 §8.4).
+    pub node_filter: Option<Node>,
     /// The whole definition.
     pub span: Span,
 }

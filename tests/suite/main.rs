@@ -13,6 +13,7 @@ mod features;
 mod layers;
 mod names;
 mod node_count;
+mod node_filters;
 mod ordering;
 mod plugins;
 mod roundtrip;

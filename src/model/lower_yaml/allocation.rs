@@ -20,6 +20,15 @@ use crate::yaml::node::Node;
 /// What the relationships so far take: (target, capability, property).
 pub(super) type Used = HashMap<(NodeId, String, String), f64>;
 
+/// What the relationships so far allocate, as fulfilment reads it.
+pub(super) struct Allocated<'w> {
+    /// How much of a property of a node they take.
+    pub(super) amount: &'w dyn Fn(NodeId, &str) -> f64,
+    /// The nodes they allocate on, in order (one entry per relationship):
+    /// whose room to look at again (`rooms.rs`).
+    pub(super) log: &'w [NodeId],
+}
+
 impl<'a> Lowerer<'a> {
     /// Check and record the allocation of requirement `requirement` of
     /// node `source` on capability `c` of `target`.

@@ -18,6 +18,9 @@ use crate::yaml::ast::{self, TypeKind};
 
 /// The topology's templates by type, and the types by what they offer.
 pub(super) struct Candidates {
+    /// Which index of the lowering this is (the entry's topology, a
+    /// substituting one): what is worked out from it is kept under it.
+    pub(super) generation: u64,
     /// Each type key of the templates, in the order of its first
     /// template, with its templates in node id order.
     types: Vec<(Arc<str>, Vec<NodeId>)>,
@@ -72,7 +75,9 @@ impl<'a> Lowerer<'a> {
             });
             types[t].1.push(NodeId(i as u32));
         }
+        self.candidate_indexes += 1;
         let mut c = Candidates {
+            generation: self.candidate_indexes,
             types,
             by_ancestor: HashMap::new(),
             by_capability_type: HashMap::new(),
@@ -97,6 +102,32 @@ impl<'a> Lowerer<'a> {
         }
         c
     }
+}
+
+/// How many of the templates of `types` are neither `source` nor `taken`:
+/// counted per type, not per template.
+pub(super) fn left(index: &Candidates, types: &[usize], source: NodeId, taken: &[NodeId]) -> usize {
+    let all: usize = types.iter().map(|&t| index.of_type(t).1.len()).sum();
+    // The skipped templates that are among the fitting ones, each once.
+    let out = skipped(source, taken);
+    let left_out = out
+        .iter()
+        .filter(|id| {
+            types
+                .iter()
+                .any(|&t| index.of_type(t).1.binary_search(id).is_ok())
+        })
+        .count();
+    all - left_out
+}
+
+/// `source` and `taken`, sorted, each once.
+pub(super) fn skipped(source: NodeId, taken: &[NodeId]) -> Vec<NodeId> {
+    let mut out: Vec<NodeId> = taken.to_vec();
+    out.push(source);
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// Add type `t` to a list of types once (types come in ascending order).

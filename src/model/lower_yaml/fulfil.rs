@@ -3,7 +3,9 @@
 //! name that the provider will use to select a type-compatible node
 //! template") or, in TOSCA 2.0, names no node at all (§8.5: the processor
 //! fulfils dangling requirements, the service's own node representations
-//! being candidates) is given a template of the topology when one fits;
+//! being candidates), or in 1.x names none but has a node_filter (which
+//! then selects among the templates offering its capability), is given a
+//! template of the topology when one fits;
 //! only where none does is the target left to the orchestrator
 //! (delegated, `requirements.rs`).
 //!
@@ -12,7 +14,8 @@
 //! (indexed by type in `candidates.rs`).
 //! Out: the chosen template, with a warning where several fit.
 
-use super::candidates::Candidates;
+use super::allocation::Allocated;
+use super::candidates::{Candidates, left};
 use super::node_filter::{Candidate, Verdict};
 use super::{Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, Location, codes};
@@ -33,8 +36,12 @@ pub(super) struct Wanted<'s, 'a> {
     /// What it allocates of that capability (2.0 §8.5.5): a candidate
     /// must have room for it.
     pub(super) allocation: &'a [(ast::Spanned, Node)],
-    /// Its `node_filter`, which a candidate must pass (`node_filter.rs`).
-    pub(super) filter: Option<(&'a Node, Unit<'a>)>,
+    /// The node filters a candidate must pass (`node_filter.rs`): those
+    /// of the requirement definition along the node type's ancestry, then
+    /// the assignment's (each "in addition", 2.0 §8.4, §8.5).
+    pub(super) filters: Vec<(&'a Node, Unit<'a>)>,
+    /// How the warnings name those filters ([`filters_named`]).
+    pub(super) filters_named: &'static str,
 }
 
 /// The templates a dangling requirement may be fulfilled by.
@@ -66,7 +73,7 @@ impl<'a> Lowerer<'a> {
         origin: &Location,
         pool: &Pool<'_, 'a>,
         taken: &[NodeId],
-        used: &dyn Fn(NodeId, &str) -> f64,
+        allocated: &Allocated<'_>,
     ) -> Result<NodeId, Option<String>> {
         let (asts, index) = (pool.asts, pool.index);
         let (source_name, source) = wanted.source;
@@ -80,22 +87,7 @@ impl<'a> Lowerer<'a> {
         }
         let source_type = asts.get(source.0 as usize).map(|(_, k)| &**k);
         let types = self.fitting_types(wanted, index, source_type);
-        let per_template = wanted.filter.is_some()
-            || (wanted.capability.is_some() && !wanted.allocation.is_empty());
-        let (first, count) = if per_template {
-            // Room and filters depend on the template: each one is looked at.
-            let mut ids: Vec<NodeId> = types
-                .iter()
-                .flat_map(|&t| index.of_type(t).1)
-                .copied()
-                .filter(|&id| id != source && !taken.contains(&id))
-                .collect();
-            ids.sort_unstable();
-            ids.retain(|&id| self.has_room_in(id, &asts[id.0 as usize].1, wanted, used));
-            self.filtered(wanted, pool, ids)?
-        } else {
-            first_of(&types, index, taken, source)
-        };
+        let (first, count) = self.fitting(wanted, pool, (&types, taken), allocated)?;
         let &chosen = first.first().ok_or(None)?;
         if count > 1 {
             // A few names: a warning per requirement must not grow with the topology.
@@ -123,6 +115,54 @@ impl<'a> Lowerer<'a> {
         Ok(chosen)
     }
 
+    /// The templates of `types` that fit `wanted` (room, filters), in
+    /// node id order, passing over its source and `taken`: the first
+    /// [`SHOWN`] and how many. `Err` as [`Lowerer::fulfil`] gives it.
+    fn fitting(
+        &mut self,
+        wanted: &Wanted<'_, 'a>,
+        pool: &Pool<'_, 'a>,
+        (types, taken): (&[usize], &[NodeId]),
+        allocated: &Allocated<'_>,
+    ) -> Result<Fitting, Option<String>> {
+        let (asts, index, source) = (pool.asts, pool.index, wanted.source.1);
+        let per_template = !wanted.filters.is_empty()
+            || (wanted.capability.is_some() && !wanted.allocation.is_empty());
+        let room_asked = wanted.capability.is_some() && !wanted.allocation.is_empty();
+        let shared = match wanted.filters.is_empty() {
+            false => self.shared_verdicts(wanted, pool, types),
+            true => None,
+        };
+        if let Some(shared) = shared.as_ref().filter(|_| room_asked) {
+            // Room among the candidates the filters do not reject.
+            self.with_room_passing(wanted, pool, (types, taken), allocated, shared)
+        } else if let Some(shared) = shared {
+            // The filters' verdicts on every candidate, shared by the
+            // requirements that carry the same filters.
+            let left = left(index, types, source, taken);
+            shared.choose(pool, wanted, (taken, left))
+        } else if room_asked && wanted.filters.is_empty() {
+            // The candidates with room, kept up to date across the
+            // requirements that allocate alike.
+            Ok(self.with_room(wanted, pool, (types, taken), allocated))
+        } else if per_template {
+            // Room and filters depend on the template: each one is looked at.
+            let mut ids: Vec<NodeId> = types
+                .iter()
+                .flat_map(|&t| index.of_type(t).1)
+                .copied()
+                .filter(|&id| id != source && !taken.contains(&id))
+                .collect();
+            ids.sort_unstable();
+            ids.retain(|&id| {
+                self.has_room_in(id, &asts[id.0 as usize].1, wanted, allocated.amount)
+            });
+            self.filtered(wanted, pool, ids)
+        } else {
+            Ok(first_of(types, index, taken, source))
+        }
+    }
+
     /// The templates `ids` (fitting, in node id order) that pass the
     /// requirement's node_filter, if it has one. `Err` with what to say
     /// where none passes, or where whether the first would is known only
@@ -133,10 +173,10 @@ impl<'a> Lowerer<'a> {
         pool: &Pool<'_, 'a>,
         ids: Vec<NodeId>,
     ) -> Result<Fitting, Option<String>> {
-        let Some((filter, unit)) = wanted.filter else {
+        if wanted.filters.is_empty() {
             let count = ids.len();
             return Ok((ids.into_iter().take(SHOWN).collect(), count));
-        };
+        }
         if ids.is_empty() {
             return Err(None);
         }
@@ -156,23 +196,24 @@ impl<'a> Lowerer<'a> {
                 source: (wanted.source.0, &pool.nodes[source.0 as usize].properties),
                 capability,
             };
-            match self.passes(filter, unit, &candidate) {
+            match self.passes_all(&wanted.filters, &candidate) {
                 Verdict::Pass => passing.push(id),
                 Verdict::Fail => {}
                 // The first that fits may be one it does not know.
                 Verdict::Unknown(why) if passing.is_empty() => {
                     return Err(Some(format!(
-                        "its node_filter is not evaluated on `{}` when the plans are made: {why}",
-                        n.name.text
+                        "{} is not evaluated on `{}` when the plans are made: {why}",
+                        wanted.filters_named, n.name.text
                     )));
                 }
                 Verdict::Unknown(_) => {}
             }
         }
         if passing.is_empty() {
-            return Err(Some(
-                "no template of the topology that fits passes its node_filter".to_string(),
-            ));
+            return Err(Some(format!(
+                "no template of the topology that fits passes {}",
+                wanted.filters_named
+            )));
         }
         let count = passing.len();
         passing.truncate(SHOWN);
@@ -210,7 +251,7 @@ impl<'a> Lowerer<'a> {
 
     /// Whether the capability template `id` (of type `key`) offers has
     /// room for what `wanted` allocates (nothing allocated: room).
-    fn has_room_in(
+    pub(super) fn has_room_in(
         &mut self,
         id: NodeId,
         key: &str,
@@ -246,8 +287,18 @@ impl<'a> Lowerer<'a> {
     }
 }
 
+/// How a warning names the node filters of a requirement: its own
+/// (`assigned`), its definition's (`defined`), or both.
+pub(super) fn filters_named(defined: bool, assigned: bool) -> &'static str {
+    match (defined, assigned) {
+        (true, true) => "its node_filter together with that of its definition",
+        (true, false) => "the node_filter of its definition",
+        _ => "its node_filter",
+    }
+}
+
 /// How many template names a W0411 warning shows.
-const SHOWN: usize = 5;
+pub(super) const SHOWN: usize = 5;
 
 /// The first [`SHOWN`] templates, in node id order, of the fitting
 /// `types` that are neither `source` nor `taken`, and how many there are
@@ -270,21 +321,7 @@ fn first_of(
         .collect();
     first.sort_unstable();
     first.truncate(SHOWN);
-    let all: usize = types.iter().map(|&t| index.of_type(t).1.len()).sum();
-    // The skipped templates that are among the fitting ones, each once.
-    let mut out: Vec<NodeId> = taken.to_vec();
-    out.push(source);
-    out.sort_unstable();
-    out.dedup();
-    let left_out = out
-        .iter()
-        .filter(|&&id| {
-            types
-                .iter()
-                .any(|&t| index.of_type(t).1.binary_search(&id).is_ok())
-        })
-        .count();
-    (first, all - left_out)
+    (first, left(index, types, source, taken))
 }
 
 #[cfg(test)]
@@ -367,6 +404,40 @@ mod tests {
              requirements: [{{host: tosca.nodes.Compute}}]\n"
         ));
         assert_eq!(target_of(&t.unwrap(), "app"), ["app_host_target"]);
+    }
+
+    #[test]
+    fn an_unassigned_requirement_is_filtered_by_its_definition() {
+        let (t, d) = lower_text(
+            "tosca_definitions_version: tosca_2_0\nimports:\n  - profile: org.oasis-open.simple:2.0\n\
+             node_types:\n  App:\n    derived_from: tosca.nodes.Root\n    requirements:\n      \
+             - host:\n          capability: tosca.capabilities.Compute\n          count_range: [1, 1]\n          \
+             node_filter: {$equal: [{$get_property: [SELF, TARGET, tag]}, b]}\n\
+             service_template:\n  node_templates:\n    \
+             a: {type: tosca.nodes.Compute, properties: {tag: a}}\n    \
+             b: {type: tosca.nodes.Compute, properties: {tag: b}}\n    \
+             app: {type: App}\n    \
+             other: {type: App, requirements: [{host: {node_filter: {$equal: [1, 2]}}}]}\n",
+        );
+        let t = t.unwrap();
+        assert_eq!(target_of(&t, "app"), ["b"]);
+        assert_eq!(target_of(&t, "other"), ["other_host_target"]);
+        assert!(d.iter().any(|d| d.message.contains(
+            "(no template of the topology that fits passes its node_filter together with that of its definition)"
+        )), "{d:?}");
+        // Unassigned, and no template passes: the warning says why.
+        let (_, d) = lower_text(
+            "tosca_definitions_version: tosca_2_0\nimports:\n  - profile: org.oasis-open.simple:2.0\n\
+             node_types:\n  App:\n    derived_from: tosca.nodes.Root\n    requirements:\n      \
+             - host:\n          capability: tosca.capabilities.Compute\n          count_range: [1, 1]\n          \
+             node_filter: {$equal: [{$get_property: [SELF, TARGET, tag]}, c]}\n\
+             service_template:\n  node_templates:\n    \
+             a: {type: tosca.nodes.Compute, properties: {tag: a}}\n    \
+             app: {type: App}\n",
+        );
+        assert!(d.iter().any(|d| d.message.contains(
+            "does not assign its required requirement `host` (no template of the topology that fits passes the node_filter of its definition)"
+        )), "{d:?}");
     }
 
     #[test]

@@ -37,7 +37,11 @@
 //! `get_artifact` calls, and `custom_functions`, calls of functions that
 //! are not built in), `artifacts`, `interfaces`, `properties`, `capabilities`, `nodes`,
 //! `requirements` (with `fulfil`, dangling ones fulfilled from the
-//! topology, and `candidates`, its templates by type), `relationships`,
+//! topology, `candidates`, its templates by type, `node_filter`, what
+//! a requirement's filter says of one, `pattern`, its regular
+//! expressions, and `shared_verdicts`, a filter's verdicts shared by
+//! the requirements that carry it, and `rooms`, the candidates with room
+//! for an allocation), `relationships`,
 //! `delegation`, `attributes`,
 //! `entities`, `policies` (and groups), `substitution`, `substitute`
 //! (which nodes are substituted, by what), `splice`, `splice_values`,
@@ -59,10 +63,13 @@ mod fulfil;
 mod interfaces;
 mod node_filter;
 mod nodes;
+mod pattern;
 mod policies;
 mod properties;
 mod relationships;
 mod requirements;
+mod rooms;
+mod shared_verdicts;
 mod splice;
 mod splice_parts;
 mod splice_values;
@@ -121,6 +128,15 @@ struct Unit<'a> {
     file: &'a File,
     scope: &'a [String],
     builtin: bool,
+}
+
+impl Unit<'_> {
+    /// The file and scope, by address (units live as long as the
+    /// lowering): what tells units apart where what is worked out for
+    /// one is kept (`shared_verdicts.rs`, `rooms.rs`).
+    fn id(&self) -> String {
+        format!("{:p}/{:p}/{}", self.file, self.scope.as_ptr(), self.builtin)
+    }
 }
 
 /// The capability names of each node template.
@@ -218,6 +234,19 @@ struct Lowerer<'a> {
     type_interfaces: HashMap<(TypeKind, String), OfType>,
     /// Property names, shared by the templates that have them.
     names: super::Names,
+    /// The regular expressions of node filters, compiled once each (or
+    /// why they are not), by pattern (`pattern.rs`).
+    patterns: HashMap<String, Result<regex::Regex, String>>,
+    /// The verdicts of node filters on every candidate, by what makes
+    /// filters the same; `None` where they cannot be shared
+    /// (`shared_verdicts.rs`).
+    shared_verdicts: HashMap<String, Option<Arc<shared_verdicts::Shared>>>,
+    /// How many candidate indexes were made (`candidates.rs`).
+    candidate_indexes: u64,
+    /// The candidates with room for each allocation (`rooms.rs`).
+    rooms: HashMap<String, rooms::Room>,
+    /// The same, among the candidates one set of filters does not reject.
+    rooms_passing: HashMap<String, rooms::RoomPassing>,
 }
 
 /// A template's interfaces and deployment artifacts, as its type gives them.
@@ -253,6 +282,11 @@ impl<'a> Lowerer<'a> {
             rel_by_requirement: HashMap::new(),
             type_interfaces: HashMap::new(),
             names: super::Names::default(),
+            patterns: HashMap::new(),
+            shared_verdicts: HashMap::new(),
+            candidate_indexes: 0,
+            rooms: HashMap::new(),
+            rooms_passing: HashMap::new(),
         };
         for u in &loaded.units {
             l.units.push(Unit {

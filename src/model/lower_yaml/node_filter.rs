@@ -9,7 +9,8 @@
 //! capability that fulfils the requirement) and `[SELF, SOURCE, prop]`.
 //! TOSCA 1.3 (§3.6.5): lists `properties` and `capabilities` of property
 //! filters, each a constraint clause or a list of them. Scalars with
-//! units compare by amount (`512 MB` < `1 GB`).
+//! units compare by amount (`512 MB` < `1 GB`); `pattern` and `$matches`
+//! are regular expressions (`pattern.rs`).
 //!
 //! In: the filter as written, and the candidate's static property and
 //! capability values. Out: whether it passes, or why that is not known
@@ -50,8 +51,21 @@ pub(super) struct Candidate<'c> {
 }
 
 impl<'a> Lowerer<'a> {
+    /// Whether `c` passes every one of `filters` (each with the unit it is
+    /// written in): a failing one decides, else an unknown one.
+    pub(super) fn passes_all(
+        &mut self,
+        filters: &[(&Node, Unit<'a>)],
+        c: &Candidate<'_>,
+    ) -> Verdict {
+        all(filters
+            .iter()
+            .map(|&(filter, unit)| self.passes(filter, unit, c))
+            .collect())
+    }
+
     /// Whether `candidate` passes `filter` (written in `unit`).
-    pub(super) fn passes(&mut self, filter: &Node, unit: Unit<'a>, c: &Candidate<'_>) -> Verdict {
+    fn passes(&mut self, filter: &Node, unit: Unit<'a>, c: &Candidate<'_>) -> Verdict {
         let legacy = filter.as_map().is_some_and(|m| {
             m.iter()
                 .all(|(k, _)| matches!(k.as_str(), Some("properties" | "capabilities")))
@@ -59,7 +73,7 @@ impl<'a> Lowerer<'a> {
         if legacy {
             self.legacy_filter(filter, unit, c)
         } else {
-            self.condition(filter, c)
+            self.condition(filter, unit, c)
         }
     }
 
@@ -72,7 +86,7 @@ impl<'a> Lowerer<'a> {
             .and_then(Node::as_seq)
             .unwrap_or(&[])
         {
-            verdicts.push(self.property_filter(item, c, None));
+            verdicts.push(self.property_filter(item, unit, c, None));
         }
         for item in filter
             .get("capabilities")
@@ -92,7 +106,7 @@ impl<'a> Lowerer<'a> {
                 continue;
             };
             for p in body.get("properties").and_then(Node::as_seq).unwrap_or(&[]) {
-                verdicts.push(self.property_filter(p, c, Some(&cap)));
+                verdicts.push(self.property_filter(p, unit, c, Some(&cap)));
             }
         }
         all(verdicts)
@@ -100,7 +114,13 @@ impl<'a> Lowerer<'a> {
 
     /// `prop: clause` or `prop: [clauses]`, on the candidate or its
     /// capability `cap`.
-    fn property_filter(&mut self, item: &Node, c: &Candidate<'_>, cap: Option<&str>) -> Verdict {
+    fn property_filter(
+        &mut self,
+        item: &Node,
+        unit: Unit<'a>,
+        c: &Candidate<'_>,
+        cap: Option<&str>,
+    ) -> Verdict {
         let Some([(name, clauses)]) = item.as_map() else {
             return malformed("a property filter is not a map of one property");
         };
@@ -120,14 +140,17 @@ impl<'a> Lowerer<'a> {
         all(list
             .iter()
             .map(|clause| match clause.as_map() {
+                Some([(op, arg)]) if op.as_str() == Some("pattern") => {
+                    self.matches(&value, &literal(arg), (arg, unit))
+                }
                 Some([(op, arg)]) => test(op.as_str().unwrap_or_default(), &value, &literal(arg)),
                 _ => malformed("a constraint clause is not a map of one operator"),
             })
             .collect())
     }
 
-    /// A 2.0 condition clause.
-    fn condition(&mut self, node: &Node, c: &Candidate<'_>) -> Verdict {
+    /// A 2.0 condition clause (written in `unit`).
+    fn condition(&mut self, node: &Node, unit: Unit<'a>, c: &Candidate<'_>) -> Verdict {
         let (name, args) = match node.as_map() {
             Some([(k, v)]) => match k.as_str().and_then(|k| k.strip_prefix('$')) {
                 Some(name) => (name, v.as_seq().unwrap_or(std::slice::from_ref(v))),
@@ -135,15 +158,17 @@ impl<'a> Lowerer<'a> {
             },
             // A list of conditions: all of them (as a validation clause's list).
             _ => match node.as_seq() {
-                Some(items) => return all(items.iter().map(|i| self.condition(i, c)).collect()),
+                Some(items) => {
+                    return all(items.iter().map(|i| self.condition(i, unit, c)).collect());
+                }
                 None => return malformed("a condition is not a map of one `$` function"),
             },
         };
         match name {
-            "and" => all(args.iter().map(|a| self.condition(a, c)).collect()),
-            "or" => any(args.iter().map(|a| self.condition(a, c)).collect()),
+            "and" => all(args.iter().map(|a| self.condition(a, unit, c)).collect()),
+            "or" => any(args.iter().map(|a| self.condition(a, unit, c)).collect()),
             "not" => match args {
-                [a] => match self.condition(a, c) {
+                [a] => match self.condition(a, unit, c) {
                     Verdict::Pass => Verdict::Fail,
                     Verdict::Fail => Verdict::Pass,
                     unknown => unknown,
@@ -151,7 +176,7 @@ impl<'a> Lowerer<'a> {
                 _ => malformed("`$not` takes one condition"),
             },
             "xor" => match args {
-                [a, b] => match (self.condition(a, c), self.condition(b, c)) {
+                [a, b] => match (self.condition(a, unit, c), self.condition(b, unit, c)) {
                     (Verdict::Unknown(w), _) | (_, Verdict::Unknown(w)) => Verdict::Unknown(w),
                     (x, y) => verdict(x != y),
                 },
@@ -166,6 +191,7 @@ impl<'a> Lowerer<'a> {
                     }
                 }
                 match values.as_slice() {
+                    [v, pattern] if name == "matches" => self.matches(v, pattern, (&args[1], unit)),
                     [v, arg] => test(name, v, arg),
                     _ => truth(name, fold(name, &values)),
                 }
@@ -458,6 +484,15 @@ mod tests {
                 "{$has_prefix: [{$get_property: [SELF, TARGET, tag]}, s]}",
                 "s2",
             ),
+            // A pattern matches a part of the value unless anchored.
+            (
+                "{$matches: [{$get_property: [SELF, TARGET, tag]}, '^s[48]$']}",
+                "s4",
+            ),
+            (
+                "{$matches: [{$get_property: [SELF, TARGET, CAPABILITY, os, type]}, nu]}",
+                "s8",
+            ),
         ];
         for (filter, chosen) in cases {
             let t = with_filter(V20, "capability: tosca.capabilities.Compute", filter);
@@ -479,9 +514,18 @@ mod tests {
             ),
             ("{properties: [{tag: {valid_values: [s8]}}]}", "s8"),
             ("{properties: [{tag: {min_length: 2}}]}", "s2"),
+            ("{properties: [{tag: {pattern: '8'}}]}", "s8"),
+            (
+                "{capabilities: [{os: {properties: [{type: [{pattern: '^win'}, {valid_values: [windows]}]}]}}]}",
+                "s2",
+            ),
         ];
         for (filter, chosen) in cases {
             let t = with_filter(V13, "node: tosca.nodes.Compute", filter);
+            assert_eq!(host(&t), chosen, "{filter}");
+            // Without a node type: among the templates that offer the
+            // definition's capability (here, of its node type too).
+            let t = with_filter(V13, "relationship: tosca.relationships.HostedOn", filter);
             assert_eq!(host(&t), chosen, "{filter}");
         }
     }

@@ -11,7 +11,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use indexmap::IndexMap;
 
-use super::fulfil::{Pool, Wanted};
+use super::allocation::Allocated;
+use super::fulfil::{Pool, Wanted, filters_named};
 use super::types::nearest;
 use super::{Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, Location, codes};
@@ -49,6 +50,9 @@ pub(super) struct Wiring<'a> {
     /// each node, kept as they are added: looked up for every candidate
     /// of an allocating requirement.
     allocated: HashMap<NodeId, HashMap<String, f64>>,
+    /// The nodes the pending relationships allocate on, in the order they
+    /// were added: whose room to look at again (`rooms.rs`).
+    allocation_log: Vec<NodeId>,
 }
 
 /// The relationship of one assignment, before its target is known.
@@ -106,6 +110,7 @@ impl<'a> Lowerer<'a> {
                     node: None,
                     relationship: None,
                     interfaces: Vec::new(),
+                    filters: Vec::new(),
                     min: r.min.unwrap_or(default_min),
                 });
                 if let Some(c) = &r.capability {
@@ -119,6 +124,9 @@ impl<'a> Lowerer<'a> {
                 }
                 slot.interfaces
                     .extend(r.relationship_interfaces.iter().map(|i| (i, d.unit)));
+                // A refinement's filter applies in addition (2.0 §8.4).
+                slot.filters
+                    .extend(r.node_filter.as_ref().map(|f| (f, d.unit)));
                 if let Some(m) = r.min {
                     slot.min = m;
                 }
@@ -355,11 +363,15 @@ impl<'a> Lowerer<'a> {
                 .and_then(|d| d.node)
                 .and_then(|(t, u)| self.resolve(TypeKind::Node, &t.text, u));
             // TOSCA 2.0 fulfils a dangling requirement from the topology
-            // first (where its node_filter, if any, passes).
+            // first (where its node_filter, if any, passes); 1.x one with
+            // a node_filter, which selects among the templates that offer
+            // its capability (1.3 §3.7.3.5.1) as one naming a node type
+            // does among that type's.
             let mut note = None;
-            if unit.file.version.is_v2() {
+            let filtered = a.node_filter.is_some() || def.is_some_and(|d| !d.filters.is_empty());
+            if unit.file.version.is_v2() || filtered {
                 match self.fulfil_assignment(
-                    a,
+                    (a, def),
                     (name, source),
                     (named.clone(), capability),
                     (origin, unit),
@@ -399,7 +411,7 @@ impl<'a> Lowerer<'a> {
                 // A type-compatible template of the topology (1.3 §3.8.2)
                 // that passes the node_filter, if any.
                 let note = match self.fulfil_assignment(
-                    a,
+                    (a, def),
                     (name, source),
                     (Some(tk.clone()), capability),
                     (origin, unit),
@@ -439,30 +451,40 @@ impl<'a> Lowerer<'a> {
 
     /// Fulfil assignment `a` (written in `unit`) of node `name` from the
     /// topology's templates (see `fulfil.rs`): of `node_type`, offering
-    /// `capability`, passing its node_filter.
+    /// `capability`, passing its node_filter and those of its definition
+    /// `def`.
     #[allow(clippy::type_complexity)]
     fn fulfil_assignment(
         &mut self,
-        a: &'a ast::RequirementAssignment,
+        (a, def): (&'a ast::RequirementAssignment, Option<&ReqB<'a>>),
         (name, source): (&str, NodeId),
         (node_type, capability): (Option<String>, Option<(&'a ast::Spanned, Unit<'a>)>),
         (origin, unit): (&Location, Unit<'a>),
         (targets, wiring): (&Targets<'_, 'a>, &Wiring<'a>),
     ) -> Result<NodeId, Option<String>> {
+        // The definition's filters, and the assignment's in addition
+        // (2.0 §8.5: it "does not replace" them).
+        let mut filters = def.map(|d| d.filters.clone()).unwrap_or_default();
+        let defined = !filters.is_empty();
+        filters.extend(a.node_filter.as_ref().map(|f| (f, unit)));
         let wanted = Wanted {
             source: (name, source),
             requirement: &a.name.text,
             node_type,
             capability,
             allocation: &a.allocation,
-            filter: a.node_filter.as_ref().map(|f| (f, unit)),
+            filters,
+            filters_named: filters_named(defined, a.node_filter.is_some()),
         };
         self.fulfil(
             &wanted,
             origin,
             &targets.pool,
             &wiring.targets_of(source, &a.name.text),
-            &|t, p| wiring.allocated(t, p),
+            &Allocated {
+                amount: &|t, p| wiring.allocated(t, p),
+                log: &wiring.allocation_log,
+            },
         )
     }
 
@@ -510,25 +532,33 @@ impl<'a> Lowerer<'a> {
         let origin = Self::at(unit, n.name.span);
         // TOSCA 2.0: a mandatory dangling requirement is fulfilled from
         // the topology where a template fits.
-        let fulfilled = if unit.file.version.is_v2() {
+        let (fulfilled, note) = if unit.file.version.is_v2() {
             let wanted = Wanted {
                 source: (name, source),
                 requirement: rname,
                 node_type: named.clone(),
                 capability: def.capability,
                 allocation: &[],
-                filter: None,
+                // The implicit assignment has the definition's filters
+                // (2.0 §8.5).
+                filters: def.filters.clone(),
+                filters_named: filters_named(true, false),
             };
-            self.fulfil(
+            match self.fulfil(
                 &wanted,
                 &origin,
                 &targets.pool,
                 &wiring.targets_of(source, rname),
-                &|t, p| wiring.allocated(t, p),
-            )
-            .ok()
+                &Allocated {
+                    amount: &|t, p| wiring.allocated(t, p),
+                    log: &wiring.allocation_log,
+                },
+            ) {
+                Ok(id) => (Some(id), None),
+                Err(note) => (None, note),
+            }
         } else {
-            None
+            (None, None)
         };
         let type_key = def.relationship.and_then(|(r, u)| {
             self.resolve(TypeKind::Relationship, &r.text, u)
@@ -555,7 +585,8 @@ impl<'a> Lowerer<'a> {
             .unwrap_or_default();
         let id = wiring.ids.name(format!("{name}_{rname}_target"));
         let why = format!(
-            "node template `{name}` does not assign its required requirement `{rname}`: the orchestrator supplies a `{tk}` as `{id}`, which the plans register but do not provision"
+            "node template `{name}` does not assign its required requirement `{rname}`{}: the orchestrator supplies a `{tk}` as `{id}`, which the plans register but do not provision",
+            note.map(|n| format!(" ({n})")).unwrap_or_default()
         );
         let target = wiring.delegate(id, tk, origin.clone(), why);
         let id = wiring.ids.name(format!("{name}_{rname}"));
@@ -594,6 +625,9 @@ impl<'a> Wiring<'a> {
     /// Add relationship `rel`, counting what it allocates on its target.
     fn push(&mut self, rel: PendingRel<'a>) {
         if let TargetRef::Node(t) = rel.target {
+            if !rel.allocation.0.is_empty() {
+                self.allocation_log.push(t);
+            }
             for (k, v) in rel.allocation.0 {
                 if let Some(amount) = v.as_str().and_then(super::allocation::amount) {
                     *self
@@ -643,6 +677,8 @@ struct ReqB<'a> {
     node: Option<(&'a ast::Spanned, Unit<'a>)>,
     relationship: Option<(&'a ast::Spanned, Unit<'a>)>,
     interfaces: Vec<(&'a ast::Interface, Unit<'a>)>,
+    /// The node filters of the definition along the ancestry.
+    filters: Vec<(&'a Node, Unit<'a>)>,
     min: u64,
 }
 

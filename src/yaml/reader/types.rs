@@ -175,6 +175,7 @@ impl<'a> Reader<'a> {
                 relationship_interfaces: Vec::new(),
                 min: None,
                 max: None,
+                node_filter: None,
                 span: v.span,
             };
             let what = format!("requirement `{}`", r.name.text);
@@ -229,6 +230,7 @@ impl<'a> Reader<'a> {
                                 r.min = bound(0);
                                 r.max = bound(1);
                             }
+                            "node_filter" => r.node_filter = Some(rv.clone()),
                             _ => {}
                         }
                     }
