@@ -4,6 +4,7 @@
 //!
 //! In: steps and the [`Ctx`]. Out: BPEL text, written.
 
+use super::calls::Shape;
 use super::ctx::Ctx;
 use super::writer::{W, path_text, text};
 use super::xpath::{condition, literal};
@@ -349,23 +350,21 @@ fn invoke(
     subject: TemplateRef,
 ) -> Result<()> {
     let t = cx.topology;
-    let template = t.api_id(inv.target);
-    let (kind, node_instance) = match inv.target {
-        TemplateRef::Node(_) => ("NodeTemplateID", Some(cx.names.url(inv.target))),
-        TemplateRef::Relationship(_) => ("RelationshipTemplateID", None),
-    };
-    // The target's templates are called through the target's CSAR,
-    // service template and instance.
-    let side = side(t, inv.target);
-    let mut params = String::new();
-    if !inv.inputs.is_empty() {
-        params.push_str("<Params>");
-        for (n, _) in &inv.inputs {
-            params.push_str("<Param><key>");
-            params.push_str(&xml_escape(n));
-            params.push_str("</key><value/></Param>");
-        }
-        params.push_str("</Params>");
+    // What every call of its shape shares is in the shape's variable
+    // (calls.rs); the call sets its node instance, template, operation,
+    // message id and parameters.
+    let shape = Shape::of(t, inv);
+    w.put(
+        "invoke",
+        ind,
+        &[("name", name), ("shape", shape.variable())],
+    )?;
+    if let TemplateRef::Node(_) = inv.target {
+        w.put(
+            "invoke-node-instance",
+            ind,
+            &[("url", cx.names.url(inv.target))],
+        )?;
     }
     // The step's name and its separators are one literal: the same
     // string as three, in fewer bytes.
@@ -375,33 +374,25 @@ fn invoke(
         cx.names.id(subject)
     ));
     w.put(
-        "invoke",
+        "invoke-what",
         ind,
         &[
-            ("name", name),
-            (
-                "node_instance_element",
-                if node_instance.is_some() {
-                    "<NodeInstanceID/>"
-                } else {
-                    ""
-                },
-            ),
-            ("st_namespace", &xml_escape(side.namespace)),
-            ("st_id", &xml_escape(side.service_template)),
-            ("csar", side.csar),
-            ("si_url", side.service_instance_url),
-            ("template_kind", kind),
-            ("template", &xml_escape(template)),
-            ("interface", &xml_escape(&inv.interface)),
-            ("operation", &xml_escape(&inv.operation)),
-            ("params", &params),
+            ("template_kind", shape.template_element()),
+            ("template", &text(&literal(t.api_id(inv.target)))),
+            ("interface", &text(&literal(&inv.interface))),
+            ("operation", &text(&literal(&inv.operation))),
+            ("message_id", &message_id),
         ],
     )?;
-    if let Some(url) = node_instance {
-        w.put("invoke-node-instance", ind, &[("url", url)])?;
+    if !inv.inputs.is_empty() {
+        let mut params = String::new();
+        for (n, _) in &inv.inputs {
+            params.push_str("<Param><key>");
+            params.push_str(&xml_escape(n));
+            params.push_str("</key><value/></Param>");
+        }
+        w.put("invoke-params", ind, &[("params", &params)])?;
     }
-    w.put("invoke-reply", ind, &[("message_id", &message_id)])?;
     for (k, (_, b)) in inv.inputs.iter().enumerate() {
         let expr = cx.expr(b);
         let index = (k + 1).to_string();
