@@ -136,15 +136,15 @@ pub(crate) fn activity(
 /// parallel), so its steps and invocations share them.
 const LOCALS: [(&str, &str); 8] = [
     ("instanceRequest", "type=\"xsd:anyType\""),
-    ("instanceResponse", "type=\"xsd:anyType\""),
+    ("response", "type=\"xsd:anyType\""),
     ("stateRequest", "type=\"xsd:string\""),
-    ("logRequest", "type=\"xsd:anyType\""),
-    ("request", "type=\"xsd:anyType\""),
+    ("log", "type=\"xsd:anyType\""),
+    ("call", "type=\"xsd:anyType\""),
     (
         "invokeRequest",
         "messageType=\"inv:invokeOperationAsyncMessage\"",
     ),
-    ("invokeResponse", "messageType=\"inv:invokeResponse\""),
+    ("reply", "messageType=\"inv:invokeResponse\""),
     ("instanceList", "type=\"xsd:anyType\""),
 ];
 

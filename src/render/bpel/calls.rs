@@ -4,8 +4,8 @@
 //! `invokeOperationAsync` of a side (the plan's own service instance, or a
 //! transformation's target). The process fills one request of each shape
 //! it needs before its activities run and never writes it again (parallel
-//! branches read it without a race); a call copies it into its own
-//! `request` and sets only what is its own.
+//! branches read it without a race); a call copies it into its
+//! activity's variable `call` and sets only what is its own.
 //!
 //! The shapes differ in the elements a copy cannot add later (WS-BPEL 2.0
 //! copies replace content, they do not insert): `NodeInstanceID` (node

@@ -405,7 +405,7 @@ fn invoke(
         w.put("invoke-outputs", ind, &[])?;
         for (o, p) in &inv.outputs {
             let param = text(&format!(
-                "$invokeResponse.invokeResponse//*[local-name()='Param'][*[local-name()='key'] = {}]",
+                "$reply.invokeResponse//*[local-name()='Param'][*[local-name()='key'] = {}]",
                 literal(o)
             ));
             w.put(
