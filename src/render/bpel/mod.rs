@@ -246,7 +246,6 @@ fn write_body(
     output: &mut PlanOutput,
 ) -> Result<()> {
     let edges = Adjacency::new(plan);
-    let shapes = calls::shapes(cx.topology, plan);
     let mut w = W {
         out: String::with_capacity(CHUNK + CHUNK / 4),
         fr: fragments()?,
@@ -263,11 +262,11 @@ fn write_body(
         w.put("variable", 4, &[("name", v)])?;
         w.flush_if_full(output)?;
     }
-    calls::declare(&mut w, &shapes)?;
+    cx.calls.declare(&mut w)?;
     w.out.push_str(&parts[1]);
     initial_values(cx, plan, failures, &mut w, output)?;
     w.out.push_str(&parts[2]);
-    calls::prepare(&mut w, cx.topology, &shapes)?;
+    cx.calls.prepare(&mut w, cx.topology)?;
     w.out.push_str(&parts[3]);
     if !plan.plan.edges.is_empty() {
         w.put("links", 6, &[])?;

@@ -4,7 +4,7 @@
 //!
 //! In: steps and the [`Ctx`]. Out: BPEL text, written.
 
-use super::calls::Shape;
+use super::calls::{params, template_element};
 use super::ctx::Ctx;
 use super::writer::{W, path_text, text};
 use super::xpath::{condition, literal};
@@ -350,15 +350,12 @@ fn invoke(
     subject: TemplateRef,
 ) -> Result<()> {
     let t = cx.topology;
-    // What every call of its shape shares is in the shape's variable
-    // (calls.rs); the call sets its node instance, template, operation,
-    // message id and parameters.
-    let shape = Shape::of(t, inv);
-    w.put(
-        "invoke",
-        ind,
-        &[("name", name), ("shape", shape.variable())],
-    )?;
+    // What the calls of its shape share is in the shape's variable
+    // (calls.rs); the call sets its node instance, template, message id
+    // and the values of its parameters, and where the shape is not its
+    // operation's, interface, operation and parameter names.
+    let shape = cx.calls.shape(t, inv)?;
+    w.put("invoke", ind, &[("name", name), ("shape", shape.variable)])?;
     if let TemplateRef::Node(_) = inv.target {
         w.put(
             "invoke-node-instance",
@@ -377,21 +374,24 @@ fn invoke(
         "invoke-what",
         ind,
         &[
-            ("template_kind", shape.template_element()),
+            ("template_kind", template_element(inv.target)),
             ("template", &text(&literal(t.api_id(inv.target)))),
-            ("interface", &text(&literal(&inv.interface))),
-            ("operation", &text(&literal(&inv.operation))),
             ("message_id", &message_id),
         ],
     )?;
-    if !inv.inputs.is_empty() {
-        let mut params = String::new();
-        for (n, _) in &inv.inputs {
-            params.push_str("<Param><key>");
-            params.push_str(&xml_escape(n));
-            params.push_str("</key><value/></Param>");
+    if !shape.operation {
+        w.put(
+            "invoke-operation",
+            ind,
+            &[
+                ("interface", &text(&literal(&inv.interface))),
+                ("operation", &text(&literal(&inv.operation))),
+            ],
+        )?;
+        if !inv.inputs.is_empty() {
+            let names: Vec<_> = inv.inputs.iter().map(|(n, _)| n.clone()).collect();
+            w.put("invoke-params", ind, &[("params", &params(&names))])?;
         }
-        w.put("invoke-params", ind, &[("params", &params)])?;
     }
     for (k, (_, b)) in inv.inputs.iter().enumerate() {
         let expr = cx.expr(b);
