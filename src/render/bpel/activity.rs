@@ -85,13 +85,19 @@ pub(crate) fn activity(
     // The rest of the scope is written first, apart, so that only the
     // variables it uses are declared before it.
     let head = std::mem::take(&mut w.out);
-    w.put("faults", ind, &[("name", name)])?;
+    // A fault marks the instance ERROR and goes on to the process. An
+    // activity over instances marks each in the scope of its iteration,
+    // so its own scope has no fault handler: WS-BPEL 2.0's default one
+    // (12.5.1: compensate, then rethrow) rethrows the fault the same way,
+    // and finds nothing to compensate, as no scope inside an activity has
+    // a compensation handler of its own.
     if !body.per_instance {
         let url = cx.names.url(a.template);
         let error = cx.state(crate::plugins::steps::state::ERROR)?;
+        w.put("faults", ind, &[("name", name)])?;
         w.put("mark-error", ind, &[("url", url), ("error", error)])?;
+        w.put("faults-end", ind, &[("name", name)])?;
     }
-    w.put("faults-end", ind, &[("name", name)])?;
     if !body.compensation.is_empty() {
         w.put("undo", ind, &[("name", name)])?;
         steps(cx, w, ind + 6, &body.compensation, name, "c", a.template)?;
