@@ -67,6 +67,9 @@ fn step(
 ) -> Result<()> {
     let t = cx.topology;
     match step {
+        // The new instance's service instance id is the request's body:
+        // the process variable itself, set before the activities run and
+        // never again.
         Step::CreateNodeInstance(n) => {
             let r = TemplateRef::Node(*n);
             let path = path_text(t.api_id(r));
