@@ -17,6 +17,7 @@ mod ctx;
 pub(super) use self::ctx::{BUS_URL_INPUT, FIXED};
 mod init;
 mod links;
+mod relationship_request;
 mod steps;
 mod writer;
 mod xpath;
@@ -181,7 +182,8 @@ struct Process<'a> {
     variables: &'a str,
     skips: bool,
     init: &'a str,
-    /// Where the requests the calls share are filled.
+    /// Where the requests the calls and relationship instances share are
+    /// filled.
     calls: &'a str,
     creates_service_instance: bool,
     start_state: Option<&'a str>,
@@ -263,10 +265,12 @@ fn write_body(
         w.flush_if_full(output)?;
     }
     cx.calls.declare(&mut w)?;
+    relationship_request::declare(&mut w, cx.topology, plan)?;
     w.out.push_str(&parts[1]);
     initial_values(cx, plan, failures, &mut w, output)?;
     w.out.push_str(&parts[2]);
     cx.calls.prepare(&mut w, cx.topology)?;
+    relationship_request::prepare(&mut w, cx.topology, plan)?;
     w.out.push_str(&parts[3]);
     if !plan.plan.edges.is_empty() {
         w.put("links", 6, &[])?;

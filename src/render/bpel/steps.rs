@@ -6,6 +6,7 @@
 
 use super::calls::{params, template_element};
 use super::ctx::Ctx;
+use super::relationship_request;
 use super::writer::{W, path_text, text};
 use super::xpath::{condition, literal};
 use crate::error::Result;
@@ -104,7 +105,7 @@ fn step(
                     ("source_id", cx.names.id(TemplateRef::Node(rt.source))),
                     ("target_id", cx.names.id(TemplateRef::Node(rt.target))),
                     ("st_url", side.service_template_url),
-                    ("si_id", side.service_instance_id),
+                    ("shared", relationship_request::variable(t, r)),
                 ],
             )
         }

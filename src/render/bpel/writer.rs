@@ -15,8 +15,8 @@ use crate::render::paths::url_path;
 use crate::render::rendered::Layout;
 
 /// Where the lists of the skeleton go: variables, their initial values,
-/// the requests the calls share, links, activities (in this order in the
-/// text).
+/// the requests the calls and relationship instances share, links,
+/// activities (in this order in the text).
 pub(crate) const MARKERS: [&str; 5] = [
     "<!--toscanini:variables-->",
     "<!--toscanini:init-->",
