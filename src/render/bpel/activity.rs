@@ -141,15 +141,12 @@ pub(crate) fn activity(
 /// (the instances of a termination activity too: its forEach is not
 /// parallel), so its steps and invocations share them.
 const LOCALS: [(&str, &str); 8] = [
-    ("instanceRequest", "type=\"xsd:anyType\""),
+    ("body", "type=\"xsd:anyType\""),
     ("response", "type=\"xsd:anyType\""),
     ("stateRequest", "type=\"xsd:string\""),
     ("log", "type=\"xsd:anyType\""),
     ("call", "type=\"xsd:anyType\""),
-    (
-        "invokeRequest",
-        "messageType=\"inv:invokeOperationAsyncMessage\"",
-    ),
+    ("message", "messageType=\"inv:invokeOperationAsyncMessage\""),
     ("reply", "messageType=\"inv:invokeResponse\""),
     ("instanceList", "type=\"xsd:anyType\""),
 ];
