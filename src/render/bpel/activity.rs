@@ -82,26 +82,22 @@ pub(crate) fn activity(
         }
         w.put("sources-end", ind, &[])?;
     }
-    w.put("variables", ind, &[])?;
-    // The steps of an activity run one after the other (the instances
-    // of a termination activity too: its forEach is not parallel), so
-    // its invocations share one request and response, declared here
-    // once; each invocation keeps its scope for its correlation set.
-    let invokes = body.steps.iter().chain(&body.compensation);
-    if invokes.into_iter().any(|s| matches!(s, Step::Invoke(_))) {
-        w.put("variable-invocation", ind, &[])?;
-    }
-    if body.per_instance {
-        w.put("variable-instance-list", ind, &[])?;
-    }
-    w.put("variables-end", ind, &[])?;
-    w.put("faults", ind, &[("name", name)])?;
+    // The rest of the scope is written first, apart, so that only the
+    // variables it uses are declared before it.
+    let head = std::mem::take(&mut w.out);
+    // A fault marks the instance ERROR and goes on to the process. An
+    // activity over instances marks each in the scope of its iteration,
+    // so its own scope has no fault handler: WS-BPEL 2.0's default one
+    // (12.5.1: compensate, then rethrow) rethrows the fault the same way,
+    // and finds nothing to compensate, as no scope inside an activity has
+    // a compensation handler of its own.
     if !body.per_instance {
         let url = cx.names.url(a.template);
         let error = cx.state(crate::plugins::steps::state::ERROR)?;
+        w.put("faults", ind, &[("name", name)])?;
         w.put("mark-error", ind, &[("url", url), ("error", error)])?;
+        w.put("faults-end", ind, &[("name", name)])?;
     }
-    w.put("faults-end", ind, &[("name", name)])?;
     if !body.compensation.is_empty() {
         w.put("undo", ind, &[("name", name)])?;
         steps(cx, w, ind + 6, &body.compensation, name, "c", a.template)?;
@@ -132,7 +128,51 @@ pub(crate) fn activity(
     }
     log(w, "Finished", "finished")?;
     w.put(close, ind, &[])?;
-    w.put("scope-end", ind, &[])
+    w.put("scope-end", ind, &[])?;
+    let rest = std::mem::replace(&mut w.out, head);
+    declare_used(w, ind, &rest)?;
+    w.out.push_str(&rest);
+    Ok(())
+}
+
+/// The variables of an activity's own, each declared in its scope where
+/// `body` (the rest of the scope) uses it, so that parallel activities
+/// never share one. The steps of an activity run one after the other
+/// (the instances of a termination activity too: its forEach is not
+/// parallel), so its steps and invocations share them.
+const LOCALS: [(&str, &str); 8] = [
+    ("body", "type=\"xsd:anyType\""),
+    ("response", "type=\"xsd:anyType\""),
+    ("stateRequest", "type=\"xsd:string\""),
+    ("log", "type=\"xsd:anyType\""),
+    ("call", "type=\"xsd:anyType\""),
+    ("message", "messageType=\"inv:invokeOperationAsyncMessage\""),
+    ("reply", "messageType=\"inv:invokeResponse\""),
+    ("instanceList", "type=\"xsd:anyType\""),
+];
+
+/// Declare the [`LOCALS`] that `body` uses. A use is the name in an
+/// attribute (`variable="…"`, `request="…"`), an XPath (`$…`) or a URI
+/// (`$bpelvar[…]`); what reads like a use is declared, so a variable is
+/// never left to the process's variable of the same name by mistake.
+fn declare_used(w: &mut W, ind: usize, body: &str) -> Result<()> {
+    let used: Vec<_> = LOCALS
+        .iter()
+        .filter(|(v, _)| {
+            body.contains(&format!("\"{v}\""))
+                || body.contains(&format!("${v}"))
+                || body.contains(&format!("[{v}]"))
+        })
+        .collect();
+    // `<variables>` holds at least one.
+    if used.is_empty() {
+        return Ok(());
+    }
+    w.put("variables", ind, &[])?;
+    for (name, ty) in used {
+        w.put("variable-local", ind, &[("name", name), ("type", ty)])?;
+    }
+    w.put("variables-end", ind, &[])
 }
 
 /// A termination activity: the steps once per live instance, with the

@@ -8,6 +8,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::calls::Calls;
 use super::writer::text;
 use super::xpath::expr;
 use crate::error::Result;
@@ -44,6 +45,8 @@ pub(crate) struct Ctx<'a> {
     /// The variable holding each instance state the plan sets (ERROR, set
     /// by the fault handlers, always), by state.
     pub(crate) states: BTreeMap<&'static str, String>,
+    /// The requests the plan's calls share.
+    pub(crate) calls: Calls,
 }
 
 impl<'a> Ctx<'a> {
@@ -76,6 +79,7 @@ impl<'a> Ctx<'a> {
             names,
             inputs,
             states: states(plan),
+            calls: Calls::new(topology, plan),
         };
         (cx, parameters)
     }

@@ -11,11 +11,13 @@
 //! copy of the invoker WSDL and XSD.
 
 mod activity;
+mod calls;
 mod ctx;
 // Names the shared template variables must keep clear of (render::plan_vars).
 pub(super) use self::ctx::{BUS_URL_INPUT, FIXED};
 mod init;
 mod links;
+mod relationship_request;
 mod steps;
 mod writer;
 mod xpath;
@@ -123,12 +125,13 @@ pub(crate) fn render_into(
         variables: MARKERS[0],
         skips: failures.iter().any(Option::is_some),
         init: MARKERS[1],
+        calls: MARKERS[2],
         creates_service_instance: kind.creates_service_instance(),
         start_state,
         end_state,
         target,
-        links: MARKERS[2],
-        scopes: MARKERS[3],
+        links: MARKERS[3],
+        scopes: MARKERS[4],
         outputs: &outputs,
         inputs: parameters.iter().map(|p| p.name.as_str()).collect(),
     };
@@ -179,6 +182,9 @@ struct Process<'a> {
     variables: &'a str,
     skips: bool,
     init: &'a str,
+    /// Where the requests the calls and relationship instances share are
+    /// filled.
+    calls: &'a str,
     creates_service_instance: bool,
     start_state: Option<&'a str>,
     end_state: Option<&'a str>,
@@ -258,9 +264,14 @@ fn write_body(
         w.put("variable", 4, &[("name", v)])?;
         w.flush_if_full(output)?;
     }
+    cx.calls.declare(&mut w)?;
+    relationship_request::declare(&mut w, cx.topology, plan)?;
     w.out.push_str(&parts[1]);
     initial_values(cx, plan, failures, &mut w, output)?;
     w.out.push_str(&parts[2]);
+    cx.calls.prepare(&mut w, cx.topology)?;
+    relationship_request::prepare(&mut w, cx.topology, plan)?;
+    w.out.push_str(&parts[3]);
     if !plan.plan.edges.is_empty() {
         w.put("links", 6, &[])?;
         for e in 0..plan.plan.edges.len() {
@@ -270,7 +281,7 @@ fn write_body(
         }
         w.put("links-end", 6, &[])?;
     }
-    w.out.push_str(&parts[3]);
+    w.out.push_str(&parts[4]);
     for i in 0..plan.plan.activities.len() {
         activity(cx, &mut w, 6, plan, i, &edges, failures)?;
         w.flush_if_full(output)?;
@@ -278,6 +289,6 @@ fn write_body(
     if plan.plan.activities.is_empty() {
         w.put("empty", 6, &[("name", "nothingToDo")])?;
     }
-    w.out.push_str(&parts[4]);
+    w.out.push_str(&parts[5]);
     output.write(&mut w.out)
 }

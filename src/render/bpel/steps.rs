@@ -4,7 +4,9 @@
 //!
 //! In: steps and the [`Ctx`]. Out: BPEL text, written.
 
+use super::calls::{params, template_element};
 use super::ctx::Ctx;
+use super::relationship_request;
 use super::writer::{W, path_text, text};
 use super::xpath::{condition, literal};
 use crate::error::Result;
@@ -66,6 +68,9 @@ fn step(
 ) -> Result<()> {
     let t = cx.topology;
     match step {
+        // The new instance's service instance id is the request's body:
+        // the process variable itself, set before the activities run and
+        // never again.
         Step::CreateNodeInstance(n) => {
             let r = TemplateRef::Node(*n);
             let path = path_text(t.api_id(r));
@@ -100,7 +105,7 @@ fn step(
                     ("source_id", cx.names.id(TemplateRef::Node(rt.source))),
                     ("target_id", cx.names.id(TemplateRef::Node(rt.target))),
                     ("st_url", side.service_template_url),
-                    ("si_id", side.service_instance_id),
+                    ("shared", relationship_request::variable(t, r)),
                 ],
             )
         }
@@ -349,23 +354,18 @@ fn invoke(
     subject: TemplateRef,
 ) -> Result<()> {
     let t = cx.topology;
-    let template = t.api_id(inv.target);
-    let (kind, node_instance) = match inv.target {
-        TemplateRef::Node(_) => ("NodeTemplateID", Some(cx.names.url(inv.target))),
-        TemplateRef::Relationship(_) => ("RelationshipTemplateID", None),
-    };
-    // The target's templates are called through the target's CSAR,
-    // service template and instance.
-    let side = side(t, inv.target);
-    let mut params = String::new();
-    if !inv.inputs.is_empty() {
-        params.push_str("<Params>");
-        for (n, _) in &inv.inputs {
-            params.push_str("<Param><key>");
-            params.push_str(&xml_escape(n));
-            params.push_str("</key><value/></Param>");
-        }
-        params.push_str("</Params>");
+    // What the calls of its shape share is in the shape's variable
+    // (calls.rs); the call sets its node instance, template, message id
+    // and the values of its parameters, and where the shape is not its
+    // operation's, interface, operation and parameter names.
+    let shape = cx.calls.shape(t, inv)?;
+    w.put("invoke", ind, &[("name", name), ("shape", shape.variable)])?;
+    if let TemplateRef::Node(_) = inv.target {
+        w.put(
+            "invoke-node-instance",
+            ind,
+            &[("url", cx.names.url(inv.target))],
+        )?;
     }
     // The step's name and its separators are one literal: the same
     // string as three, in fewer bytes.
@@ -375,33 +375,28 @@ fn invoke(
         cx.names.id(subject)
     ));
     w.put(
-        "invoke",
+        "invoke-what",
         ind,
         &[
-            ("name", name),
-            (
-                "node_instance_element",
-                if node_instance.is_some() {
-                    "<NodeInstanceID/>"
-                } else {
-                    ""
-                },
-            ),
-            ("st_namespace", &xml_escape(side.namespace)),
-            ("st_id", &xml_escape(side.service_template)),
-            ("csar", side.csar),
-            ("si_url", side.service_instance_url),
-            ("template_kind", kind),
-            ("template", &xml_escape(template)),
-            ("interface", &xml_escape(&inv.interface)),
-            ("operation", &xml_escape(&inv.operation)),
-            ("params", &params),
+            ("template_kind", template_element(inv.target)),
+            ("template", &text(&literal(t.api_id(inv.target)))),
+            ("message_id", &message_id),
         ],
     )?;
-    if let Some(url) = node_instance {
-        w.put("invoke-node-instance", ind, &[("url", url)])?;
+    if !shape.operation {
+        w.put(
+            "invoke-operation",
+            ind,
+            &[
+                ("interface", &text(&literal(&inv.interface))),
+                ("operation", &text(&literal(&inv.operation))),
+            ],
+        )?;
+        if !inv.inputs.is_empty() {
+            let names: Vec<_> = inv.inputs.iter().map(|(n, _)| n.clone()).collect();
+            w.put("invoke-params", ind, &[("params", &params(&names))])?;
+        }
     }
-    w.put("invoke-reply", ind, &[("message_id", &message_id)])?;
     for (k, (_, b)) in inv.inputs.iter().enumerate() {
         let expr = cx.expr(b);
         let index = (k + 1).to_string();
@@ -414,7 +409,7 @@ fn invoke(
         w.put("invoke-outputs", ind, &[])?;
         for (o, p) in &inv.outputs {
             let param = text(&format!(
-                "$invokeResponse.invokeResponse//*[local-name()='Param'][*[local-name()='key'] = {}]",
+                "$reply.invokeResponse//*[local-name()='Param'][*[local-name()='key'] = {}]",
                 literal(o)
             ));
             w.put(

@@ -15,10 +15,12 @@ use crate::render::paths::url_path;
 use crate::render::rendered::Layout;
 
 /// Where the lists of the skeleton go: variables, their initial values,
-/// links, activities (in this order in the text).
-pub(crate) const MARKERS: [&str; 4] = [
+/// the requests the calls and relationship instances share, links,
+/// activities (in this order in the text).
+pub(crate) const MARKERS: [&str; 5] = [
     "<!--toscanini:variables-->",
     "<!--toscanini:init-->",
+    "<!--toscanini:calls-->",
     "<!--toscanini:links-->",
     "<!--toscanini:activities-->",
 ];
