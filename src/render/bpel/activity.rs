@@ -156,13 +156,11 @@ const LOCALS: [(&str, &str); 8] = [
 /// (`$bpelvar[…]`); what reads like a use is declared, so a variable is
 /// never left to the process's variable of the same name by mistake.
 fn declare_used(w: &mut W, ind: usize, body: &str) -> Result<()> {
+    let uses = used(body);
     let used: Vec<_> = LOCALS
         .iter()
-        .filter(|(v, _)| {
-            body.contains(&format!("\"{v}\""))
-                || body.contains(&format!("${v}"))
-                || body.contains(&format!("[{v}]"))
-        })
+        .zip(uses)
+        .filter_map(|(local, used)| used.then_some(local))
         .collect();
     // `<variables>` holds at least one.
     if used.is_empty() {
@@ -173,6 +171,27 @@ fn declare_used(w: &mut W, ind: usize, body: &str) -> Result<()> {
         w.put("variable-local", ind, &[("name", name), ("type", ty)])?;
     }
     w.put("variables-end", ind, &[])
+}
+
+/// Which of the [`LOCALS`] `body` uses (`"name"`, `$name…`, `[name]`), in
+/// one pass over it.
+fn used(body: &str) -> [bool; LOCALS.len()] {
+    let mut used = [false; LOCALS.len()];
+    let bytes = body.as_bytes();
+    for at in memchr::memchr3_iter(b'"', b'$', b'[', bytes) {
+        let rest = &bytes[at + 1..];
+        for (k, (v, _)) in LOCALS.iter().enumerate() {
+            let Some(after) = rest.strip_prefix(v.as_bytes()) else {
+                continue;
+            };
+            used[k] |= match bytes[at] {
+                b'"' => after.first() == Some(&b'"'),
+                b'[' => after.first() == Some(&b']'),
+                _ => true,
+            };
+        }
+    }
+    used
 }
 
 /// A termination activity: the steps once per live instance, with the
@@ -225,4 +244,23 @@ fn each_instance(
     load_properties(cx, w, ind + 6, subject, &format!("{prefix}_load"))?;
     steps(cx, w, ind + 6, &body.steps, prefix, "s", subject)?;
     w.put("each-instance-end", ind, &[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_local_is_used_as_an_attribute_value_an_xpath_variable_or_a_uri_variable() {
+        let used = used(
+            r#"<copy><from>$callX</from><to variable="body"/></copy> uri="$bpelvar[log]" "reply2" [message"#,
+        );
+        let names: Vec<&str> = LOCALS
+            .iter()
+            .zip(used)
+            .filter(|(_, u)| *u)
+            .map(|((n, _), _)| *n)
+            .collect();
+        assert_eq!(names, ["body", "log", "call"]);
+    }
 }
