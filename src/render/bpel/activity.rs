@@ -178,8 +178,17 @@ fn declare_used(w: &mut W, ind: usize, body: &str) -> Result<()> {
 fn used(body: &str) -> [bool; LOCALS.len()] {
     let mut used = [false; LOCALS.len()];
     let bytes = body.as_bytes();
+    // Most marks (every attribute value) are followed by no local's first
+    // letter: they are passed over at once.
+    let mut first = [false; 256];
+    for (v, _) in LOCALS {
+        first[usize::from(v.as_bytes()[0])] = true;
+    }
     for at in memchr::memchr3_iter(b'"', b'$', b'[', bytes) {
         let rest = &bytes[at + 1..];
+        if !rest.first().is_some_and(|&c| first[usize::from(c)]) {
+            continue;
+        }
         for (k, (v, _)) in LOCALS.iter().enumerate() {
             let Some(after) = rest.strip_prefix(v.as_bytes()) else {
                 continue;
