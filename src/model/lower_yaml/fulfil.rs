@@ -163,6 +163,31 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Template `id` as the filters of `wanted` see it: its name, type,
+    /// values, the source's values and the capability that would fulfil
+    /// the requirement.
+    pub(super) fn candidate<'p>(
+        &mut self,
+        wanted: &Wanted<'p, 'a>,
+        pool: &Pool<'p, 'a>,
+        id: NodeId,
+    ) -> Candidate<'p> {
+        let (n, key) = &pool.asts[id.0 as usize];
+        let capability = wanted
+            .capability
+            .and_then(|(c, u)| self.matching(key, c, u))
+            .map(|c| c.name);
+        let source = wanted.source.1;
+        Candidate {
+            id,
+            name: &n.name.text,
+            key,
+            properties: &pool.nodes[id.0 as usize].properties,
+            source: (wanted.source.0, &pool.nodes[source.0 as usize].properties),
+            capability,
+        }
+    }
+
     /// The templates `ids` (fitting, in node id order) that pass the
     /// requirement's node_filter, if it has one. `Err` with what to say
     /// where none passes, or where whether the first would is known only
@@ -180,22 +205,10 @@ impl<'a> Lowerer<'a> {
         if ids.is_empty() {
             return Err(None);
         }
-        let source = wanted.source.1;
         let mut passing: Vec<NodeId> = Vec::new();
         for &id in &ids {
-            let (n, key) = &pool.asts[id.0 as usize];
-            let capability = wanted
-                .capability
-                .and_then(|(c, u)| self.matching(key, c, u))
-                .map(|c| c.name);
-            let candidate = Candidate {
-                id,
-                name: &n.name.text,
-                key,
-                properties: &pool.nodes[id.0 as usize].properties,
-                source: (wanted.source.0, &pool.nodes[source.0 as usize].properties),
-                capability,
-            };
+            let n = pool.asts[id.0 as usize].0;
+            let candidate = self.candidate(wanted, pool, id);
             match self.passes_all(&wanted.filters, &candidate) {
                 Verdict::Pass => passing.push(id),
                 Verdict::Fail => {}

@@ -232,6 +232,21 @@ fn key(generation: u64, wanted: &Wanted<'_, '_>, types: &[usize]) -> String {
 #[cfg(test)]
 mod tests {
     use super::super::lower_text;
+    use crate::model::Topology;
+
+    /// The host each of `app0` … `app<n-1>` got.
+    fn hosts(t: &Topology, n: usize) -> Vec<String> {
+        (0..n)
+            .map(|i| {
+                let r = t
+                    .relationships
+                    .iter()
+                    .find(|r| t.node(r.source).id == format!("app{i}"))
+                    .unwrap();
+                t.node(r.target).id.clone()
+            })
+            .collect()
+    }
 
     /// Hosts allocating alike fill each Compute in turn: the room seen by
     /// each requirement is that of the allocations before it.
@@ -258,16 +273,7 @@ mod tests {
         }
         let (t, d) = lower_text(&text);
         let t = t.unwrap();
-        let hosts: Vec<String> = (0..7)
-            .map(|i| {
-                let r = t
-                    .relationships
-                    .iter()
-                    .find(|r| t.node(r.source).id == format!("app{i}"))
-                    .unwrap();
-                t.node(r.target).id.clone()
-            })
-            .collect();
+        let hosts = hosts(&t, 7);
         // a: 2 GB, b: 1 GB, c: 3 GB less pinned's; then none has room.
         assert_eq!(
             hosts,
@@ -304,16 +310,7 @@ mod tests {
         }
         let (t, d) = lower_text(&text);
         let t = t.unwrap();
-        let hosts: Vec<String> = (0..4)
-            .map(|i| {
-                let r = t
-                    .relationships
-                    .iter()
-                    .find(|r| t.node(r.source).id == format!("app{i}"))
-                    .unwrap();
-                t.node(r.target).id.clone()
-            })
-            .collect();
+        let hosts = hosts(&t, 4);
         // `b` has room but 1 CPU; once `a` and `c` are full, nothing passes.
         assert_eq!(hosts, ["a", "a", "c", "app3_host_target"], "{d:?}");
         assert!(d.iter().any(|d| d.message.contains(

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use super::Lowerer;
 use super::candidates::skipped;
 use super::fulfil::{Pool, SHOWN, Wanted};
-use super::node_filter::{Candidate, Verdict};
+use super::node_filter::Verdict;
 use crate::model::NodeId;
 use crate::yaml::node::{Kind, Node};
 
@@ -75,27 +75,14 @@ impl<'a> Lowerer<'a> {
             .copied()
             .collect();
         ids.sort_unstable();
-        let source = wanted.source.1;
         let mut shared = Shared {
             id: self.shared_verdicts.len(),
             open: Vec::new(),
             passing: Vec::new(),
         };
         for id in ids {
-            let (n, key) = &pool.asts[id.0 as usize];
-            let capability = wanted
-                .capability
-                .and_then(|(c, u)| self.matching(key, c, u))
-                .map(|c| c.name);
-            let candidate = Candidate {
-                id,
-                name: &n.name.text,
-                key,
-                properties: &pool.nodes[id.0 as usize].properties,
-                // Not read: filters that read the source are not shared.
-                source: (wanted.source.0, &pool.nodes[source.0 as usize].properties),
-                capability,
-            };
+            // (Its source is not read: filters that read it are not shared.)
+            let candidate = self.candidate(wanted, pool, id);
             match self.passes_all(&wanted.filters, &candidate) {
                 Verdict::Pass => {
                     shared.open.push((id, None));
