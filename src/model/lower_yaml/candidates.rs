@@ -110,15 +110,15 @@ pub(super) fn left(index: &Candidates, types: &[usize], source: NodeId, taken: &
     let all: usize = types.iter().map(|&t| index.of_type(t).1.len()).sum();
     // The skipped templates that are among the fitting ones, each once.
     let out = skipped(source, taken);
-    let left_out = out
-        .iter()
-        .filter(|id| {
-            types
-                .iter()
-                .any(|&t| index.of_type(t).1.binary_search(id).is_ok())
-        })
-        .count();
+    let left_out = out.iter().filter(|&&id| of_types(index, types, id)).count();
     all - left_out
+}
+
+/// Whether template `id` is of one of `types`.
+pub(super) fn of_types(index: &Candidates, types: &[usize], id: NodeId) -> bool {
+    types
+        .iter()
+        .any(|&t| index.of_type(t).1.binary_search(&id).is_ok())
 }
 
 /// `source` and `taken`, sorted, each once.

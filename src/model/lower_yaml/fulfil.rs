@@ -126,9 +126,8 @@ impl<'a> Lowerer<'a> {
         allocated: &Allocated<'_>,
     ) -> Result<Fitting, Option<String>> {
         let (asts, index, source) = (pool.asts, pool.index, wanted.source.1);
-        let per_template = !wanted.filters.is_empty()
-            || (wanted.capability.is_some() && !wanted.allocation.is_empty());
         let room_asked = wanted.capability.is_some() && !wanted.allocation.is_empty();
+        let per_template = room_asked || !wanted.filters.is_empty();
         let shared = match wanted.filters.is_empty() {
             false => self.shared_verdicts(wanted, pool, types),
             true => None,
@@ -207,26 +206,19 @@ impl<'a> Lowerer<'a> {
         }
         let mut passing: Vec<NodeId> = Vec::new();
         for &id in &ids {
-            let n = pool.asts[id.0 as usize].0;
             let candidate = self.candidate(wanted, pool, id);
             match self.passes_all(&wanted.filters, &candidate) {
                 Verdict::Pass => passing.push(id),
                 Verdict::Fail => {}
                 // The first that fits may be one it does not know.
                 Verdict::Unknown(why) if passing.is_empty() => {
-                    return Err(Some(format!(
-                        "{} is not evaluated on `{}` when the plans are made: {why}",
-                        wanted.filters_named, n.name.text
-                    )));
+                    return Err(Some(unknown(pool, wanted, id, &why)));
                 }
                 Verdict::Unknown(_) => {}
             }
         }
         if passing.is_empty() {
-            return Err(Some(format!(
-                "no template of the topology that fits passes {}",
-                wanted.filters_named
-            )));
+            return Err(Some(none_passes(wanted)));
         }
         let count = passing.len();
         passing.truncate(SHOWN);
@@ -300,6 +292,27 @@ impl<'a> Lowerer<'a> {
     }
 }
 
+/// What to say where whether candidate `id` passes is not known: `why`.
+pub(super) fn unknown(
+    pool: &Pool<'_, '_>,
+    wanted: &Wanted<'_, '_>,
+    id: NodeId,
+    why: &str,
+) -> String {
+    format!(
+        "{} is not evaluated on `{}` when the plans are made: {why}",
+        wanted.filters_named, pool.asts[id.0 as usize].0.name.text
+    )
+}
+
+/// What to say where no candidate passes.
+pub(super) fn none_passes(wanted: &Wanted<'_, '_>) -> String {
+    format!(
+        "no template of the topology that fits passes {}",
+        wanted.filters_named
+    )
+}
+
 /// How a warning names the node filters of a requirement: its own
 /// (`assigned`), its definition's (`defined`), or both.
 pub(super) fn filters_named(defined: bool, assigned: bool) -> &'static str {
@@ -312,6 +325,23 @@ pub(super) fn filters_named(defined: bool, assigned: bool) -> &'static str {
 
 /// How many template names a W0411 warning shows.
 pub(super) const SHOWN: usize = 5;
+
+/// The first [`SHOWN`] of the sorted templates `ids` that are not among
+/// the sorted `out`, and how many of all `len` of them are not: `has`
+/// says whether one of `out` is among `ids`.
+pub(super) fn first_not_out<'i>(
+    ids: impl Iterator<Item = &'i NodeId>,
+    len: usize,
+    out: &[NodeId],
+    has: impl Fn(&NodeId) -> bool,
+) -> (Vec<NodeId>, usize) {
+    let first = ids
+        .filter(|id| out.binary_search(id).is_err())
+        .take(SHOWN)
+        .copied()
+        .collect();
+    (first, len - out.iter().filter(|id| has(id)).count())
+}
 
 /// The first [`SHOWN`] templates, in node id order, of the fitting
 /// `types` that are neither `source` nor `taken`, and how many there are

@@ -20,9 +20,9 @@ use std::collections::BTreeSet;
 
 use super::Lowerer;
 use super::allocation::Allocated;
-use super::candidates::skipped;
-use super::fulfil::{Pool, SHOWN, Wanted};
-use super::shared_verdicts::{Chosen, Shared, none_passes, unknown};
+use super::candidates::{of_types, skipped};
+use super::fulfil::{Pool, Wanted, first_not_out, none_passes, unknown};
+use super::shared_verdicts::{Chosen, Shared};
 use crate::model::NodeId;
 
 /// The candidates with room for one allocation.
@@ -131,30 +131,19 @@ impl<'a> Lowerer<'a> {
         let changed: Vec<NodeId> = allocated.log[room.seen..]
             .iter()
             .copied()
-            .filter(|id| {
-                types
-                    .iter()
-                    .any(|&t| pool.index.of_type(t).1.binary_search(id).is_ok())
-            })
+            .filter(|&id| of_types(pool.index, types, id))
             .collect();
         for id in changed {
             room.with_room.remove(&id);
             room.with_room
-                .extend(self.room_of(wanted, pool, vec![id], allocated));
+                .extend(self.room_of(wanted, pool, [id], allocated));
         }
         room.seen = allocated.log.len();
         let out = skipped(wanted.source.1, taken);
-        let first = room
-            .with_room
-            .iter()
-            .filter(|id| out.binary_search(id).is_err())
-            .take(SHOWN)
-            .copied()
-            .collect();
-        let count =
-            room.with_room.len() - out.iter().filter(|id| room.with_room.contains(id)).count();
+        let set = &room.with_room;
+        let chosen = first_not_out(set.iter(), set.len(), &out, |id| set.contains(id));
         self.rooms.insert(key, room);
-        (first, count)
+        chosen
     }
 
     /// Those of `ids` that have room for what `wanted` allocates.
@@ -162,7 +151,7 @@ impl<'a> Lowerer<'a> {
         &mut self,
         wanted: &Wanted<'_, 'a>,
         pool: &Pool<'_, 'a>,
-        ids: Vec<NodeId>,
+        ids: impl IntoIterator<Item = NodeId>,
         allocated: &Allocated<'_>,
     ) -> BTreeSet<NodeId> {
         ids.into_iter()
@@ -194,15 +183,10 @@ impl RoomPassing {
                 }
             }
         }
-        let first = self
-            .passing
-            .iter()
-            .filter(kept)
-            .take(SHOWN)
-            .copied()
-            .collect();
-        let count = self.passing.len() - out.iter().filter(|id| self.passing.contains(id)).count();
-        Ok((first, count))
+        let set = &self.passing;
+        Ok(first_not_out(set.iter(), set.len(), &out, |id| {
+            set.contains(id)
+        }))
     }
 }
 

@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use super::Lowerer;
 use super::candidates::skipped;
-use super::fulfil::{Pool, SHOWN, Wanted};
+use super::fulfil::{Pool, Wanted, first_not_out, none_passes, unknown};
 use super::node_filter::Verdict;
 use crate::model::NodeId;
 use crate::yaml::node::{Kind, Node};
@@ -117,18 +117,11 @@ impl Shared {
             Some((_, None)) => {}
             None => return Err(Some(none_passes(wanted))),
         }
-        let first: Vec<NodeId> = self
-            .passing
-            .iter()
-            .filter(|id| !passed_over(id))
-            .take(SHOWN)
-            .copied()
-            .collect();
-        let left_out = skipped(source, taken)
-            .iter()
-            .filter(|id| self.passing.binary_search(id).is_ok())
-            .count();
-        Ok((first, self.passing.len() - left_out))
+        let all = &self.passing;
+        let out = skipped(source, taken);
+        Ok(first_not_out(all.iter(), all.len(), &out, |id| {
+            all.binary_search(id).is_ok()
+        }))
     }
 }
 
@@ -144,27 +137,6 @@ impl Shared {
         let i = self.open.binary_search_by_key(&id, |(o, _)| *o).ok()?;
         Some(self.open[i].1.as_deref())
     }
-}
-
-/// What to say where whether candidate `id` passes is not known: `why`.
-pub(super) fn unknown(
-    pool: &Pool<'_, '_>,
-    wanted: &Wanted<'_, '_>,
-    id: NodeId,
-    why: &str,
-) -> String {
-    format!(
-        "{} is not evaluated on `{}` when the plans are made: {why}",
-        wanted.filters_named, pool.asts[id.0 as usize].0.name.text
-    )
-}
-
-/// What to say where no candidate passes.
-pub(super) fn none_passes(wanted: &Wanted<'_, '_>) -> String {
-    format!(
-        "no template of the topology that fits passes {}",
-        wanted.filters_named
-    )
 }
 
 /// What makes filters the same: the types they are evaluated on, the
