@@ -36,6 +36,14 @@ pub(crate) struct Side<'a> {
     pub(crate) service_template: &'a str,
 }
 
+/// Whether `template` is on a transformation's target side.
+pub(crate) fn on_target(topology: &Topology, template: TemplateRef) -> bool {
+    topology
+        .target
+        .as_deref()
+        .is_some_and(|t| t.contains(template))
+}
+
 /// The side of `template` in `topology`.
 pub(crate) fn side(topology: &Topology, template: TemplateRef) -> Side<'_> {
     match topology.target.as_deref() {

@@ -33,7 +33,7 @@ use crate::model::{TemplateRef, Topology};
 use crate::names::{Unique, xml_escape};
 use crate::plugins::ConcretePlan;
 use crate::plugins::steps::Invocation;
-use crate::render::side::side;
+use crate::render::side::{on_target, side};
 use crate::render::vars::word;
 
 /// What makes two calls' shared requests differ.
@@ -62,10 +62,7 @@ impl Key {
     /// The key of `inv`'s own operation.
     fn of(topology: &Topology, inv: &Invocation) -> Key {
         Key {
-            target: topology
-                .target
-                .as_deref()
-                .is_some_and(|t| t.contains(inv.target)),
+            target: on_target(topology, inv.target),
             relationship: matches!(inv.target, TemplateRef::Relationship(_)),
             params: !inv.inputs.is_empty(),
             operation: Some(Operation {

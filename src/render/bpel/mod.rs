@@ -265,12 +265,13 @@ fn write_body(
         w.flush_if_full(output)?;
     }
     cx.calls.declare(&mut w)?;
-    relationship_request::declare(&mut w, cx.topology, plan)?;
+    let relationship_requests = relationship_request::Sides::new(cx.topology, plan);
+    relationship_requests.declare(&mut w)?;
     w.out.push_str(&parts[1]);
     initial_values(cx, plan, failures, &mut w, output)?;
     w.out.push_str(&parts[2]);
     cx.calls.prepare(&mut w, cx.topology)?;
-    relationship_request::prepare(&mut w, cx.topology, plan)?;
+    relationship_requests.prepare(&mut w, cx.topology)?;
     w.out.push_str(&parts[3]);
     if !plan.plan.edges.is_empty() {
         w.put("links", 6, &[])?;

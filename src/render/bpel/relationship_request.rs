@@ -14,7 +14,7 @@ use crate::error::Result;
 use crate::model::{TemplateRef, Topology};
 use crate::plugins::ConcretePlan;
 use crate::plugins::steps::Step;
-use crate::render::side::side;
+use crate::render::side::{on_target, side};
 
 /// The variable of the own side's request and of the target side's (a
 /// camelCase family of its own: no template, state or flag variable ends
@@ -24,65 +24,64 @@ const VARIABLES: [&str; 2] = [
     "targetRelationshipInstanceRequest",
 ];
 
-/// Whether `r` is on a transformation's target side.
-fn on_target(topology: &Topology, r: TemplateRef) -> bool {
-    topology.target.as_deref().is_some_and(|t| t.contains(r))
-}
-
 /// The variable of the shared request of relationship `r`'s side.
 pub(crate) fn variable(topology: &Topology, r: TemplateRef) -> &'static str {
     VARIABLES[usize::from(on_target(topology, r))]
 }
 
 /// One relationship the plan creates an instance of on each side (own,
-/// target), if any.
-fn sides(topology: &Topology, plan: &ConcretePlan) -> [Option<TemplateRef>; 2] {
-    let mut found = [None, None];
-    let created = plan
-        .bodies
-        .iter()
-        .flat_map(|b| b.steps.iter().chain(&b.compensation))
-        .filter_map(|s| match s {
-            Step::CreateRelationshipInstance(rel) => Some(TemplateRef::Relationship(*rel)),
-            _ => None,
-        });
-    for r in created {
-        found[usize::from(on_target(topology, r))].get_or_insert(r);
-    }
-    found
-}
+/// target), if any: which requests the process declares and fills.
+pub(crate) struct Sides([Option<TemplateRef>; 2]);
 
-/// Declare the variable of each side's request.
-pub(crate) fn declare(w: &mut W, topology: &Topology, plan: &ConcretePlan) -> Result<()> {
-    for (i, r) in sides(topology, plan).into_iter().enumerate() {
-        if r.is_some() {
-            w.put(
-                "relationship-request-variable",
-                4,
-                &[("name", VARIABLES[i])],
-            )?;
+impl Sides {
+    /// The sides of `plan`'s relationship instances.
+    pub(crate) fn new(topology: &Topology, plan: &ConcretePlan) -> Sides {
+        let mut found = [None, None];
+        let created = plan
+            .bodies
+            .iter()
+            .flat_map(|b| b.steps.iter().chain(&b.compensation))
+            .filter_map(|s| match s {
+                Step::CreateRelationshipInstance(rel) => Some(TemplateRef::Relationship(*rel)),
+                _ => None,
+            });
+        for r in created {
+            found[usize::from(on_target(topology, r))].get_or_insert(r);
         }
+        Sides(found)
     }
-    Ok(())
-}
 
-/// The assign that fills each side's request (nothing where the plan
-/// creates no relationship instance).
-pub(crate) fn prepare(w: &mut W, topology: &Topology, plan: &ConcretePlan) -> Result<()> {
-    let sides = sides(topology, plan);
-    if sides.iter().all(Option::is_none) {
-        return Ok(());
-    }
-    w.put("relationship-requests", 4, &[])?;
-    for (i, r) in sides.into_iter().enumerate() {
-        if let Some(r) = r {
-            let si_id = side(topology, r).service_instance_id;
-            w.put(
-                "relationship-request",
-                4,
-                &[("name", VARIABLES[i]), ("si_id", si_id)],
-            )?;
+    /// Declare the variable of each side's request.
+    pub(crate) fn declare(&self, w: &mut W) -> Result<()> {
+        for (i, r) in self.0.iter().enumerate() {
+            if r.is_some() {
+                w.put(
+                    "relationship-request-variable",
+                    4,
+                    &[("name", VARIABLES[i])],
+                )?;
+            }
         }
+        Ok(())
     }
-    w.put("relationship-requests-end", 4, &[])
+
+    /// The assign that fills each side's request (nothing where the plan
+    /// creates no relationship instance).
+    pub(crate) fn prepare(&self, w: &mut W, topology: &Topology) -> Result<()> {
+        if self.0.iter().all(Option::is_none) {
+            return Ok(());
+        }
+        w.put("relationship-requests", 4, &[])?;
+        for (i, r) in self.0.iter().enumerate() {
+            if let Some(r) = *r {
+                let si_id = side(topology, r).service_instance_id;
+                w.put(
+                    "relationship-request",
+                    4,
+                    &[("name", VARIABLES[i]), ("si_id", si_id)],
+                )?;
+            }
+        }
+        w.put("relationship-requests-end", 4, &[])
+    }
 }
