@@ -132,9 +132,10 @@ fn each_activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize) -> Built {
 }
 
 /// Any other activity `i`: a task where it has no steps, one call of
-/// `toscanini_run` where they are all calls, else a subprocess. Unless its failure is routed, a failure marks its instance ERROR (a
-/// per-instance activity's turn does so for its own) and fails the plan's
-/// activities.
+/// `toscanini_run` where they are all calls, else a subprocess. Unless
+/// its failure is routed, a failure marks its instance ERROR (a
+/// per-instance activity's turn does so for its own) and fails the
+/// plan's activities.
 fn once_activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize, routing: &Routing) -> Built {
     let a = &plan.plan.activities[i];
     let (sub, empty) = activity(cx, plan, i, routing);
@@ -154,22 +155,18 @@ fn once_activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize, routing: &Routing)
 
 /// `sub` as one call of `toscanini_run` where its steps are all calls
 /// ([`program::compact`]), marking the instance of `mark` ERROR on a
-/// failure ([`program::mark`]); else as it is.
+/// failure; else as it is.
 fn compacted(cx: &mut Ctx, sub: Sub, mark: Option<TemplateRef>) -> Built {
     if !sub.locals.is_empty() || !sub.outputs.is_empty() {
         return Built::Sub(sub);
     }
-    let Some(mut call) = program::compact(&sub.plane, &mut cx.text) else {
-        return Built::Sub(sub);
-    };
-    if let Some(t) = mark
-        && program::mark(&mut call, &mut cx.text, cx.names.url(t)).is_none()
-    {
-        return Built::Sub(sub);
-    }
-    Built::Call {
-        call,
-        repeat: sub.repeat,
+    let url = mark.map(|t| cx.names.url(t));
+    match program::compact(&sub.plane, &mut cx.text, url) {
+        Some(call) => Built::Call {
+            call,
+            repeat: sub.repeat,
+        },
+        None => Built::Sub(sub),
     }
 }
 

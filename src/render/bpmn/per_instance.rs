@@ -206,7 +206,7 @@ pub(crate) fn compact_each(
     body: &ActivityBody,
     steps: &Plane,
 ) -> Option<Call> {
-    let run = program::compact(steps, &mut cx.text)?;
+    let run = program::compact(steps, &mut cx.text, None)?;
     let t = cx.topology;
     let side = crate::render::side::side(t, subject);
     let path = crate::render::paths::instances_path(t, subject);

@@ -10,7 +10,7 @@
 //! script, a gateway, a value only Groovy computes), which keeps the
 //! subprocess.
 
-use super::graph::{Call, In, Kind, Plane, Script, Str, Text, Value};
+use super::graph::{Call, In, Kind, Plane, Script, Text, Value};
 use super::groovy::Part;
 use super::library::{INVOKE, INVOKE_DEFAULTS, RUN, RUN_STEPS};
 use super::scripts::Shared;
@@ -18,7 +18,13 @@ use std::fmt::Write as _;
 
 /// The call of `toscanini_run` that does what `plane` does, if its steps
 /// are all calls (and the storing of an operation's outputs) in one line.
-pub(super) fn compact(plane: &Plane, text: &mut Text) -> Option<Call> {
+/// With `mark`, the name of the variable holding the URL of the
+/// activity's instance, the call marks that instance ERROR when a step
+/// fails (the service instance while the variable is unset) and ends with
+/// the activity error: it is passed `mark` and both URL variables (unless
+/// a step sets them). `None` also where that name is no constant JUEL
+/// can pass.
+pub(super) fn compact(plane: &Plane, text: &mut Text, mark: Option<&str>) -> Option<Call> {
     let steps = straight(plane)?;
     let mut program = Program::default();
     for (k, kind) in steps.iter().enumerate() {
@@ -31,30 +37,18 @@ pub(super) fn compact(plane: &Plane, text: &mut Text) -> Option<Call> {
             _ => return None,
         }
     }
-    Some(program.into_call(text))
-}
-
-/// Have `run`, a call of `toscanini_run`, mark the instance whose URL is
-/// the variable `url` ERROR when a step fails (the service instance while
-/// `url` is unset) and end with the activity error: it is passed `mark`,
-/// the variable's name, and both URL variables it does not set itself.
-/// `None` where the name is no constant JUEL can pass.
-pub(super) fn mark(run: &mut Call, text: &mut Text, url: &str) -> Option<()> {
-    let mut marked = super::calls::call(RUN);
-    super::calls::pass(text, &mut marked, "mark", &[Part::Lit(url)]);
-    if !marked.locals.is_empty() {
-        return None;
+    if let Some(url) = mark {
+        program.read(url);
+        program.read("serviceInstanceURL");
     }
-    run.ins.append(&mut marked.ins);
-    for var in [url, "serviceInstanceURL"] {
-        let passed = |s: &Str| text.get(*s).strip_prefix("v:") == Some(var);
-        let set = run.outs.iter().any(|(_, to)| text.get(*to) == var);
-        if !set && !run.ins.iter().any(|(target, _)| passed(target)) {
-            let target = text.fmt(format_args!("v:{var}"));
-            run.ins.push((target, In::Var(text.add(var))));
+    let mut call = program.into_call(text);
+    if let Some(url) = mark {
+        super::calls::pass(text, &mut call, "mark", &[Part::Lit(url)]);
+        if !call.locals.is_empty() {
+            return None;
         }
     }
-    Some(())
+    Some(call)
 }
 
 /// The kinds of the nodes between the start and the end event of a plane
@@ -125,8 +119,8 @@ impl Program {
         };
         let var = text.get(v);
         let default = INVOKE_DEFAULTS.contains(&(field, var));
-        if default && !self.sets.iter().any(|s| s == var) {
-            add(&mut self.reads, var);
+        if default {
+            self.read(var);
         }
         default
     }
@@ -194,7 +188,12 @@ impl Program {
         self.steps.push_str("$(");
         push_escaped(&mut self.steps, name);
         self.steps.push(')');
-        // What a step before set is the program's own.
+        self.read(name);
+    }
+
+    /// Variable `name` is read: passed in, unless a step before set it
+    /// (then it is the program's own).
+    fn read(&mut self, name: &str) {
         if !self.sets.iter().any(|s| s == name) {
             add(&mut self.reads, name);
         }
@@ -298,7 +297,7 @@ mod tests {
     fn only_calls_toscanini_run_can_make_are_compacted() {
         let mut text = Text::default();
         let plane = one_call(&mut text, super::super::library::STATE);
-        let call = compact(&plane, &mut text).expect("a call of toscanini_state");
+        let call = compact(&plane, &mut text, None).expect("a call of toscanini_state");
         assert_eq!(call.process, RUN);
         let In::Expr(steps) = call.ins[0].1 else {
             panic!("steps are text");
@@ -306,7 +305,7 @@ mod tests {
         assert_eq!(text.get(steps), "state state=CREATED");
         // toscanini_mark is no step of toscanini_run: the subprocess stays.
         let plane = one_call(&mut text, super::super::library::MARK);
-        assert!(compact(&plane, &mut text).is_none());
+        assert!(compact(&plane, &mut text, None).is_none());
     }
 
     #[test]
