@@ -62,7 +62,7 @@ scripts.eachWithIndex { s, i ->
               // toscanini_run's steps (a state, then an operation's outputs) and toscanini_each's list.
               steps: 'state url=$(inst_a_url)/x%20y state=CREATING\noutputs result=$(r) output:VMIP=prop_a_VMIP',
               'v:inst_a_url': 'http://container:1337/i/1', 'v:r': response,
-              ids: '5,6', instance: 'inst_a_id', instanceURL: 'inst_a_url', base: 'http://container:1337/i/']
+              ids: '5,6', list: 'http://container:1337/i?serviceInstanceId=9']
   seeds.each { k, v -> if (!vars.containsKey(k)) vars[k] = v }
   // Local variables of the task: `${name}` reads a variable (the answer
   // when the plan has not set it here), other text is the value.

@@ -252,9 +252,24 @@ fn passes(bpmn: &str, target: &str, juel: &str) -> bool {
 
 /// Whether a BPMN plan passes the JUEL text `juel` into a call, as any variable.
 fn passes_any(bpmn: &str, juel: &str) -> bool {
-    let steps = juel.replace("${", "$(").replace('}', ")");
-    bpmn.contains(&format!("sourceExpression=\"{juel}\""))
-        || bpmn.contains(&format!("={steps} "))
-        || bpmn.contains(&format!("={steps}&#10;"))
-        || bpmn.contains(&format!("={steps}\""))
+    if bpmn.contains(&format!("sourceExpression=\"{juel}\"")) {
+        return true;
+    }
+    // In the steps of a call of toscanini_run, a variable is read by the
+    // number the call passes it as (`source="csarEntrypoint" target="v:3"`).
+    let var = juel[2..].split('}').next().unwrap();
+    bpmn.split("<callActivity ").any(|call| {
+        let call = call.split("</callActivity>").next().unwrap();
+        let passed = format!("source=\"{var}\" target=\"v:");
+        call.split(&passed).skip(1).any(|rest| {
+            let number = rest.split('"').next().unwrap();
+            let steps = juel
+                .replace(&format!("${{{var}}}"), &format!("$({number})"))
+                .replace("${", "$(")
+                .replace('}', ")");
+            [" ", "&#10;", "\""]
+                .iter()
+                .any(|end| call.contains(&format!("={steps}{end}")))
+        })
+    })
 }

@@ -473,11 +473,10 @@ fn check_steps(what: &str, doc: &Document, e: ElemId) {
         .filter_map(|t| t.strip_prefix("v:"))
         .map(str::to_string)
         .collect();
-    // toscanini_each gives each turn its instance's id and URL.
-    for &i in &ins {
-        if matches!(doc.attr(i, "target"), Some("instance" | "instanceURL")) {
-            known.extend(doc.attr(i, "sourceExpression").map(str::to_string));
-        }
+    // toscanini_each gives each turn its instance's URL and id as the
+    // first two variables.
+    if doc.attr(e, "calledElement") == Some("toscanini_each") {
+        known.extend(["1".to_string(), "2".to_string()]);
     }
     let unescape = |s: &str| -> String {
         let mut out = String::new();
@@ -499,20 +498,22 @@ fn check_steps(what: &str, doc: &Document, e: ElemId) {
             "{what}: {id}: step `{process}` is no process of the library"
         );
         let mut kept = Vec::new();
-        // An invocation takes the bus, CSAR and service instance it does
-        // not name from the activity's variables.
-        if process == "invoke" {
-            for (field, var) in [
-                ("ManagementBusURL", "ManagementBusURL"),
-                ("csarID", "csarID"),
-                ("serviceInstanceID", "serviceInstanceURL"),
-            ] {
-                let named = line.split(' ').any(|f| f.starts_with(&format!("{field}=")));
-                assert!(
-                    named || known.contains(var),
-                    "{what}: {id}: an invocation reads `{var}`, which is neither passed in nor kept"
-                );
-            }
+        // A line takes what it does not name from the activity's
+        // variables: the bus, CSAR and service instance, and a state the
+        // instance of the first variable.
+        for (step, field, var) in [
+            ("state", "url", "1"),
+            ("invoke", "ManagementBusURL", "ManagementBusURL"),
+            ("invoke", "csarID", "csarID"),
+            ("invoke", "serviceInstanceID", "serviceInstanceURL"),
+            ("register", "serviceInstanceID", "serviceInstanceID"),
+            ("relate", "serviceInstanceID", "serviceInstanceID"),
+        ] {
+            let named = line.split(' ').any(|f| f.starts_with(&format!("{field}=")));
+            assert!(
+                process != step || named || known.contains(var),
+                "{what}: {id}: step `{step}` reads `{var}`, which is neither passed in nor kept"
+            );
         }
         for f in fields {
             if let Some((target, value)) = f.split_once('=') {
@@ -996,6 +997,30 @@ impl Model {
         out
     }
 
+    /// The `camunda:in` and `out` of element `id` that pass a variable:
+    /// (`in` or `out`, source, target).
+    fn mappings(&self, id: &str) -> Vec<(&'static str, String, String)> {
+        let mut out = Vec::new();
+        let mut stack = vec![self.elements[id]];
+        while let Some(e) = stack.pop() {
+            let el = self.doc.get(e);
+            let kind = match &*el.local {
+                "in" => "in",
+                "out" => "out",
+                _ => "",
+            };
+            if let (false, Some(s), Some(t)) = (
+                kind.is_empty(),
+                self.doc.attr(e, "source"),
+                self.doc.attr(e, "target"),
+            ) {
+                out.push((kind, s.to_string(), t.to_string()));
+            }
+            stack.extend(el.children.iter().copied());
+        }
+        out
+    }
+
     fn text(&self, id: &str) -> String {
         let mut out = String::new();
         let mut stack = vec![self.elements[id]];
@@ -1296,7 +1321,10 @@ fn a_routed_build_step_does_not_mark_its_instance() {
     // instance ERROR and throws the activity error; nothing at the activity.
     assert!(!m.elements.contains_key("b_catch"));
     assert_eq!(m.attr("b", "calledElement"), Some("toscanini_run"));
-    assert_eq!(m.passed("b")["mark"], "inst_node_url");
+    // (The first variable of its steps: b's instance URL, passed in.)
+    assert_eq!(m.passed("b")["mark"], "1");
+    let url = ("in", "inst_node_url".to_string(), "v:1".to_string());
+    assert!(m.mappings("b").contains(&url), "{:?}", m.mappings("b"));
     assert_eq!(m.next("server_up_deploy_catch"), ["server_failed"]);
     assert_eq!(m.next("server_up_deploy"), ["server_failed_skipped"]);
     assert_eq!(
@@ -1353,7 +1381,7 @@ fn steps_that_read_or_pass_out_what_nothing_set_fail_the_check() {
     };
     // Reads x (passed in), keeps u and passes it out: fine.
     let ok = call(
-        "register url=$(x)/i u&lt;instanceURL",
+        "register url=$(x)/i serviceInstanceID=$(x) u&lt;instanceURL",
         "<camunda:out source=\"v:u\" target=\"u\"/>",
     );
     assert!(run(ok).is_ok());
@@ -1372,6 +1400,15 @@ fn steps_that_read_or_pass_out_what_nothing_set_fail_the_check() {
         .concat();
     assert!(run(call(invoke, &given)).is_ok());
     assert!(run(call(invoke, "")).is_err());
+    // So does a registration its service instance.
+    let register = "register url=$(x)/i u&lt;instanceURL";
+    let sid = "<camunda:in source=\"serviceInstanceID\" target=\"v:serviceInstanceID\"/>";
+    assert!(run(call(register, sid)).is_ok());
+    assert!(run(call(register, "")).is_err());
+    // A state without a URL is set on the first variable's instance.
+    let first = "<camunda:in source=\"y\" target=\"v:1\"/>";
+    assert!(run(call("state state=CREATED", first)).is_ok());
+    assert!(run(call("state state=CREATED", "")).is_err());
     // Marks the instance in u, kept by its step, and has the service
     // instance's URL: fine; without the service instance's, or marking one
     // nothing passed in or kept, not.
@@ -1379,7 +1416,7 @@ fn steps_that_read_or_pass_out_what_nothing_set_fail_the_check() {
         format!("<camunda:in sourceExpression=\"{var}\" target=\"mark\"/>{more}")
     };
     let service = "<camunda:in source=\"serviceInstanceURL\" target=\"v:serviceInstanceURL\"/>";
-    let register = "register url=$(x)/i u&lt;instanceURL";
+    let register = "register url=$(x)/i serviceInstanceID=$(x) u&lt;instanceURL";
     assert!(run(call(register, &mark("u", service))).is_ok());
     assert!(run(call(register, &mark("u", ""))).is_err());
     assert!(run(call(register, &mark("w", service))).is_err());

@@ -161,7 +161,8 @@ fn compacted(cx: &mut Ctx, sub: Sub, mark: Option<TemplateRef>) -> Built {
         return Built::Sub(sub);
     }
     let url = mark.map(|t| cx.names.url(t));
-    match program::compact(&sub.plane, &mut cx.text, url) {
+    let first: Vec<&str> = url.into_iter().collect();
+    match program::compact(&sub.plane, &mut cx.text, url, &first) {
         Some(call) => Built::Call {
             call,
             repeat: sub.repeat,

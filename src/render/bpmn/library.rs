@@ -45,14 +45,26 @@ pub(super) const RUN_STEPS: [&str; 8] = [
     INVOKE, STATE, REGISTER, RELATE, PROPERTIES, LOAD, FOLLOW, INSTANCES,
 ];
 
-/// What an `invoke` line of [`RUN`] takes from the activity's variables
-/// where it does not say (its field, the variable): the management bus,
-/// the CSAR and the service instance, the same for nearly every call.
-pub(super) const INVOKE_DEFAULTS: [(&str, &str); 3] = [
-    (BUS, BUS),
-    ("csarID", "csarID"),
-    ("serviceInstanceID", "serviceInstanceURL"),
+/// What a line of [`RUN`] takes from the activity's variables where it
+/// does not say (the process, its field, the variable as the steps name
+/// it): the management bus, the CSAR and the service instance, the same
+/// for nearly every call, and the steps' first variable as the instance a
+/// state is set on (the activity's own, where it has one).
+pub(super) const DEFAULTS: [(&str, &str, &str); 6] = [
+    (STATE, "url", "1"),
+    (INVOKE, BUS, BUS),
+    (INVOKE, "csarID", "csarID"),
+    (INVOKE, "serviceInstanceID", "serviceInstanceURL"),
+    (REGISTER, "serviceInstanceID", "serviceInstanceID"),
+    (RELATE, "serviceInstanceID", "serviceInstanceID"),
 ];
+
+/// The name the variable numbered `k` (from 0) has in the steps of
+/// [`RUN`]: `1`, `2`, … ([`super::program`]). (A plan's own variables
+/// are XML names, which never start with a digit.)
+pub(super) fn number(k: usize) -> String {
+    (k + 1).to_string()
+}
 
 /// The reusable process that runs the steps of a termination activity
 /// once per instance of its template.

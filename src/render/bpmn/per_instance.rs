@@ -206,7 +206,8 @@ pub(crate) fn compact_each(
     body: &ActivityBody,
     steps: &Plane,
 ) -> Option<Call> {
-    let run = program::compact(steps, &mut cx.text, None)?;
+    let own = [cx.names.url(subject), cx.names.id(subject)];
+    let run = program::compact(steps, &mut cx.text, None, &own)?;
     let t = cx.topology;
     let side = crate::render::side::side(t, subject);
     let path = crate::render::paths::instances_path(t, subject);
@@ -218,26 +219,14 @@ pub(crate) fn compact_each(
     };
     let text = &mut cx.text;
     let mut call = calls::call(EACH);
+    // The turns find their instances' URLs from it, and have them and
+    // their ids as the first two variables of their steps (`own`).
     calls::pass(text, &mut call, "list", &instances_of(&side, &path));
-    let base = [
-        Part::Var(side.service_template_url),
-        Part::Lit(&path),
-        Part::Lit("/"),
-    ];
-    calls::pass(text, &mut call, "base", &base);
-    calls::pass(text, &mut call, "instance", &[Part::Lit(names.id(subject))]);
-    calls::pass(
-        text,
-        &mut call,
-        "instanceURL",
-        &[Part::Lit(names.url(subject))],
-    );
     if !call.locals.is_empty() {
         return None;
     }
     for (target, value) in run.ins {
-        let name = text.get(target);
-        if name.strip_prefix("v:").is_some_and(local) {
+        if matches!(value, In::Var(v) if local(text.get(v))) {
             continue;
         }
         call.ins.push((target, value));

@@ -5,6 +5,14 @@
 //! then one call activity in the plan instead of a subprocess with a
 //! diagram of its own: the plan says each call once, in the library.
 //!
+//! Like a function's parameters, the variables are numbered in the call:
+//! the mapping `<camunda:in source="prop_vm_0_VMIP" target="v:3"/>` names
+//! the plan's variable once, and the steps read `$(3)`. Only the variables
+//! every plan sets keep their names (an `invoke` line takes some of them
+//! by default). A plan variable's name is often 30 characters and more,
+//! and a call reads a dozen: written twice more, they were a tenth of a
+//! plan.
+//!
 //! In: the plane of an activity (or of its compensation handler) and its
 //! text. Out: the call, or `None` where a step is more than a call (a
 //! script, a gateway, a value only Groovy computes), which keeps the
@@ -12,7 +20,7 @@
 
 use super::graph::{Call, In, Kind, Plane, Script, Text, Value};
 use super::groovy::Part;
-use super::library::{INVOKE, INVOKE_DEFAULTS, RUN, RUN_STEPS};
+use super::library::{DEFAULTS, LOAD, PROPERTIES, RUN, RUN_STEPS, number};
 use super::scripts::Shared;
 use std::fmt::Write as _;
 
@@ -23,10 +31,19 @@ use std::fmt::Write as _;
 /// fails (the service instance while the variable is unset) and ends with
 /// the activity error: it is passed `mark` and both URL variables (unless
 /// a step sets them). `None` also where that name is no constant JUEL
-/// can pass.
-pub(super) fn compact(plane: &Plane, text: &mut Text, mark: Option<&str>) -> Option<Call> {
+/// can pass. The variables of `first` are numbered first, in that order
+/// (`1`, `2`, …: [`number`]), whether the steps use them or not.
+pub(super) fn compact(
+    plane: &Plane,
+    text: &mut Text,
+    mark: Option<&str>,
+    first: &[&str],
+) -> Option<Call> {
     let steps = straight(plane)?;
     let mut program = Program::default();
+    for name in first {
+        program.short(name);
+    }
     for (k, kind) in steps.iter().enumerate() {
         if k > 0 {
             program.steps.push('\n');
@@ -41,9 +58,10 @@ pub(super) fn compact(plane: &Plane, text: &mut Text, mark: Option<&str>) -> Opt
         program.read(url);
         program.read("serviceInstanceURL");
     }
+    let marked = mark.map(|url| program.short(url).to_string());
     let mut call = program.into_call(text);
-    if let Some(url) = mark {
-        super::calls::pass(text, &mut call, "mark", &[Part::Lit(url)]);
+    if let Some(url) = marked {
+        super::calls::pass(text, &mut call, "mark", &[Part::Lit(&url)]);
         if !call.locals.is_empty() {
             return None;
         }
@@ -69,10 +87,42 @@ fn straight(plane: &Plane) -> Option<Vec<&Kind>> {
     (line && ends && n > 2).then(|| plane.nodes[1..n - 1].iter().map(|x| &x.kind).collect())
 }
 
+/// The `names` a call of [`LOAD`] or [`PROPERTIES`] need not pass in its
+/// line: its `prop:<name>` fields, in order, comma separated (what
+/// `run-step.groovy` passes where a line has no `names`).
+fn listed_names(c: &Call, text: &Text) -> Option<String> {
+    let fields: Vec<&str> = match c.process {
+        LOAD => c
+            .outs
+            .iter()
+            .filter_map(|(from, _)| match from {
+                In::Var(v) => Some(text.get(*v)),
+                In::Expr(_) => None,
+            })
+            .collect(),
+        PROPERTIES => c.ins.iter().map(|(target, _)| text.get(*target)).collect(),
+        _ => return None,
+    };
+    let names: Vec<&str> = fields
+        .iter()
+        .filter_map(|f| f.strip_prefix("prop:"))
+        .collect();
+    Some(names.join(","))
+}
+
+/// Whether a variable keeps its name in the steps: one every plan sets
+/// (the defaults of an `invoke` line are among them).
+fn named(name: &str) -> bool {
+    super::ctx::FIXED.contains(&name) || name == super::library::BUS
+}
+
 /// The `steps` text being written, and the variables it reads and sets.
 #[derive(Default)]
 struct Program {
     steps: String,
+    /// Every variable the steps name, numbered by position ([`number`]),
+    /// but those that keep their names ([`named`]).
+    numbered: Vec<String>,
     reads: Vec<String>,
     sets: Vec<String>,
     /// Variables only an `outputs` line of this program reads (an
@@ -88,8 +138,13 @@ impl Program {
             return None;
         }
         self.steps.push_str(c.process.strip_prefix("toscanini_")?);
+        let listed = listed_names(c, text);
         for (target, value) in &c.ins {
-            if c.process == INVOKE && self.by_default(text.get(*target), *value, text) {
+            if self.by_default(c.process, text.get(*target), *value, text) {
+                continue;
+            }
+            if matches!(value, In::Expr(e) if text.get(*target) == "names" && Some(text.get(*e)) == listed.as_deref())
+            {
                 continue;
             }
             self.steps.push(' ');
@@ -103,7 +158,8 @@ impl Program {
             };
             let var = text.get(*var);
             self.steps.push(' ');
-            push_escaped(&mut self.steps, var);
+            let short = self.short(var);
+            push_escaped(&mut self.steps, &short);
             self.steps.push('<');
             push_escaped(&mut self.steps, text.get(*from));
             add(&mut self.sets, var);
@@ -111,14 +167,14 @@ impl Program {
         Some(())
     }
 
-    /// Whether an invocation's `field` is `value` by default
-    /// ([`INVOKE_DEFAULTS`]): it is then read without being written.
-    fn by_default(&mut self, field: &str, value: In, text: &Text) -> bool {
+    /// Whether `field` of a call of `process` is `value` by default
+    /// ([`DEFAULTS`]): it is then read without being written.
+    fn by_default(&mut self, process: &str, field: &str, value: In, text: &Text) -> bool {
         let In::Var(v) = value else {
             return false;
         };
         let var = text.get(v);
-        let default = INVOKE_DEFAULTS.contains(&(field, var));
+        let default = DEFAULTS.contains(&(process, field, self.short(var).as_str()));
         if default {
             self.read(var);
         }
@@ -148,7 +204,8 @@ impl Program {
             } else {
                 // The name of the variable that receives the output.
                 let var = text.get(*value);
-                push_escaped(&mut self.steps, var);
+                let short = self.short(var);
+                push_escaped(&mut self.steps, &short);
                 add(&mut self.sets, var);
             }
         }
@@ -186,9 +243,26 @@ impl Program {
 
     fn var(&mut self, name: &str) {
         self.steps.push_str("$(");
-        push_escaped(&mut self.steps, name);
+        let short = self.short(name);
+        push_escaped(&mut self.steps, &short);
         self.steps.push(')');
         self.read(name);
+    }
+
+    /// The name variable `name` has in the steps: its number, or itself
+    /// where it keeps its name.
+    fn short(&mut self, name: &str) -> String {
+        if named(name) {
+            return name.to_string();
+        }
+        let k = match self.numbered.iter().position(|n| n == name) {
+            Some(k) => k,
+            None => {
+                self.numbered.push(name.to_string());
+                self.numbered.len() - 1
+            }
+        };
+        number(k)
     }
 
     /// Variable `name` is read: passed in, unless a step before set it
@@ -202,7 +276,7 @@ impl Program {
     /// The call of `toscanini_run`: the steps, then every variable read
     /// passed in and every variable set (but an answer only this program
     /// reads) passed out.
-    fn into_call(self, text: &mut Text) -> Call {
+    fn into_call(mut self, text: &mut Text) -> Call {
         let mut ins = Vec::new();
         for (k, part) in parts(&self.steps).enumerate() {
             let target = match k {
@@ -211,14 +285,17 @@ impl Program {
             };
             ins.push((target, In::Expr(text.add(part))));
         }
-        for r in &self.reads {
-            let target = text.fmt(format_args!("v:{r}"));
-            ins.push((target, In::Var(text.add(r))));
+        for r in std::mem::take(&mut self.reads) {
+            let target = text.fmt(format_args!("v:{}", self.short(&r)));
+            ins.push((target, In::Var(text.add(&r))));
         }
         let mut outs = Vec::new();
-        for s in self.sets.iter().filter(|s| !self.answers.contains(s)) {
-            let from = text.fmt(format_args!("v:{s}"));
-            outs.push((In::Var(from), text.add(s)));
+        for s in std::mem::take(&mut self.sets) {
+            if self.answers.contains(&s) {
+                continue;
+            }
+            let from = text.fmt(format_args!("v:{}", self.short(&s)));
+            outs.push((In::Var(from), text.add(&s)));
         }
         Call {
             process: RUN,
@@ -297,7 +374,7 @@ mod tests {
     fn only_calls_toscanini_run_can_make_are_compacted() {
         let mut text = Text::default();
         let plane = one_call(&mut text, super::super::library::STATE);
-        let call = compact(&plane, &mut text, None).expect("a call of toscanini_state");
+        let call = compact(&plane, &mut text, None, &[]).expect("a call of toscanini_state");
         assert_eq!(call.process, RUN);
         let In::Expr(steps) = call.ins[0].1 else {
             panic!("steps are text");
@@ -305,7 +382,12 @@ mod tests {
         assert_eq!(text.get(steps), "state state=CREATED");
         // toscanini_mark is no step of toscanini_run: the subprocess stays.
         let plane = one_call(&mut text, super::super::library::MARK);
-        assert!(compact(&plane, &mut text, None).is_none());
+        assert!(compact(&plane, &mut text, None, &[]).is_none());
+    }
+
+    #[test]
+    fn the_first_variable_is_the_one_a_state_line_takes_by_default() {
+        assert!(DEFAULTS.contains(&(super::super::library::STATE, "url", number(0).as_str())));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use super::groovy::literal;
-use super::library::{BUS, INVOKE_DEFAULTS, RUN_STEPS};
+use super::library::{BUS, DEFAULTS, RUN_STEPS};
 use crate::render::templates::Templates;
 
 /// A shared script of the plan archive.
@@ -240,21 +240,23 @@ impl Shared {
                     .into(),
             ),
             Shared::NextInstance => (
-                "Script task of toscanini_each: the next of the instances `ids` (comma\n// separated; `index` counts the turns): its id and URL (`base`, then the id)\n// as `v:` + the names `instance` and `instanceURL` hold, and in `turnURL`;\n// `more` whether there is one.",
+                "Script task of toscanini_each: the next of the instances `ids` (comma\n// separated; `index` counts the turns): its URL (`list` up to its query, `/`,\n// the id) and id as the first two variables of the steps (`v:1`, `v:2`), the\n// URL in `turnURL` too; `more` whether there is one.",
                 "def i = (execution.getVariable('index') ?: 0) as int\n\
                  def ids = v('ids').split(',').findAll { it }\n\
                  def more = i < ids.size()\n\
                  if (more) {\n\
-                 \x20 execution.setVariable('v:' + v('instance'), ids[i])\n\
-                 \x20 execution.setVariable('v:' + v('instanceURL'), v('base') + ids[i])\n\
-                 \x20 execution.setVariable('turnURL', v('base') + ids[i])\n\
+                 \x20 def url = v('list').replaceFirst('[?].*', '') + '/' + ids[i]\n\
+                 \x20 execution.setVariable('v:URL', url)\n\
+                 \x20 execution.setVariable('v:ID', ids[i])\n\
+                 \x20 execution.setVariable('turnURL', url)\n\
                  }\n\
                  execution.setVariable('index', i + 1)\n\
                  execution.setVariable('more', more)"
-                    .into(),
+                    .replace("v:URL", &format!("v:{}", super::library::number(0)))
+                    .replace("v:ID", &format!("v:{}", super::library::number(1))),
             ),
             Shared::RunStep => (
-                "Script task of toscanini_run: keep what the step before gave back (its\n// `VAR<SOURCE` fields, as `v:VAR`), clear every other variable but the\n// steps (`steps`, `steps:2`, … in parts), `step`, `mark` and `log:…`, store the outputs of `outputs` lines, and pass the values of\n// the next call (`call`, '' when there is none) into variables of their own\n// (an `invoke` takes the bus, CSAR and service instance it does not name from\n// the activity's).",
+                "Script task of toscanini_run: keep what the step before gave back (its\n// `VAR<SOURCE` fields, as `v:VAR`), clear every other variable but the\n// steps (`steps`, `steps:2`, … in parts), `step`, `mark` and `log:…`, store the outputs of `outputs` lines, and pass the values of\n// the next call (`call`, '' when there is none) into variables of their own\n// (an `invoke`, `register` or `relate` takes the bus, CSAR and service instance\n// it does not name from the activity's; a `load` or `properties` without `names` its `prop:` fields).",
                 "def get = { String n -> execution.getVariable(n) }\n\
                  def unesc = { String s -> s.replaceAll('%([0-9A-F]{2})') { all, h -> ((char) Integer.parseInt(h, 16)).toString() } }\n\
                  def ref = ~/\\$\\(([^)]*)\\)/\n\
@@ -283,13 +285,14 @@ impl Shared {
                  \x20   call = line.split(' ')[0]\n\
                  \x20   if (!(call in [STEPS])) fail('toscanini_run: no step ' + call)\n\
                  \x20   f.each { execution.setVariable(it[0], value(it[1])) }\n\
-                 \x20   if (call == 'invoke') [DEFAULTS].each { k, d -> if (!f.any { it[0] == k }) execution.setVariable(k, get('v:' + d)) }\n\
+                 \x20   [DEFAULTS].each { c, k, d -> if (call == c && !f.any { it[0] == k }) execution.setVariable(k, get('v:' + d)) }\n\
+                 \x20   if (call in ['load', 'properties'] && !f.any { it[0] == 'names' }) execution.setVariable('names', fields(line).collect { it[2] ? it[0] : it[1] }.findAll { it.startsWith('prop:') }.collect { it.substring(5) }.join(','))\n\
                  \x20 }\n\
                  }\n\
                  execution.setVariable('step', i)\n\
                  execution.setVariable('call', call)"
                     .replace("STEPS", &run_steps())
-                    .replace("DEFAULTS", &invoke_defaults()),
+                    .replace("DEFAULTS", &defaults()),
             ),
             Shared::MarkUrl => (
                 "Script task of toscanini_run's error path: `markURL`, the instance to mark\n// ERROR: the URL in the variable the call named in `mark` (the activity's\n// instance), else the service instance's; '' where it named none (the\n// error passes on).",
@@ -302,12 +305,14 @@ impl Shared {
     }
 }
 
-/// What an `invoke` line takes where it does not say, as a Groovy map
-/// (`'csarID': 'csarID', …`: [`INVOKE_DEFAULTS`]).
-fn invoke_defaults() -> String {
-    let pairs = INVOKE_DEFAULTS.iter();
-    let pairs = pairs.map(|(field, var)| format!("{}: {}", literal(field), literal(var)));
-    pairs.collect::<Vec<_>>().join(", ")
+/// What a line takes where it does not say, as a Groovy list of
+/// `[step, field, variable]` ([`DEFAULTS`]).
+fn defaults() -> String {
+    let triples = DEFAULTS.iter().map(|(process, field, var)| {
+        let step = process.trim_start_matches("toscanini_");
+        format!("[{}, {}, {}]", literal(step), literal(field), literal(var))
+    });
+    triples.collect::<Vec<_>>().join(", ")
 }
 
 /// The steps toscanini_run can take, as a Groovy list of quoted names

@@ -26,11 +26,11 @@ pub(super) fn diagram(
         spill(out);
         out.push_str(" <bpmndi:BPMNShape bpmnElement=\"");
         out.push_str(s.id);
-        out.push_str(match s.expanded {
-            Some(true) => "\" isExpanded=\"true",
-            Some(false) => "\" isExpanded=\"false",
-            None => "",
-        });
+        // Collapsed is what a shape without `isExpanded` is drawn as
+        // (bpmn-js, so the Camunda and Operaton modellers).
+        if s.expanded == Some(true) {
+            out.push_str("\" isExpanded=\"true");
+        }
         out.push_str("\"><dc:Bounds x=\"");
         push_int(out, s.bounds.x);
         out.push_str("\" y=\"");
