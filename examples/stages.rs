@@ -2,11 +2,9 @@
 //! print the share of each (the README's per-stage figures):
 //!
 //! ```sh
-//! cargo run --release --example stages -- 10000 [bpel|bpmn|all]
+//! cargo run --release --example stages -- 10000 [bpel|bpmn|all] [xml|yaml]
 //! ```
 
-// Only the XML generator is used here.
-#[allow(dead_code)]
 #[path = "../benches/synth.rs"]
 mod synth;
 
@@ -20,7 +18,10 @@ use toscanini::{Csar, Language};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let nodes: usize = std::env::args().nth(1).unwrap_or("10000".into()).parse()?;
     let lang = std::env::args().nth(2).unwrap_or("all".into());
-    let entries = synth::xml_csar(nodes);
+    let entries = match std::env::args().nth(3).as_deref() {
+        Some("yaml") => synth::yaml_csar(nodes),
+        _ => synth::xml_csar(nodes),
+    };
     let bytes =
         toscanini::compile::zip_files(entries.iter().map(|(n, d)| (n.as_str(), d.as_slice())))?;
     let options = toscanini::Options::default();
