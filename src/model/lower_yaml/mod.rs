@@ -37,7 +37,8 @@
 //! `get_artifact` calls, and `custom_functions`, calls of functions that
 //! are not built in), `artifacts`, `interfaces`, `properties`, `capabilities`, `nodes`,
 //! `requirements` (with `fulfil`, dangling ones fulfilled from the
-//! topology, `candidates`, its templates by type, `node_filter`, what
+//! topology, `named_target`, a named target checked against the
+//! filters, `candidates`, its templates by type, `node_filter`, what
 //! a requirement's filter says of one, `pattern`, its regular
 //! expressions, and `shared_verdicts`, a filter's verdicts shared by
 //! the requirements that carry it, and `rooms`, the candidates with room
@@ -61,6 +62,7 @@ mod entities;
 mod fold;
 mod fulfil;
 mod interfaces;
+mod named_target;
 mod node_filter;
 mod nodes;
 mod pattern;
