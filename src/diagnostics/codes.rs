@@ -113,8 +113,10 @@ pub const W_DANGLING_REQUIREMENT: &str = "W0411";
 pub const W_IGNORED: &str = "W0412";
 /// A node cannot be substituted as asked: several templates substitute
 /// it, the substitution is a cycle, the substituting template leaves a
-/// requirement or capability of the node unmapped, or an input it needs
-/// gets no value.
+/// requirement or capability of the node unmapped, an input it needs
+/// gets no value, its requirement mappings take more than the node type's
+/// `count_range` allows, or one onto a mandatory requirement gets none of
+/// the node's relationships.
 pub const SUBSTITUTION: &str = "E0413";
 /// Part of a substitution the plans cannot honour: an interface mapping,
 /// an attribute no output gives, an undecidable substitution filter, a

@@ -223,3 +223,30 @@ fn keyed_property_mappings_read_the_capability_and_the_relationship() {
     assert_eq!(sql.properties["port"], Value::Scalar("6000".into()));
     assert_eq!(sql.properties["client"], Value::Scalar("shop".into()));
 }
+
+#[test]
+fn the_relationships_of_a_requirement_are_distributed_over_its_mappings() {
+    // 2.0 §15.5: each assignment is mapped separately, in order; the
+    // third, which no mapping takes, is dropped (the case's snapshot
+    // has the warning).
+    let path = repo().join("tests/cases/yaml-2-0-substitute-requirement-routes/input");
+    let (t, build, termination) = build_and_termination(&path);
+    check_declarative("substitute-requirement-routes", &t, &build, &termination);
+    let ends: Vec<(&str, &str)> = t
+        .relationships
+        .iter()
+        .map(|r| (t.node(r.source).id.as_str(), t.node(r.target).id.as_str()))
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            ("client_software1", "server1"),
+            ("client_software2", "server2")
+        ]
+    );
+    assert!(before(
+        &build,
+        "server2_provision",
+        "client_software2_provision"
+    ));
+}

@@ -46,7 +46,8 @@
 //! `delegation`, `attributes`,
 //! `entities`, `policies` (and groups), `substitution`, `substitute`
 //! (which nodes are substituted, by what), `splice`, `splice_values`,
-//! `splice_parts` (their templates in the nodes' places), `workflows`;
+//! `splice_parts` (their templates in the nodes' places), `mapping_routes`
+//! (which requirement mapping each relationship of a substituted node takes), `workflows`;
 //! `topology` lowers the parts in order.
 
 mod allocation;
@@ -62,6 +63,7 @@ mod entities;
 mod fold;
 mod fulfil;
 mod interfaces;
+mod mapping_routes;
 mod named_target;
 mod node_filter;
 mod nodes;

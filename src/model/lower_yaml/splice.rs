@@ -149,6 +149,7 @@ impl<'a> Lowerer<'a> {
                 });
             }
             self.warn_not_inlined(&inlined[k], s);
+            self.check_routes(&inlined[k], s);
         }
         let mut out = Topology::new(dialect, service_template, types, new_nodes, new_rels);
         out.inputs = inputs;
@@ -205,16 +206,25 @@ impl<'a> Lowerer<'a> {
                 None => maps.outer[r.source.0 as usize],
                 Some(&k) => {
                     let req = requirement_of.get(&rid).copied().unwrap_or_default();
-                    let mapped = inlined[k]
-                        .topology
-                        .substitution
-                        .as_ref()
-                        .and_then(|m| m.requirements.iter().find(|(n, _, _)| n == req))
-                        .map(|(_, n, _)| maps.inner[k][n.0 as usize]);
-                    if mapped.is_none() {
-                        self.unmapped(&inlined[k], &subs[k], "requirement", req, &r);
+                    // Its place among the node's relationships of `req`
+                    // decides its mapping (2.0 §15.5, `mapping_routes.rs`).
+                    let index = self
+                        .rel_by_requirement
+                        .get(&(r.source, req))
+                        .and_then(|rels| rels.iter().position(|x| *x == rid))
+                        .unwrap_or(0);
+                    match self.routed_source(&inlined[k], req, index) {
+                        Ok(Some(n)) => Some(maps.inner[k][n.0 as usize]),
+                        Ok(None) => {
+                            self.unmapped(&inlined[k], &subs[k], "requirement", req, &r);
+                            None
+                        }
+                        Err(taken) => {
+                            let s = (&inlined[k], &subs[k]);
+                            self.push_beyond(s, req, (index, taken), &r);
+                            None
+                        }
                     }
-                    mapped
                 }
             };
             let target = match by_node.get(&r.target) {
