@@ -119,7 +119,8 @@ pub const W_IGNORED: &str = "W0412";
 /// the node's relationships.
 pub const SUBSTITUTION: &str = "E0413";
 /// Part of a substitution the plans cannot honour: an interface mapping,
-/// an attribute no output gives, an undecidable substitution filter, a
+/// an attribute no output gives, a keyed attribute mapping whose reads the
+/// plans cannot tell apart, an undecidable substitution filter, a
 /// relationship the mapping drops.
 pub const W_SUBSTITUTION: &str = "W0414";
 

@@ -47,7 +47,9 @@
 //! `entities`, `policies` (and groups), `substitution`, `substitute`
 //! (which nodes are substituted, by what), `splice`, `splice_values`,
 //! `splice_parts` (their templates in the nodes' places), `mapping_routes`
-//! (which requirement mapping each relationship of a substituted node takes), `workflows`;
+//! (which requirement mapping each relationship of a substituted node takes),
+//! `keyed_attributes` (outputs giving its capabilities' and relationships'
+//! attributes), `workflows`;
 //! `topology` lowers the parts in order.
 
 mod allocation;
@@ -63,6 +65,7 @@ mod entities;
 mod fold;
 mod fulfil;
 mod interfaces;
+mod keyed_attributes;
 mod mapping_routes;
 mod named_target;
 mod node_filter;

@@ -32,12 +32,13 @@ use std::collections::{HashMap, HashSet};
 use indexmap::IndexMap;
 
 use super::Lowerer;
+use super::keyed_attributes::replace_own_read;
 use super::splice_parts::{spliced_groups, spliced_policies, spliced_substitution};
 use super::splice_values::{Maps, Sub, Values, interface_values};
 use super::substitute::Inlined;
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::merge::import;
-use crate::model::{InputDef, NodeId, RelId, RelationshipTemplate, Topology, TypeTable};
+use crate::model::{InputDef, NodeId, RelId, RelationshipTemplate, Topology, TypeTable, Value};
 use crate::yaml::ast::TypeKind;
 
 impl<'a> Lowerer<'a> {
@@ -213,6 +214,9 @@ impl<'a> Lowerer<'a> {
                         .get(&(r.source, req))
                         .and_then(|rels| rels.iter().position(|x| *x == rid))
                         .unwrap_or(0);
+                    own_reads(&mut r, &subs[k], (req, index), &mut |v| {
+                        values.inner(k, v, 0)
+                    });
                     match self.routed_source(&inlined[k], req, index) {
                         Ok(Some(n)) => Some(maps.inner[k][n.0 as usize]),
                         Ok(None) => {
@@ -390,6 +394,31 @@ impl<'a> Lowerer<'a> {
                 .hint("compile the substituting template on its own for its workflows"),
             );
         }
+    }
+}
+
+/// Relationship `r`, number `index` of requirement `req` of the node
+/// `sub` substitutes: its reads of its own attributes that an output
+/// gives (2.0 §15.3) read the output (`inner` puts it in the spliced
+/// topology's terms).
+fn own_reads(
+    r: &mut RelationshipTemplate,
+    sub: &Sub,
+    (req, index): (&str, usize),
+    inner: &mut dyn FnMut(&mut Value),
+) {
+    for a in &sub.relationship_attributes {
+        if a.requirement != req || a.index != index {
+            continue;
+        }
+        let mut with = a.value.clone();
+        inner(&mut with);
+        for p in r.properties.values_mut() {
+            replace_own_read(p, &a.attribute, &with);
+        }
+        interface_values(&mut r.interfaces, &mut |v| {
+            replace_own_read(v, &a.attribute, &with)
+        });
     }
 }
 
