@@ -195,10 +195,17 @@ impl<'a> Lowerer<'a> {
         types: &mut TypeTable,
         taken: &mut HashSet<String>,
     ) -> Vec<RelationshipTemplate> {
-        let requirement_of: HashMap<RelId, &str> = self
+        // Each relationship's requirement, and its place among the
+        // source's relationships of it (which decides its mapping, 2.0
+        // §15.5, `mapping_routes.rs`).
+        let requirement_of: HashMap<RelId, (&str, usize)> = self
             .rel_by_requirement
             .iter()
-            .flat_map(|((_, req), rels)| rels.iter().map(move |r| (*r, *req)))
+            .flat_map(|((_, req), rels)| {
+                rels.iter()
+                    .enumerate()
+                    .map(move |(index, r)| (*r, (*req, index)))
+            })
             .collect();
         let mut out = Vec::with_capacity(relationships.len());
         for (i, mut r) in relationships.into_iter().enumerate() {
@@ -206,14 +213,7 @@ impl<'a> Lowerer<'a> {
             let source = match by_node.get(&r.source) {
                 None => maps.outer[r.source.0 as usize],
                 Some(&k) => {
-                    let req = requirement_of.get(&rid).copied().unwrap_or_default();
-                    // Its place among the node's relationships of `req`
-                    // decides its mapping (2.0 §15.5, `mapping_routes.rs`).
-                    let index = self
-                        .rel_by_requirement
-                        .get(&(r.source, req))
-                        .and_then(|rels| rels.iter().position(|x| *x == rid))
-                        .unwrap_or(0);
+                    let (req, index) = requirement_of.get(&rid).copied().unwrap_or_default();
                     own_reads(&mut r, &subs[k], (req, index), &mut |v| {
                         values.inner(k, v, 0)
                     });
