@@ -89,7 +89,8 @@ pub const YAML_PROFILE: &str = "E0316";
 /// A type reference names no known type.
 pub const UNKNOWN_TYPE: &str = "E0401";
 /// A relationship end names no node template, requirement or capability;
-/// a policy names no target or policy template.
+/// a policy names no target or policy template; (2.0) a requirement's
+/// target does not offer its capability or does not pass its node filter.
 pub const DANGLING_REFERENCE: &str = "E0402";
 /// A type derives from itself.
 pub const CYCLIC_DERIVATION: &str = "E0403";
@@ -107,17 +108,21 @@ pub const WRONG_VALUE_TYPE: &str = "E0408";
 pub const DUPLICATE_TEMPLATE: &str = "E0409";
 /// A function refers to an input, template or property that does not exist.
 pub const BAD_FUNCTION_REFERENCE: &str = "E0410";
-/// A requirement cannot be matched to a target.
+/// A requirement cannot be matched to a target, or (1.x, or undecided)
+/// its named target does not pass its node filter.
 pub const W_DANGLING_REQUIREMENT: &str = "W0411";
 /// A property value or template attribute is ignored.
 pub const W_IGNORED: &str = "W0412";
 /// A node cannot be substituted as asked: several templates substitute
 /// it, the substitution is a cycle, the substituting template leaves a
-/// requirement or capability of the node unmapped, or an input it needs
-/// gets no value.
+/// requirement or capability of the node unmapped, an input it needs
+/// gets no value, its requirement mappings take more than the node type's
+/// `count_range` allows, or one onto a mandatory requirement gets none of
+/// the node's relationships.
 pub const SUBSTITUTION: &str = "E0413";
 /// Part of a substitution the plans cannot honour: an interface mapping,
-/// an attribute no output gives, an undecidable substitution filter, a
+/// an attribute no output gives, a keyed attribute mapping whose reads the
+/// plans cannot tell apart, an undecidable substitution filter, a
 /// relationship the mapping drops.
 pub const W_SUBSTITUTION: &str = "W0414";
 

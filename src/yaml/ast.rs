@@ -439,7 +439,7 @@ pub(crate) struct RequirementAssignment {
     /// `relationship`.
     pub relationship: Option<RelationshipAssignment>,
     /// `node_filter`, as written (evaluated where the requirement is
-    /// fulfilled from the topology).
+    /// fulfilled from the topology, and on a template `node` names).
     pub node_filter: Option<Node>,
     /// `count` (2.0 §8.5.4): how many relationships the assignment makes.
     pub count: Option<u64>,

@@ -66,3 +66,24 @@ fn a_1_3_filter_without_a_node_type_chooses_among_the_capability_offerers() {
         ]
     );
 }
+
+#[test]
+fn a_2_0_named_template_is_kept_where_it_passes_or_is_undecided_and_an_optional_one_dropped() {
+    assert_eq!(
+        edges("yaml-2-0-node-filter-named-template"),
+        ["app -> big", "later -> big"]
+    );
+}
+
+#[test]
+fn a_1_3_named_template_is_kept_whatever_its_filters_say() {
+    assert_eq!(
+        edges("yaml-node-filter-named-template"),
+        [
+            "plain -> big",
+            "low -> small",
+            "own -> big",
+            "later -> chosen"
+        ]
+    );
+}

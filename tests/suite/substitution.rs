@@ -223,3 +223,75 @@ fn keyed_property_mappings_read_the_capability_and_the_relationship() {
     assert_eq!(sql.properties["port"], Value::Scalar("6000".into()));
     assert_eq!(sql.properties["client"], Value::Scalar("shop".into()));
 }
+
+#[test]
+fn the_relationships_of_a_requirement_are_distributed_over_its_mappings() {
+    // 2.0 §15.5: each assignment is mapped separately, in order; the
+    // third, which no mapping takes, is dropped (the case's snapshot
+    // has the warning).
+    let path = repo().join("tests/cases/yaml-2-0-substitute-requirement-routes/input");
+    let (t, build, termination) = build_and_termination(&path);
+    check_declarative("substitute-requirement-routes", &t, &build, &termination);
+    let ends: Vec<(&str, &str)> = t
+        .relationships
+        .iter()
+        .map(|r| (t.node(r.source).id.as_str(), t.node(r.target).id.as_str()))
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            ("client_software1", "server1"),
+            ("client_software2", "server2")
+        ]
+    );
+    assert!(before(
+        &build,
+        "server2_provision",
+        "client_software2_provision"
+    ));
+}
+
+#[test]
+fn keyed_attribute_mappings_give_capability_and_relationship_attributes() {
+    // 2.0 §15.3: `[CAPABILITY, endpoint, address]` gives app's read of
+    // db's endpoint address, `[RELATIONSHIP, user, 0, token]` the read of
+    // the relationship's own token in its Configure operation.
+    let path = repo().join("tests/cases/yaml-2-0-substitute-keyed-attributes/input");
+    let (t, build, termination) = build_and_termination(&path);
+    check_declarative("substitute-keyed-attributes", &t, &build, &termination);
+    let address = Value::call(
+        "get_attribute",
+        vec![
+            Value::Scalar("db_sql".into()),
+            Value::Scalar("public_address".into()),
+        ],
+    );
+    let app = &t.nodes[t.node_by_id("app").unwrap().0 as usize];
+    let input = |inputs: &[toscanini::model::Parameter], name: &str| {
+        inputs
+            .iter()
+            .find(|p| &*p.name == name)
+            .and_then(|p| p.value.clone())
+    };
+    let create = app.operation("Standard", "create").unwrap();
+    assert_eq!(input(&create.inputs, "ADDRESS"), Some(address.clone()));
+    let user = t
+        .relationships
+        .iter()
+        .find(|r| r.id == "db_user")
+        .expect("db's user relationship");
+    assert_eq!(t.node(user.source).id, "db_sql");
+    let configure = user
+        .interfaces
+        .iter()
+        .flat_map(|i| &i.operations)
+        .find(|o| &*o.name == "post_configure_source")
+        .expect("post_configure_source");
+    assert_eq!(
+        input(&configure.inputs, "TOKEN"),
+        Some(Value::call(
+            "concat",
+            vec![Value::Scalar("token-".into()), address]
+        ))
+    );
+}

@@ -151,12 +151,15 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Function calls that read a property or attribute a (provisioned)
-    /// node does not have: plans can only pass an empty value.
+    /// node does not have: plans can only pass an empty value. The nodes
+    /// `substituted` are passed over: their substitutions give what is
+    /// read of them.
     pub(super) fn warn_unknown_attributes(
         &mut self,
         t: &Topology,
         topo: &ast::Topology,
         unit: Unit<'a>,
+        substituted: &[NodeId],
     ) {
         let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
         let mut found: Vec<(String, String, Option<Location>)> = Vec::new();
@@ -166,6 +169,7 @@ impl<'a> Lowerer<'a> {
                     && let [Value::Scalar(e), Value::Scalar(p), ..] = args
                     && let Some(n) = t.node_by_id(e)
                     && !t.node(n).is_abstract
+                    && !substituted.contains(&n)
                     && !t.node(n).properties.contains_key(p.as_str())
                     && seen.insert((e.clone(), p.clone()))
                 {

@@ -37,7 +37,8 @@
 //! `get_artifact` calls, and `custom_functions`, calls of functions that
 //! are not built in), `artifacts`, `interfaces`, `properties`, `capabilities`, `nodes`,
 //! `requirements` (with `fulfil`, dangling ones fulfilled from the
-//! topology, `candidates`, its templates by type, `node_filter`, what
+//! topology, `named_target`, a named target checked against the
+//! filters, `candidates`, its templates by type, `node_filter`, what
 //! a requirement's filter says of one, `pattern`, its regular
 //! expressions, and `shared_verdicts`, a filter's verdicts shared by
 //! the requirements that carry it, and `rooms`, the candidates with room
@@ -45,7 +46,10 @@
 //! `delegation`, `attributes`,
 //! `entities`, `policies` (and groups), `substitution`, `substitute`
 //! (which nodes are substituted, by what), `splice`, `splice_values`,
-//! `splice_parts` (their templates in the nodes' places), `workflows`;
+//! `splice_parts` (their templates in the nodes' places), `mapping_routes`
+//! (which requirement mapping each relationship of a substituted node takes),
+//! `keyed_attributes` (outputs giving its capabilities' and relationships'
+//! attributes), `workflows`;
 //! `topology` lowers the parts in order.
 
 mod allocation;
@@ -61,6 +65,9 @@ mod entities;
 mod fold;
 mod fulfil;
 mod interfaces;
+mod keyed_attributes;
+mod mapping_routes;
+mod named_target;
 mod node_filter;
 mod nodes;
 mod pattern;

@@ -1,5 +1,6 @@
 //! A requirement's `node_filter` evaluated on a candidate template, where
-//! a dangling requirement is fulfilled from the topology (`fulfil.rs`).
+//! a dangling requirement is fulfilled from the topology (`fulfil.rs`),
+//! or on the template an assignment names (`named_target.rs`).
 //!
 //! Two forms are read. TOSCA 2.0 (§8.6): a condition clause (`$and`,
 //! `$or`, `$not`, `$xor`, the comparisons, `$in_range`, `$valid_values`

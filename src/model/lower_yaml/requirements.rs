@@ -13,6 +13,7 @@ use indexmap::IndexMap;
 
 use super::allocation::Allocated;
 use super::fulfil::{Pool, Wanted, filters_named};
+use super::named_target::Named;
 use super::types::nearest;
 use super::{Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, Location, codes};
@@ -401,7 +402,18 @@ impl<'a> Lowerer<'a> {
             return Some(wiring.delegate(id, tk, origin.clone(), why));
         };
         if let Some(&id) = targets.ids.get(&t.text) {
-            return Some(TargetRef::Node(id));
+            // A named template must pass the requirement's node filters
+            // too (2.0 §8.5.2; `named_target.rs`).
+            let named = Named {
+                assignment: a,
+                defined: def.map_or(&[], |d| d.filters.as_slice()),
+                source: (name, source),
+                target: (id, capability),
+                unit,
+            };
+            return self
+                .named_target_passes(&named, &targets.pool)
+                .then_some(TargetRef::Node(id));
         }
         if targets.failed.contains(&t.text) || self.node_names.contains(&t.text) {
             return None;

@@ -32,12 +32,13 @@ use std::collections::{HashMap, HashSet};
 use indexmap::IndexMap;
 
 use super::Lowerer;
+use super::keyed_attributes::replace_own_read;
 use super::splice_parts::{spliced_groups, spliced_policies, spliced_substitution};
 use super::splice_values::{Maps, Sub, Values, interface_values};
 use super::substitute::Inlined;
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::merge::import;
-use crate::model::{InputDef, NodeId, RelId, RelationshipTemplate, Topology, TypeTable};
+use crate::model::{InputDef, NodeId, RelId, RelationshipTemplate, Topology, TypeTable, Value};
 use crate::yaml::ast::TypeKind;
 
 impl<'a> Lowerer<'a> {
@@ -149,6 +150,7 @@ impl<'a> Lowerer<'a> {
                 });
             }
             self.warn_not_inlined(&inlined[k], s);
+            self.check_routes(&inlined[k], s);
         }
         let mut out = Topology::new(dialect, service_template, types, new_nodes, new_rels);
         out.inputs = inputs;
@@ -193,10 +195,17 @@ impl<'a> Lowerer<'a> {
         types: &mut TypeTable,
         taken: &mut HashSet<String>,
     ) -> Vec<RelationshipTemplate> {
-        let requirement_of: HashMap<RelId, &str> = self
+        // Each relationship's requirement, and its place among the
+        // source's relationships of it (which decides its mapping, 2.0
+        // §15.5, `mapping_routes.rs`).
+        let requirement_of: HashMap<RelId, (&str, usize)> = self
             .rel_by_requirement
             .iter()
-            .flat_map(|((_, req), rels)| rels.iter().map(move |r| (*r, *req)))
+            .flat_map(|((_, req), rels)| {
+                rels.iter()
+                    .enumerate()
+                    .map(move |(index, r)| (*r, (*req, index)))
+            })
             .collect();
         let mut out = Vec::with_capacity(relationships.len());
         for (i, mut r) in relationships.into_iter().enumerate() {
@@ -204,17 +213,22 @@ impl<'a> Lowerer<'a> {
             let source = match by_node.get(&r.source) {
                 None => maps.outer[r.source.0 as usize],
                 Some(&k) => {
-                    let req = requirement_of.get(&rid).copied().unwrap_or_default();
-                    let mapped = inlined[k]
-                        .topology
-                        .substitution
-                        .as_ref()
-                        .and_then(|m| m.requirements.iter().find(|(n, _, _)| n == req))
-                        .map(|(_, n, _)| maps.inner[k][n.0 as usize]);
-                    if mapped.is_none() {
-                        self.unmapped(&inlined[k], &subs[k], "requirement", req, &r);
+                    let (req, index) = requirement_of.get(&rid).copied().unwrap_or_default();
+                    own_reads(&mut r, &subs[k], (req, index), &mut |v| {
+                        values.inner(k, v, 0)
+                    });
+                    match self.routed_source(&inlined[k], req, index) {
+                        Ok(Some(n)) => Some(maps.inner[k][n.0 as usize]),
+                        Ok(None) => {
+                            self.unmapped(&inlined[k], &subs[k], "requirement", req, &r);
+                            None
+                        }
+                        Err(taken) => {
+                            let s = (&inlined[k], &subs[k]);
+                            self.push_beyond(s, req, (index, taken), &r);
+                            None
+                        }
                     }
-                    mapped
                 }
             };
             let target = match by_node.get(&r.target) {
@@ -380,6 +394,31 @@ impl<'a> Lowerer<'a> {
                 .hint("compile the substituting template on its own for its workflows"),
             );
         }
+    }
+}
+
+/// Relationship `r`, number `index` of requirement `req` of the node
+/// `sub` substitutes: its reads of its own attributes that an output
+/// gives (2.0 §15.3) read the output (`inner` puts it in the spliced
+/// topology's terms).
+fn own_reads(
+    r: &mut RelationshipTemplate,
+    sub: &Sub,
+    (req, index): (&str, usize),
+    inner: &mut dyn FnMut(&mut Value),
+) {
+    for a in &sub.relationship_attributes {
+        if a.requirement != req || a.index != index {
+            continue;
+        }
+        let mut with = a.value.clone();
+        inner(&mut with);
+        for p in r.properties.values_mut() {
+            replace_own_read(p, &a.attribute, &with);
+        }
+        interface_values(&mut r.interfaces, &mut |v| {
+            replace_own_read(v, &a.attribute, &with)
+        });
     }
 }
 

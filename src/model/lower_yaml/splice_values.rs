@@ -12,6 +12,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 
 use super::Lowerer;
+use super::keyed_attributes::RelationshipAttribute;
 use super::substitute::Inlined;
 use crate::diagnostics::{Diagnostic, Location, codes};
 use crate::model::{InputDef, Interface, NodeId, NodeTemplate, RelId, RelationshipTemplate, Value};
@@ -33,6 +34,9 @@ pub(super) struct Sub {
     pub(super) given: HashMap<String, Value>,
     /// Attribute → the inner output value that gives it (inner terms).
     pub(super) attributes: HashMap<String, Value>,
+    /// Attributes of the node's relationships that outputs give (2.0
+    /// §15.3, `keyed_attributes.rs`).
+    pub(super) relationship_attributes: Vec<RelationshipAttribute>,
     /// Inner inputs that were not declared (delegated nodes' attributes).
     pub(super) made_inputs: IndexMap<String, InputDef>,
     /// Where the node is.
@@ -234,16 +238,9 @@ fn describe(m: &MappedProperty) -> String {
     }
 }
 
-fn key_span(m: &MappedProperty) -> crate::diagnostics::Span {
-    match m {
-        MappedProperty::Capability { property, .. }
-        | MappedProperty::Relationship { property, .. } => property.span,
-    }
-}
-
 impl<'a> Lowerer<'a> {
-    /// The inputs the keyed mappings (§15.2) give, into `given`; the keyed
-    /// attribute mappings (§15.3) are not used (W0414).
+    /// The inputs the keyed mappings (§15.2) give, into `given` (the
+    /// keyed attribute mappings, §15.3, are `keyed_attributes.rs`'s).
     fn keyed_inputs(
         &mut self,
         s: &Inlined<'a>,
@@ -273,20 +270,6 @@ impl<'a> Lowerer<'a> {
                     .hint("assign the value on the substituted node, or give the input a default"),
                 ),
             }
-        }
-        for (m, _) in &s.mapping.keyed_attributes {
-            self.push_once(
-                Diagnostic::warning(
-                    codes::W_SUBSTITUTION,
-                    format!(
-                        "the attribute mapping of {} in `{}` is not used: only the substituted node's own attributes are mapped",
-                        describe(m),
-                        s.unit.file.source.name()
-                    ),
-                )
-                .at(Self::at(s.unit, key_span(m)))
-                .hint("map the output to an attribute of the node itself"),
-            );
         }
     }
 
@@ -393,6 +376,8 @@ impl<'a> Lowerer<'a> {
                 attributes.insert(attr.text.clone(), (*v).clone());
             }
         }
+        // Keyed ones after the node's own, before the outputs' names.
+        let relationship_attributes = self.keyed_attributes(s, node, &outputs, &mut attributes);
         for (name, v) in &outputs {
             attributes
                 .entry(name.to_string())
@@ -414,6 +399,7 @@ impl<'a> Lowerer<'a> {
                 .collect(),
             given,
             attributes,
+            relationship_attributes,
             made_inputs: s
                 .topology
                 .inputs

@@ -161,7 +161,7 @@ impl<'a> Lowerer<'a> {
     /// The `count_range` of each requirement of node type `key`: lower
     /// bound and upper bound (`None`: unbounded), the nearest definition's
     /// (2.0 default: `[0, UNBOUNDED]`).
-    fn count_ranges(&mut self, key: &str) -> HashMap<&'a str, (u64, Option<u64>)> {
+    pub(super) fn count_ranges(&mut self, key: &str) -> HashMap<&'a str, (u64, Option<u64>)> {
         let mut out = HashMap::new();
         for d in self.defs(TypeKind::Node, key) {
             for r in &d.def.requirements {
@@ -178,7 +178,7 @@ impl<'a> Lowerer<'a> {
     /// Whether a mapping target `[node, requirement]` is a mandatory
     /// requirement of that template: its definition's lower bound is one
     /// or more, or the template assigns it without `optional: true`.
-    fn is_mandatory(
+    pub(super) fn is_mandatory(
         &mut self,
         target: &[ast::Spanned],
         topo: &'a ast::Topology,

@@ -67,7 +67,10 @@ impl<'a> Lowerer<'a> {
         self.outputs(&mut topology, topo, unit, &by_requirement);
         self.operation_outputs(&mut topology);
         self.delegated_attributes(&mut topology);
-        self.warn_unknown_attributes(&topology, topo, unit);
+        // A substituted node's reads are what its substitution gives (or
+        // plan inputs, with W0414): `splice` says so.
+        let substituted: Vec<NodeId> = inlined.iter().map(|s| s.node).collect();
+        self.warn_unknown_attributes(&topology, topo, unit, &substituted);
         self.warn_delegated(&topology, base);
         self.groups(&mut topology, topo, unit);
         self.policies(&mut topology, topo, unit);

@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "db on port $PORT for $CLIENT"
