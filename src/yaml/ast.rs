@@ -593,6 +593,32 @@ pub(crate) enum MappedProperty {
     },
 }
 
+impl MappedProperty {
+    /// The mapping for messages: `<what> `p` of capability `c``, or of
+    /// relationship `i` of requirement `r` (`what`: property or attribute).
+    pub(crate) fn describe(&self, what: &str) -> String {
+        match self {
+            MappedProperty::Capability {
+                capability,
+                property,
+            } => format!(
+                "{what} `{}` of capability `{}`",
+                property.text, capability.text
+            ),
+            MappedProperty::Relationship {
+                requirement,
+                index,
+                property,
+            } => format!(
+                "{what} `{}` of relationship {} of requirement `{}`",
+                property.text,
+                index.as_ref().map_or("0", |i| i.text.as_str()),
+                requirement.text
+            ),
+        }
+    }
+}
+
 /// An imperative workflow definition.
 #[derive(Clone, Debug)]
 pub(crate) struct Workflow {

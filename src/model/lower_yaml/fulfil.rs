@@ -371,19 +371,11 @@ fn first_of(
 mod tests {
     use super::super::lower_text;
     use crate::diagnostics::codes;
-    use crate::model::Topology;
 
-    const V13: &str =
-        "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  node_templates:\n";
+    use super::super::TEST_V13 as V13;
     const V20: &str = "tosca_definitions_version: tosca_2_0\nimports:\n  - profile: org.oasis-open.simple:1.3\nservice_template:\n  node_templates:\n";
 
-    fn target_of(t: &Topology, source: &str) -> Vec<String> {
-        t.relationships
-            .iter()
-            .filter(|r| t.node(r.source).id == source)
-            .map(|r| t.node(r.target).id.clone())
-            .collect()
-    }
+    use super::super::targets_of as target_of;
 
     #[test]
     fn a_node_type_is_fulfilled_by_a_template_of_that_type() {

@@ -205,7 +205,7 @@ impl<'a> Lowerer<'a> {
                 codes::W_SUBSTITUTION,
                 format!(
                     "the attribute mapping of {} in `{}` is not used: {why}",
-                    describe(m),
+                    m.describe("attribute"),
                     s.unit.file.source.name()
                 ),
             )
@@ -236,29 +236,6 @@ pub(super) fn replace_own_read(v: &mut Value, attr: &str, with: &Value) {
         Value::List(l) => l.iter_mut().for_each(|a| replace_own_read(a, attr, with)),
         Value::Map(m) => m.values_mut().for_each(|a| replace_own_read(a, attr, with)),
         _ => {}
-    }
-}
-
-/// A keyed attribute mapping for messages.
-fn describe(m: &MappedProperty) -> String {
-    match m {
-        MappedProperty::Capability {
-            capability,
-            property,
-        } => format!(
-            "attribute `{}` of capability `{}`",
-            property.text, capability.text
-        ),
-        MappedProperty::Relationship {
-            requirement,
-            index,
-            property,
-        } => format!(
-            "attribute `{}` of relationship {} of requirement `{}`",
-            property.text,
-            index.as_ref().map_or("0", |i| i.text.as_str()),
-            requirement.text
-        ),
     }
 }
 

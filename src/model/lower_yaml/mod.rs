@@ -331,6 +331,23 @@ impl<'a> Lowerer<'a> {
     }
 }
 
+/// The head of a TOSCA 1.3 service template whose node templates follow
+/// (unit tests of the parts).
+#[cfg(test)]
+const TEST_V13: &str =
+    "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  node_templates:\n";
+
+/// The templates the relationships from template `source` reach, in order
+/// (unit tests of fulfilment).
+#[cfg(test)]
+fn targets_of(t: &Topology, source: &str) -> Vec<String> {
+    t.relationships
+        .iter()
+        .filter(|r| t.node(r.source).id == source)
+        .map(|r| t.node(r.target).id.clone())
+        .collect()
+}
+
 /// Lower one service template given as text (unit tests of the parts).
 #[cfg(test)]
 fn lower_text(yaml: &str) -> (Option<Topology>, Diagnostics) {

@@ -198,19 +198,11 @@ mod tests {
     use super::super::lower_text;
     use super::*;
     use crate::diagnostics::Severity;
-    use crate::model::Topology;
 
-    const V13: &str =
-        "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  node_templates:\n";
+    use super::super::TEST_V13 as V13;
     const V20: &str = "tosca_definitions_version: tosca_2_0\nimports:\n  - profile: org.oasis-open.simple:2.0\nservice_template:\n  node_templates:\n";
 
-    fn targets(t: &Topology, source: &str) -> Vec<String> {
-        t.relationships
-            .iter()
-            .filter(|r| t.node(r.source).id == source)
-            .map(|r| t.node(r.target).id.clone())
-            .collect()
-    }
+    use super::super::targets_of as targets;
 
     #[test]
     fn a_failure_decides_over_an_unknown_and_names_the_filters_that_fail() {

@@ -215,29 +215,6 @@ fn input_name(mapped: &Node) -> Option<&str> {
     }
 }
 
-/// A keyed mapping for messages.
-fn describe(m: &MappedProperty) -> String {
-    match m {
-        MappedProperty::Capability {
-            capability,
-            property,
-        } => format!(
-            "property `{}` of capability `{}`",
-            property.text, capability.text
-        ),
-        MappedProperty::Relationship {
-            requirement,
-            index,
-            property,
-        } => format!(
-            "property `{}` of relationship {} of requirement `{}`",
-            property.text,
-            index.as_ref().map_or("0", |i| i.text.as_str()),
-            requirement.text
-        ),
-    }
-}
-
 impl<'a> Lowerer<'a> {
     /// The inputs the keyed mappings (§15.2) give, into `given` (the
     /// keyed attribute mappings, §15.3, are `keyed_attributes.rs`'s).
@@ -262,7 +239,7 @@ impl<'a> Lowerer<'a> {
                         format!(
                             "input `{input}` of `{}` is mapped to {}, which node template `{}` gives no value: the input keeps its default",
                             s.unit.file.source.name(),
-                            describe(m),
+                            m.describe("property"),
                             node.id
                         ),
                     )
