@@ -123,7 +123,8 @@ pub const SUBSTITUTION: &str = "E0413";
 /// Part of a substitution the plans cannot honour: an interface mapping,
 /// an attribute no output gives, a keyed attribute mapping whose reads the
 /// plans cannot tell apart, an undecidable substitution filter, a
-/// relationship the mapping drops.
+/// relationship the mapping drops (or does not copy to a selectable
+/// target, 2.0 §15.5.2), a workflow step on a relationship with copies.
 pub const W_SUBSTITUTION: &str = "W0414";
 
 // ---- 5: plans (plan::)

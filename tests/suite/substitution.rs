@@ -252,6 +252,41 @@ fn the_relationships_of_a_requirement_are_distributed_over_its_mappings() {
 }
 
 #[test]
+fn a_requirement_mapped_to_several_targets_orders_each_after_the_host() {
+    // 2.0 §15.5.2: client's one `host` requirement is mapped to software1's
+    // and software2's; each gets a relationship to compute (the original
+    // and its copy), so both come after compute in the build plan and
+    // before it in the termination plan.
+    let path = repo().join("tests/cases/yaml-2-0-substitute-mapped-twice/input");
+    let (t, build, termination) = build_and_termination(&path);
+    check_declarative("substitute-mapped-twice", &t, &build, &termination);
+    let ends: Vec<(&str, &str, &str)> = t
+        .relationships
+        .iter()
+        .map(|r| {
+            let end = |n| t.node(n).id.as_str();
+            (r.id.as_str(), end(r.source), end(r.target))
+        })
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            ("client_host", "client_software1", "compute"),
+            ("client_host_2", "client_software2", "compute")
+        ]
+    );
+    assert_eq!(t.relationships[0].type_id, t.relationships[1].type_id);
+    for software in ["client_software1", "client_software2"] {
+        let (provision, terminate) = (
+            format!("{software}_provision"),
+            format!("{software}_terminate"),
+        );
+        assert!(before(&build, "compute_provision", &provision));
+        assert!(before(&termination, &terminate, "compute_terminate"));
+    }
+}
+
+#[test]
 fn keyed_attribute_mappings_give_capability_and_relationship_attributes() {
     // 2.0 §15.3: `[CAPABILITY, endpoint, address]` gives app's read of
     // db's endpoint address, `[RELATIONSHIP, user, 0, token]` the read of

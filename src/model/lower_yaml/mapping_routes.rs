@@ -24,8 +24,8 @@
 //!   allowed to be smaller", its example maps one of three), so it is
 //!   dropped with W0414 (and with it its ordering), not an error.
 //!
-//! A mapping to several targets (§15.5.2) takes its relationship to the
-//! first of them (the plans make one relationship of one).
+//! A mapping to several targets (§15.5.2) gives its relationship to each
+//! of them (`relationship_copies.rs` makes the copies).
 //!
 //! In: the substituting template's mapping AST and the node's
 //! relationships. Out: per relationship its mapping, and the diagnostics.
@@ -36,6 +36,10 @@ use super::{Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::{NodeId, RelationshipTemplate};
 use crate::yaml::ast::{self, MappingCount, Spanned};
+
+/// One target of a requirement mapping as written: the mapping's name and
+/// `[node, requirement]` (or `[selectable node]`).
+pub(super) type Target<'m> = &'m (Spanned, Vec<Spanned>);
 
 /// One requirement mapping of a name, as written.
 pub(super) struct Route<'m> {
@@ -188,19 +192,22 @@ impl<'a> Lowerer<'a> {
         );
     }
 
-    /// The template (in the substituting topology) that the `index`th
+    /// The templates (in the substituting topology) that the `index`th
     /// relationship of requirement `req` of substituted node `s` starts
-    /// at now: `Ok(None)` where its mapping targets a selectable node or
-    /// no template, `Err(taken)` where the mappings take only `taken`.
-    pub(super) fn routed_source(
+    /// at now, one per target of its mapping in the order written (2.0
+    /// §15.5.2: a mapping may list several), each with the target as
+    /// written: `None` for a target that is a selectable node or names no
+    /// template; `Err(taken)` where the mappings take only `taken`. No
+    /// mapping of `req` at all: empty.
+    pub(super) fn routed_sources(
         &mut self,
         s: &Inlined<'a>,
         req: &str,
         index: usize,
-    ) -> Result<Option<NodeId>, usize> {
+    ) -> Result<Vec<(Target<'a>, Option<NodeId>)>, usize> {
         let routes = self.routes(s, req);
         if routes.is_empty() {
-            return Ok(None);
+            return Ok(Vec::new());
         }
         let had = self
             .rel_by_requirement
@@ -213,10 +220,11 @@ impl<'a> Lowerer<'a> {
         Ok(routes[i]
             .targets
             .iter()
-            .find_map(|(_, t)| match t.as_slice() {
-                [n, _, ..] => s.topology.node_by_id(&n.text),
-                _ => None,
-            }))
+            .map(|target| match target.1.as_slice() {
+                [n, _, ..] => (target, s.topology.node_by_id(&n.text)),
+                _ => (target, None),
+            })
+            .collect())
     }
 }
 

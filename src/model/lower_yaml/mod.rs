@@ -73,6 +73,7 @@ mod nodes;
 mod pattern;
 mod policies;
 mod properties;
+mod relationship_copies;
 mod relationships;
 mod requirements;
 mod rooms;

@@ -13,7 +13,8 @@
 //!   rule for 1.x); an input without either keeps its default, and one
 //!   that is required and has none is an error;
 //! - a relationship from the node's requirement starts at the template the
-//!   requirement mapping names, one to its capability ends at the
+//!   requirement mapping names (a mapping to several targets gives each a
+//!   copy, `relationship_copies.rs`), one to its capability ends at the
 //!   template the capability mapping names; an unmapped one is an error
 //!   for the `substitute` directive, and dropped with a warning for a 1.x
 //!   abstract node (tosca-parser accepts such templates);
@@ -33,6 +34,7 @@ use indexmap::IndexMap;
 
 use super::Lowerer;
 use super::keyed_attributes::replace_own_read;
+use super::relationship_copies::copy_for;
 use super::splice_parts::{spliced_groups, spliced_policies, spliced_substitution};
 use super::splice_values::{Maps, Sub, Values, interface_values};
 use super::substitute::Inlined;
@@ -94,6 +96,7 @@ impl<'a> Lowerer<'a> {
             outer: vec![None; nodes.len()],
             inner: vec![Vec::new(); inlined.len()],
             outer_rels: vec![None; relationships.len()],
+            outer_copies: vec![Vec::new(); relationships.len()],
             inner_rels: vec![Vec::new(); inlined.len()],
         };
         let mut new_nodes = Vec::with_capacity(nodes.len());
@@ -210,25 +213,18 @@ impl<'a> Lowerer<'a> {
         let mut out = Vec::with_capacity(relationships.len());
         for (i, mut r) in relationships.into_iter().enumerate() {
             let rid = RelId(i as u32);
-            let source = match by_node.get(&r.source) {
-                None => maps.outer[r.source.0 as usize],
-                Some(&k) => {
+            let substituted = by_node.get(&r.source).copied();
+            let sources = match substituted {
+                None => maps.outer[r.source.0 as usize]
+                    .map(|n| vec![(0, n)])
+                    .unwrap_or_default(),
+                Some(k) => {
                     let (req, index) = requirement_of.get(&rid).copied().unwrap_or_default();
                     own_reads(&mut r, &subs[k], (req, index), &mut |v| {
                         values.inner(k, v, 0)
                     });
-                    match self.routed_source(&inlined[k], req, index) {
-                        Ok(Some(n)) => Some(maps.inner[k][n.0 as usize]),
-                        Ok(None) => {
-                            self.unmapped(&inlined[k], &subs[k], "requirement", req, &r);
-                            None
-                        }
-                        Err(taken) => {
-                            let s = (&inlined[k], &subs[k]);
-                            self.push_beyond(s, req, (index, taken), &r);
-                            None
-                        }
-                    }
+                    let s = (&inlined[k], &subs[k]);
+                    self.routed(s, (req, index), &r, &maps.inner[k])
                 }
             };
             let target = match by_node.get(&r.target) {
@@ -250,7 +246,7 @@ impl<'a> Lowerer<'a> {
                     mapped
                 }
             };
-            let (Some(source), Some(target)) = (source, target) else {
+            let (Some(&(_, source)), Some(target)) = (sources.first(), target) else {
                 continue;
             };
             r.source = source;
@@ -260,7 +256,19 @@ impl<'a> Lowerer<'a> {
             }
             interface_values(&mut r.interfaces, &mut |v| values.outer(v, 0));
             maps.outer_rels[i] = Some(RelId(out.len() as u32));
+            // 2.0 §15.5.2: a further target of the mapping, a copy of its own.
+            let copies: Vec<RelationshipTemplate> = sources[1..]
+                .iter()
+                .map(|&(place, n)| copy_for(&r, place, n))
+                .collect();
             out.push(r);
+            if let Some(k) = substituted {
+                for c in copies {
+                    self.claim_copy(taken, &c, &subs[k]);
+                    maps.outer_copies[i].push(RelId(out.len() as u32));
+                    out.push(c);
+                }
+            }
         }
         for (k, s) in inlined.iter().enumerate() {
             for inner in &s.topology.relationships {
@@ -280,6 +288,39 @@ impl<'a> Lowerer<'a> {
             }
         }
         out
+    }
+
+    /// The templates that relationship `r`, number `index` of requirement
+    /// `req` of substituted node `s`, starts at now (`inner`: where its
+    /// templates went), each with its target's place in the mapping; none
+    /// (and the diagnostic) where it maps onto no template.
+    fn routed(
+        &mut self,
+        (s, sub): (&Inlined<'a>, &Sub),
+        (req, index): (&str, usize),
+        r: &RelationshipTemplate,
+        inner: &[NodeId],
+    ) -> Vec<(usize, NodeId)> {
+        let targets = match self.routed_sources(s, req, index) {
+            Ok(targets) => targets,
+            Err(taken) => {
+                self.push_beyond((s, sub), req, (index, taken), r);
+                return Vec::new();
+            }
+        };
+        let found: Vec<(usize, NodeId)> = targets
+            .iter()
+            .enumerate()
+            .filter_map(|(place, (_, n))| n.map(|n| (place, inner[n.0 as usize])))
+            .collect();
+        if found.is_empty() {
+            self.unmapped(s, sub, "requirement", req, r);
+            return found;
+        }
+        for (target, _) in targets.iter().filter(|(_, n)| n.is_none()) {
+            self.push_uncopied((s, sub), req, target, r);
+        }
+        found
     }
 
     /// The capability of substituted node `s` that relationship `rid`

@@ -33,11 +33,7 @@ impl<'a> Lowerer<'a> {
         let mut out = Vec::new();
         for mut r in regions {
             let mut nodes = Vec::new();
-            let mut rels: Vec<RelId> = r
-                .relationships
-                .iter()
-                .filter_map(|x| maps.outer_rels[x.0 as usize])
-                .collect();
+            let mut rels = region_relationships(&r.relationships, maps);
             for n in &r.nodes {
                 match by_node.get(n) {
                     Some(&k) => {
@@ -111,6 +107,9 @@ impl<'a> Lowerer<'a> {
                     }
                     StepTarget::Group(g) => Some(StepTarget::Group(g)),
                 };
+                if let StepTarget::Relationship(r) = step.target {
+                    self.push_step_on_copied(step, &w.name, &maps.outer_copies[r.0 as usize]);
+                }
                 match new {
                     Some(t) => step.target = t,
                     None => {
@@ -137,6 +136,20 @@ impl<'a> Lowerer<'a> {
         }
         workflows
     }
+}
+
+/// The outer relationships `rels` of a scaling region, renumbered; a
+/// relationship's copies (2.0 §15.5.2, `relationship_copies.rs`) scale
+/// with it, after it.
+fn region_relationships(rels: &[RelId], maps: &Maps) -> Vec<RelId> {
+    rels.iter()
+        .flat_map(|x| {
+            let copies = &maps.outer_copies[x.0 as usize];
+            maps.outer_rels[x.0 as usize]
+                .into_iter()
+                .chain(copies.iter().copied())
+        })
+        .collect()
 }
 
 /// Each substituted node → its substitution's index.
@@ -280,4 +293,24 @@ pub(super) fn spliced_substitution(
         });
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_region_s_relationship_brings_its_copies_and_a_dropped_one_goes() {
+        let maps = Maps {
+            outer: Vec::new(),
+            inner: Vec::new(),
+            // 0 stays (now 0, copied as 1 and 2), 1 is dropped, 2 is now 3.
+            outer_rels: vec![Some(RelId(0)), None, Some(RelId(3))],
+            outer_copies: vec![vec![RelId(1), RelId(2)], Vec::new(), Vec::new()],
+            inner_rels: Vec::new(),
+        };
+        let rels = region_relationships(&[RelId(0), RelId(1), RelId(2)], &maps);
+        assert_eq!(rels, [RelId(0), RelId(1), RelId(2), RelId(3)]);
+        assert_eq!(region_relationships(&[RelId(2)], &maps), [RelId(3)]);
+    }
 }

@@ -203,6 +203,9 @@ pub(super) struct Maps {
     pub(super) inner: Vec<Vec<NodeId>>,
     /// Outer relationship → new relationship (none when dropped).
     pub(super) outer_rels: Vec<Option<RelId>>,
+    /// Outer relationship → its copies for the further targets of its
+    /// requirement mapping (2.0 §15.5.2, `relationship_copies.rs`).
+    pub(super) outer_copies: Vec<Vec<RelId>>,
     /// Per substitution: inner relationship → new relationship.
     pub(super) inner_rels: Vec<Vec<RelId>>,
 }
