@@ -271,7 +271,6 @@ impl<'s> Builder<'s> {
     fn start(&mut self, kind: Kind, anchor: usize, span: saphyr_parser::Span) {
         let start = self.offset(span.start);
         self.check_depth(start);
-        let key = None;
         let node = Node {
             kind,
             span: Span::new(start, start),
@@ -279,7 +278,7 @@ impl<'s> Builder<'s> {
         self.open.push(Open {
             node,
             anchor,
-            key,
+            key: None,
             hashes: None,
         });
     }
@@ -349,8 +348,8 @@ impl<'s> Builder<'s> {
             Event::MappingStart(anchor, _) => self.start(Kind::Map(Vec::new()), anchor, span),
             Event::SequenceEnd | Event::MappingEnd => self.end(span)?,
             Event::Scalar(text, style, anchor, _) => {
-                let span_ = self.span(span);
-                self.check_depth(span_.start);
+                let at = self.span(span);
+                self.check_depth(at.start);
                 let plain = matches!(style, ScalarStyle::Plain);
                 let kind = if plain && matches!(text.as_ref(), "" | "~" | "null" | "Null" | "NULL")
                 {
@@ -362,7 +361,7 @@ impl<'s> Builder<'s> {
                         quoted: !plain,
                     }
                 };
-                let node = Node { kind, span: span_ };
+                let node = Node { kind, span: at };
                 self.insert(node, anchor, span.start)?;
             }
             Event::Alias(id) => {

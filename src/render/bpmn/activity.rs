@@ -161,8 +161,7 @@ fn compacted(cx: &mut Ctx, sub: Sub, mark: Option<TemplateRef>) -> Built {
         return Built::Sub(sub);
     }
     let url = mark.map(|t| cx.names.url(t));
-    let first: Vec<&str> = url.into_iter().collect();
-    match program::compact(&sub.plane, &mut cx.text, url, &first) {
+    match program::compact(&sub.plane, &mut cx.text, url, &[]) {
         Some(call) => Built::Call {
             call,
             repeat: sub.repeat,

@@ -31,8 +31,9 @@ use std::fmt::Write as _;
 /// fails (the service instance while the variable is unset) and ends with
 /// the activity error: it is passed `mark` and both URL variables (unless
 /// a step sets them). `None` also where that name is no constant JUEL
-/// can pass. The variables of `first` are numbered first, in that order
-/// (`1`, `2`, …: [`number`]), whether the steps use them or not.
+/// can pass. The variables numbered first, in this order (`1`, `2`, …:
+/// [`number`]) whether the steps use them or not: `mark`'s, then those
+/// of `first`.
 pub(super) fn compact(
     plane: &Plane,
     text: &mut Text,
@@ -41,7 +42,7 @@ pub(super) fn compact(
 ) -> Option<Call> {
     let steps = straight(plane)?;
     let mut program = Program::default();
-    for name in first {
+    for name in mark.iter().chain(first) {
         program.short(name);
     }
     for (k, kind) in steps.iter().enumerate() {
@@ -58,7 +59,7 @@ pub(super) fn compact(
         program.read(url);
         program.read("serviceInstanceURL");
     }
-    let marked = mark.map(|url| program.short(url).to_string());
+    let marked = mark.map(|url| program.short(url));
     let mut call = program.into_call(text);
     if let Some(url) = marked {
         super::calls::pass(text, &mut call, "mark", &[Part::Lit(&url)]);
