@@ -11,11 +11,16 @@
 //! of variables of a plan may ([`outside_families`]): then the families
 //! cannot meet without holding the million names to check against.
 //!
+//! A property variable is loaded from an instance only where the plan
+//! reads it ([`Vars::loaded_props`]): a termination plan that calls
+//! `terminateVM` with a VM's `VMInstanceID` has no use for its other five
+//! properties, and reading them was a tenth of the plan.
+//!
 //! The names live in one buffer with an index per template: a plan of a
 //! 100k-node topology has over a million of them, and a string (and a map
 //! entry) each cost most of its rendering's memory.
 
-use crate::model::{TemplateMap, TemplateRef, Topology};
+use crate::model::{Condition, TemplateMap, TemplateRef, Topology};
 use crate::names::Unique;
 use crate::plugins::ConcretePlan;
 use crate::plugins::steps::{Binding, PropertyRef, Step};
@@ -31,6 +36,8 @@ pub(crate) struct Vars {
     first: TemplateMap<u32>,
     /// Templates in the order their variables were allocated.
     order: Vec<TemplateRef>,
+    /// Whether the plan reads name `k` (kept for property variables).
+    read: Vec<bool>,
 }
 
 /// A name made of `[A-Za-z0-9_]` only.
@@ -69,6 +76,7 @@ impl Vars {
             ends: Vec::new(),
             first: TemplateMap::new(topology),
             order: Vec::new(),
+            read: Vec::new(),
         };
         // Templates in the order the plan first touches them: its
         // activities', then those its steps name, then its outputs'.
@@ -99,7 +107,80 @@ impl Vars {
         vars.text.shrink_to_fit();
         vars.ends.shrink_to_fit();
         vars.order.shrink_to_fit();
+        vars.read = vec![false; vars.ends.len()];
+        for body in &plan.bodies {
+            for step in body.steps.iter().chain(&body.compensation) {
+                vars.mark_step(topology, step);
+            }
+        }
+        for (_, b) in &plan.outputs {
+            vars.mark_binding(topology, b);
+        }
         vars
+    }
+
+    /// Mark the property variables `step` reads.
+    fn mark_step(&mut self, topology: &Topology, step: &Step) {
+        match step {
+            Step::Invoke(inv) => {
+                for (_, b) in &inv.inputs {
+                    self.mark_binding(topology, b);
+                }
+            }
+            Step::StoreProperties(n) | Step::CopyProperties { from: n, .. } => {
+                self.mark_all(topology, TemplateRef::Node(*n))
+            }
+            Step::Check {
+                template,
+                condition,
+                ..
+            } => self.mark_condition(topology, *template, condition),
+            Step::CreateNodeInstance(_)
+            | Step::CreateRelationshipInstance(_)
+            | Step::SetState(..)
+            | Step::FollowRelationship { .. }
+            | Step::SelectInstance(..) => {}
+        }
+    }
+
+    fn mark_binding(&mut self, topology: &Topology, b: &Binding) {
+        match b {
+            Binding::Property(p) => {
+                let k = self.prop_index(topology, p);
+                self.read[k] = true;
+            }
+            Binding::Concat(parts) | Binding::Function(_, parts) => {
+                parts.iter().for_each(|p| self.mark_binding(topology, p))
+            }
+            Binding::Input(_)
+            | Binding::Literal(_)
+            | Binding::ArtifactUrl(_)
+            | Binding::InstanceId(_) => {}
+        }
+    }
+
+    fn mark_all(&mut self, topology: &Topology, t: TemplateRef) {
+        let first = self.first(t) + 2;
+        let n = topology.properties(t).len();
+        self.read[first..first + n].fill(true);
+    }
+
+    /// A condition's clauses name the template's properties (and `state`,
+    /// which is no property).
+    fn mark_condition(&mut self, topology: &Topology, t: TemplateRef, list: &[Condition]) {
+        for c in list {
+            match c {
+                Condition::And(l) | Condition::Or(l) | Condition::Not(l) => {
+                    self.mark_condition(topology, t, l)
+                }
+                Condition::Assert { attribute, .. } => {
+                    if let Some(i) = topology.properties(t).get_index_of(attribute.as_str()) {
+                        let k = self.first(t) + 2 + i;
+                        self.read[k] = true;
+                    }
+                }
+            }
+        }
     }
 
     fn push(&mut self, name: String) {
@@ -127,9 +208,15 @@ impl Vars {
         &self.order
     }
 
-    /// Every template variable, in allocation order.
-    pub(crate) fn variables(&self) -> impl Iterator<Item = &str> {
-        (0..self.ends.len()).map(|k| self.name(k))
+    /// Every variable of a template: its instance URL and id, then its
+    /// properties'.
+    pub(crate) fn of<'a>(
+        &'a self,
+        topology: &Topology,
+        t: TemplateRef,
+    ) -> impl Iterator<Item = &'a str> {
+        let first = self.first(t);
+        (first..first + 2 + topology.properties(t).len()).map(|k| self.name(k))
     }
 
     /// The instance URL variable.
@@ -145,6 +232,10 @@ impl Vars {
     /// The variable of a property. A property a step names that the
     /// template does not have is a plugin bug.
     pub(crate) fn prop(&self, topology: &Topology, p: &PropertyRef) -> &str {
+        self.name(self.prop_index(topology, p))
+    }
+
+    fn prop_index(&self, topology: &Topology, p: &PropertyRef) -> usize {
         let i = topology
             .properties(p.template)
             .get_index_of(&*p.name)
@@ -155,7 +246,7 @@ impl Vars {
                     topology.template_id(p.template)
                 )
             });
-        self.name(self.first(p.template) + 2 + i)
+        self.first(p.template) + 2 + i
     }
 
     /// The variable of property `i` (in declaration order) of a template.
@@ -190,6 +281,20 @@ impl Vars {
             .enumerate()
             .map(move |(i, p)| (&**p, self.name(first + i)))
     }
+
+    /// The property variables of a template the plan reads, with the
+    /// property names: those worth loading from an instance.
+    pub(crate) fn loaded_props<'a>(
+        &'a self,
+        topology: &'a Topology,
+        t: TemplateRef,
+    ) -> impl Iterator<Item = (&'a str, &'a str)> {
+        let first = self.first(t) + 2;
+        self.props_of(topology, t)
+            .enumerate()
+            .filter(move |(i, _)| self.read[first + i])
+            .map(|(_, pv)| pv)
+    }
 }
 
 /// A position in the names' buffer or an index of a name.
@@ -197,7 +302,7 @@ fn index(n: usize) -> u32 {
     u32::try_from(n).expect("plan variables: over 4 GiB of names")
 }
 
-fn step_templates(step: &Step, add: &mut impl FnMut(TemplateRef)) {
+pub(crate) fn step_templates(step: &Step, add: &mut impl FnMut(TemplateRef)) {
     match step {
         Step::Invoke(inv) => {
             add(inv.target);
@@ -225,7 +330,7 @@ fn step_templates(step: &Step, add: &mut impl FnMut(TemplateRef)) {
     }
 }
 
-fn binding_templates(b: &Binding, add: &mut impl FnMut(TemplateRef)) {
+pub(crate) fn binding_templates(b: &Binding, add: &mut impl FnMut(TemplateRef)) {
     match b {
         Binding::Property(p) => add(p.template),
         Binding::InstanceId(t) => add(*t),
@@ -233,5 +338,47 @@ fn binding_templates(b: &Binding, add: &mut impl FnMut(TemplateRef)) {
             parts.iter().for_each(|p| binding_templates(p, add))
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::csar::Csar;
+    use crate::plan::PlanKind;
+    use crate::plugins::Registry;
+
+    /// The termination plan of a node whose delete operation reads one of
+    /// its properties (`b` of `a`, `b`, `c`).
+    pub(crate) fn termination() -> (Topology, ConcretePlan) {
+        let yaml = "tosca_definitions_version: tosca_simple_yaml_1_3\n\
+            topology_template:\n  node_templates:\n    \
+            db:\n      type: tosca.nodes.Root\n      \
+            properties: {a: 1, b: 2, c: 3}\n      \
+            interfaces:\n        Standard:\n          \
+            delete: {implementation: d.sh, inputs: {x: {get_property: [SELF, b]}}}\n";
+        let mut csar = Csar::from_entries("t", [("s.yaml".to_string(), yaml.as_bytes().to_vec())]);
+        let mut sources = crate::diagnostics::SourceMap::default();
+        let (loaded, _) =
+            crate::yaml::imports::load(&mut csar, "s.yaml", &[], 64, &[], &mut sources);
+        let topology = crate::model::lower_yaml::lower(&loaded, &mut csar)
+            .0
+            .unwrap();
+        let registry = Registry::new(Registry::builtin());
+        let options = crate::Options::default();
+        let (mut plans, _) =
+            crate::derive(&topology, &[PlanKind::Termination], &registry, &options).unwrap();
+        (topology, plans.remove(0))
+    }
+
+    #[test]
+    fn only_the_properties_a_plan_reads_are_loaded() {
+        let (topology, plan) = termination();
+        let vars = Vars::new(&topology, &plan, []);
+        let db = TemplateRef::Node(topology.node_by_id("db").unwrap());
+        let loaded: Vec<_> = vars.loaded_props(&topology, db).collect();
+        assert_eq!(loaded, [("b", "prop_db_b")]);
+        let all: Vec<_> = vars.props_of(&topology, db).map(|(p, _)| p).collect();
+        assert!(all.contains(&"a") && all.contains(&"c"), "{all:?}");
     }
 }

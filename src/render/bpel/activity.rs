@@ -9,6 +9,7 @@
 //! written.
 
 use super::ctx::Ctx;
+use super::globals::iteration_variables;
 use super::links::Adjacency;
 use super::steps::{load_properties, steps};
 use super::writer::W;
@@ -16,7 +17,6 @@ use crate::error::Result;
 use crate::model::TemplateRef;
 use crate::names::xml_escape;
 use crate::plan::Reason;
-use crate::plugins::steps::Step;
 use crate::plugins::{ActivityBody, ConcretePlan};
 use crate::render::paths::url_path;
 use crate::render::side::side;
@@ -90,8 +90,11 @@ pub(crate) fn activity(
     // so its own scope has no fault handler: WS-BPEL 2.0's default one
     // (12.5.1: compensate, then rethrow) rethrows the fault the same way,
     // and finds nothing to compensate, as no scope inside an activity has
-    // a compensation handler of its own.
-    if !body.per_instance {
+    // a compensation handler of its own. An activity with no steps has
+    // nothing to fail but its log entries, which are no business of its
+    // instance: it keeps the default handler too.
+    let idle = body.steps.is_empty() && body.compensation.is_empty();
+    if !body.per_instance && !idle {
         let url = cx.names.url(a.template);
         let error = cx.state(crate::plugins::steps::state::ERROR)?;
         w.put("faults", ind, &[("name", name)])?;
@@ -123,7 +126,7 @@ pub(crate) fn activity(
     log(w, "Started", "started")?;
     if body.per_instance {
         each_instance(cx, w, inner, a.template, name, body)?;
-    } else {
+    } else if !idle {
         steps(cx, w, inner, &body.steps, name, "s", a.template)?;
     }
     log(w, "Finished", "finished")?;
@@ -221,17 +224,7 @@ fn each_instance(
     };
     let path = xml_escape(&url_path(t.api_id(subject))).into_owned();
     let side = side(t, subject);
-    let mut locals: Vec<&str> = Vec::new();
-    let followed = body.steps.iter().filter_map(|s| match s {
-        Step::FollowRelationship { to, .. } => Some(TemplateRef::Node(*to)),
-        _ => None,
-    });
-    for r in std::iter::once(subject).chain(followed) {
-        locals.push(cx.names.url(r));
-        locals.push(cx.names.id(r));
-        locals.extend(cx.names.props_of(t, r).map(|(_, v)| v));
-    }
-    locals.dedup();
+    let locals = iteration_variables(t, cx.names, subject, body);
     let url = cx.names.url(subject);
     let id = cx.names.id(subject);
     let values = [

@@ -9,10 +9,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::calls::Calls;
+use super::globals::process_templates;
 use super::writer::text;
 use super::xpath::expr;
 use crate::error::Result;
-use crate::model::Topology;
+use crate::model::{TemplateMap, Topology};
 use crate::names::Unique;
 use crate::names::ncname;
 use crate::plugins::ConcretePlan;
@@ -47,6 +48,9 @@ pub(crate) struct Ctx<'a> {
     pub(crate) states: BTreeMap<&'static str, String>,
     /// The requests the plan's calls share.
     pub(crate) calls: Calls,
+    /// The templates whose variables the process declares
+    /// ([`super::globals`]).
+    pub(crate) process: TemplateMap<()>,
 }
 
 impl<'a> Ctx<'a> {
@@ -80,6 +84,7 @@ impl<'a> Ctx<'a> {
             inputs,
             states: states(plan),
             calls: Calls::new(topology, plan),
+            process: process_templates(topology, plan),
         };
         (cx, parameters)
     }

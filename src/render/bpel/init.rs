@@ -83,7 +83,7 @@ pub(crate) fn initial_values(
         .map(|a| a.template)
         .chain(targets)
     {
-        if seen.insert(t, ()).is_some() {
+        if seen.insert(t, ()).is_some() || !cx.process.contains(t) {
             continue;
         }
         init(w, cx.names.url(t), "''")?;

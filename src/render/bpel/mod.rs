@@ -13,6 +13,7 @@
 mod activity;
 mod calls;
 mod ctx;
+mod globals;
 // Names the shared template variables must keep clear of (render::plan_vars).
 pub(super) use self::ctx::{BUS_URL_INPUT, FIXED};
 mod init;
@@ -254,10 +255,12 @@ fn write_body(
         layout,
     };
     w.out.push_str(&parts[0]);
+    let templates = cx.names.templates().iter();
+    let process = templates.filter(|&&t| cx.process.contains(t));
     for v in FIXED
         .iter()
         .copied()
-        .chain(cx.names.variables())
+        .chain(process.flat_map(|&t| cx.names.of(cx.topology, t)))
         .chain(failures.iter().flatten().map(String::as_str))
         .chain(cx.states.values().map(String::as_str))
     {

@@ -8,7 +8,7 @@ use super::calls::{params, template_element};
 use super::ctx::Ctx;
 use super::relationship_request;
 use super::writer::{W, path_text, text};
-use super::xpath::{condition, literal};
+use super::xpath::{child, condition, literal};
 use crate::error::Result;
 use crate::model::{Condition, NodeId, TemplateRef};
 use crate::names::ncname;
@@ -249,7 +249,7 @@ fn select(
             w.put("select-first", ind, &[("name", name)])?;
         }
         Strategy::WorkloadBased(p) => {
-            let property = xml_escape(&p.replace('\'', "")).into_owned();
+            let child = text(&child(p));
             let list = [
                 ("path", path.as_str()),
                 ("st_url", st_url),
@@ -262,7 +262,7 @@ fn select(
                 &[
                     ("name", name),
                     ("path", &path),
-                    ("property", &property),
+                    ("child", &child),
                     ("st_url", st_url),
                 ],
             )?;
@@ -322,6 +322,8 @@ fn is_xml_name(s: &str) -> bool {
     !s.is_empty() && ncname(s) == s
 }
 
+/// Load the properties of `r`'s current instance that the plan reads
+/// (none: no request).
 pub(crate) fn load_properties(
     cx: &Ctx,
     w: &mut W,
@@ -329,7 +331,7 @@ pub(crate) fn load_properties(
     r: TemplateRef,
     name: &str,
 ) -> Result<()> {
-    let mut props = cx.names.props_of(cx.topology, r).peekable();
+    let mut props = cx.names.loaded_props(cx.topology, r).peekable();
     if props.peek().is_none() {
         return Ok(());
     }
@@ -339,8 +341,8 @@ pub(crate) fn load_properties(
         &[("url", cx.names.url(r)), ("name", name)],
     )?;
     for (p, v) in props {
-        let property = xml_escape(&p.replace('\'', "")).into_owned();
-        w.put("load-property", ind, &[("property", &property), ("var", v)])?;
+        let child = text(&child(p));
+        w.put("load-property", ind, &[("child", &child), ("var", v)])?;
     }
     w.put("load-properties-end", ind, &[])
 }
@@ -409,7 +411,7 @@ fn invoke(
         w.put("invoke-outputs", ind, &[])?;
         for (o, p) in &inv.outputs {
             let param = text(&format!(
-                "$reply.invokeResponse//*[local-name()='Param'][*[local-name()='key'] = {}]",
+                "$reply.invokeResponse//*:Param[*:key = {}]",
                 literal(o)
             ));
             w.put(

@@ -10,6 +10,17 @@ pub(super) fn literal(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 
+/// A step to the child elements named `name` in any namespace: `*:name`
+/// (XPath 2.0's wildcard), or `*[local-name()='name']` for a name that is
+/// no NCName (a YAML property may be called anything).
+pub(super) fn child(name: &str) -> String {
+    if crate::names::ncname(name) == name {
+        format!("*:{name}")
+    } else {
+        format!("*[local-name()={}]", literal(name))
+    }
+}
+
 /// The expression for a binding. `input` maps a plan input name to the
 /// element of the request message that carries it.
 pub(super) fn expr(
@@ -230,6 +241,12 @@ mod tests {
     fn literals_double_apostrophes() {
         assert_eq!(super::literal("it's"), "'it''s'");
         assert_eq!(crate::render::paths::url_path("a b/x%3Ay"), "a%20b/x%253Ay");
+    }
+
+    #[test]
+    fn a_child_step_takes_any_namespace_and_any_name() {
+        assert_eq!(super::child("VMIP"), "*:VMIP");
+        assert_eq!(super::child("my prop's"), "*[local-name()='my prop''s']");
     }
 }
 

@@ -138,7 +138,8 @@ pub(super) fn record_state(text: &mut Text, url: &str, state: &str) -> Kind {
     Kind::Call(Box::new(call))
 }
 
-/// A task that loads the properties of a template's current instance:
+/// A task that loads the properties of a template's current instance that
+/// the plan reads ([`crate::render::vars::Vars::loaded_props`]):
 /// a call of [`LOAD`], or, where a property name cannot be listed in its
 /// `names` (a comma), a GET of its own.
 pub(super) fn load_properties(cx: &mut Ctx, t: TemplateRef) -> Option<Kind> {
@@ -148,11 +149,10 @@ pub(super) fn load_properties(cx: &mut Ctx, t: TemplateRef) -> Option<Kind> {
         text,
         ..
     } = cx;
-    if topology.properties(t).is_empty() {
-        return None;
-    }
+    // Nothing to load where the plan reads none of its properties.
+    names.loaded_props(topology, t).next()?;
     if names
-        .props_of(topology, t)
+        .loaded_props(topology, t)
         .any(|(p, _)| p.is_empty() || p.contains(','))
     {
         return Some(load_each(cx, t));
@@ -160,14 +160,14 @@ pub(super) fn load_properties(cx: &mut Ctx, t: TemplateRef) -> Option<Kind> {
     let mut call = call(LOAD);
     pass(text, &mut call, "url", &[Part::Var(names.url(t))]);
     let mut list = String::new();
-    for (p, _) in names.props_of(topology, t) {
+    for (p, _) in names.loaded_props(topology, t) {
         if !list.is_empty() {
             list.push(',');
         }
         list.push_str(p);
     }
     pass(text, &mut call, "names", &[Part::Lit(&list)]);
-    for (p, v) in names.props_of(topology, t) {
+    for (p, v) in names.loaded_props(topology, t) {
         let from = text.fmt(format_args!("prop:{p}"));
         call.outs.push((In::Var(from), text.add(v)));
     }
@@ -186,7 +186,7 @@ fn load_each(cx: &mut Ctx, t: TemplateRef) -> Kind {
     } = cx;
     let url = concat(text, &[Part::Var(names.url(t)), Part::Lit("/properties")]);
     let mut outputs = vec![status_check(text)];
-    for (p, v) in names.props_of(topology, t) {
+    for (p, v) in names.loaded_props(topology, t) {
         let value = match properties.get(p) {
             Some(shared) => Value::Shared(shared),
             None => groovy(text, |o| {

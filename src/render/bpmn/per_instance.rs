@@ -250,7 +250,7 @@ fn turn_vars<'a>(
     let templates = std::iter::once((subject, false)).chain(followed.map(|r| (r, true)));
     templates.flat_map(move |(r, followed)| {
         let found = followed.then(|| [names.url(r), names.id(r)]);
-        let props = names.props_of(t, r).map(|(_, v)| v);
+        let props = names.loaded_props(t, r).map(|(_, v)| v);
         found.into_iter().flatten().chain(props)
     })
 }

@@ -1,0 +1,115 @@
+//! Which templates' variables the process declares, and which an
+//! activity over instances declares in each iteration.
+//!
+//! An iteration of a termination activity declares the variables of its
+//! instance and of the instances it follows, so that parallel activities
+//! never share them; the process declares (and initialises) only the
+//! variables of templates named anywhere else. A termination plan named
+//! every template's variables twice, once in the process for nothing.
+//!
+//! In: the plan and its variable names. Out: the templates of the
+//! process, and the variables of an iteration.
+
+use crate::model::{TemplateMap, TemplateRef, Topology};
+use crate::plugins::steps::Step;
+use crate::plugins::{ActivityBody, ConcretePlan};
+use crate::render::vars::{Vars, binding_templates, step_templates};
+
+/// The templates whose variables the process declares.
+pub(super) fn process_templates(topology: &Topology, plan: &ConcretePlan) -> TemplateMap<()> {
+    let mut global = TemplateMap::new(topology);
+    for (a, body) in plan.plan.activities.iter().zip(&plan.bodies) {
+        let covered = if body.per_instance {
+            iteration_templates(a.template, body)
+        } else {
+            Vec::new()
+        };
+        let mut add = |t: TemplateRef| {
+            if !covered.contains(&t) {
+                global.insert(t, ());
+            }
+        };
+        if !body.per_instance {
+            add(a.template);
+        }
+        for step in body.steps.iter().chain(&body.compensation) {
+            step_templates(step, &mut add);
+        }
+    }
+    for (_, b) in &plan.outputs {
+        binding_templates(b, &mut |t| {
+            global.insert(t, ());
+        });
+    }
+    global
+}
+
+/// The templates an iteration over the instances of `subject` declares
+/// the variables of: its own and those its steps follow a relationship
+/// to.
+fn iteration_templates(subject: TemplateRef, body: &ActivityBody) -> Vec<TemplateRef> {
+    let followed = body.steps.iter().filter_map(|s| match s {
+        Step::FollowRelationship { to, .. } => Some(TemplateRef::Node(*to)),
+        _ => None,
+    });
+    let mut out: Vec<TemplateRef> = Vec::new();
+    for t in std::iter::once(subject).chain(followed) {
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// The variables an iteration declares: of each of its templates the
+/// instance URL and id, the properties the plan reads and those the
+/// activity's operations write.
+pub(super) fn iteration_variables<'a>(
+    topology: &'a Topology,
+    names: &'a Vars,
+    subject: TemplateRef,
+    body: &'a ActivityBody,
+) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for r in iteration_templates(subject, body) {
+        out.push(names.url(r));
+        out.push(names.id(r));
+        out.extend(names.loaded_props(topology, r).map(|(_, v)| v));
+        let written = body
+            .steps
+            .iter()
+            .filter_map(Step::invocation)
+            .flat_map(|i| &i.outputs)
+            .filter(|(_, p)| p.template == r)
+            .map(|(_, p)| names.prop(topology, p));
+        for v in written {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_iteration_declares_what_the_process_need_not() {
+        let (topology, plan) = crate::render::vars::tests::termination();
+        let names = Vars::new(&topology, &plan, []);
+        let db = TemplateRef::Node(topology.node_by_id("db").unwrap());
+        assert!(!process_templates(&topology, &plan).contains(db));
+        let (a, body) = plan
+            .plan
+            .activities
+            .iter()
+            .zip(&plan.bodies)
+            .find(|(a, _)| a.template == db)
+            .unwrap();
+        assert!(body.per_instance);
+        let vars = iteration_variables(&topology, &names, a.template, body);
+        assert_eq!(vars, ["inst_db_url", "inst_db_id", "prop_db_b"]);
+    }
+}
