@@ -124,7 +124,7 @@ pub const SUBSTITUTION: &str = "E0413";
 /// an attribute no output gives, a keyed attribute mapping whose reads the
 /// plans cannot tell apart, an undecidable substitution filter, a
 /// relationship the mapping drops (or does not copy to a selectable
-/// target, 2.0 §15.5.2), a workflow step on a relationship with copies.
+/// target, 2.0 §15.5.2).
 pub const W_SUBSTITUTION: &str = "W0414";
 
 // ---- 5: plans (plan::)

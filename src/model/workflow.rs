@@ -53,6 +53,10 @@ pub struct WorkflowStep {
     pub name: String,
     /// What it acts on.
     pub target: StepTarget,
+    /// The copies of its target relationship, which it acts on too: a
+    /// substituted node's relationship whose requirement is mapped to
+    /// several targets (2.0 §15.5.2) has one for each further target.
+    pub copies: Vec<RelId>,
     /// Activities, run in order.
     pub activities: Vec<WorkflowActivity>,
     /// Conditions an instance must meet for the activities to run on it.

@@ -204,7 +204,10 @@ impl Builder<'_> {
         let s = &t.workflows[wf].steps[i];
         let targets: Vec<TemplateRef> = match s.target {
             StepTarget::Node(n) => vec![TemplateRef::Node(n)],
-            StepTarget::Relationship(r) => vec![TemplateRef::Relationship(r)],
+            StepTarget::Relationship(r) => std::iter::once(r)
+                .chain(s.copies.iter().copied())
+                .map(TemplateRef::Relationship)
+                .collect(),
             StepTarget::Group(g) => t.groups[g]
                 .members
                 .iter()

@@ -287,6 +287,37 @@ fn a_requirement_mapped_to_several_targets_orders_each_after_the_host() {
 }
 
 #[test]
+fn a_step_on_a_relationship_mapped_to_several_targets_runs_on_each_copy() {
+    // 2.0 §15.5.2: `attach` targets client's `host` relationship, which
+    // the mapping to two targets copies; the step runs on the original
+    // and on the copy, side by side.
+    let path = repo().join("tests/cases/yaml-2-0-substitute-mapped-twice-workflow-step/input");
+    let (loaded, plans) = all_plans(&path);
+    let rehost = plans
+        .iter()
+        .find(|p| p.plan.kind == toscanini::plan::PlanKind::Workflow("rehost".into()))
+        .expect("the rehost workflow's plan");
+    assert_eq!(ids(rehost), ["attach_client_host", "attach_client_host_2"]);
+    let templates: Vec<&str> = rehost
+        .plan
+        .activities
+        .iter()
+        .map(|a| loaded.topology.template_id(a.template))
+        .collect();
+    assert_eq!(templates, ["client_host", "client_host_2"]);
+    assert!(!before(
+        rehost,
+        "attach_client_host",
+        "attach_client_host_2"
+    ));
+    assert!(!before(
+        rehost,
+        "attach_client_host_2",
+        "attach_client_host"
+    ));
+}
+
+#[test]
 fn keyed_attribute_mappings_give_capability_and_relationship_attributes() {
     // 2.0 §15.3: `[CAPABILITY, endpoint, address]` gives app's read of
     // db's endpoint address, `[RELATIONSHIP, user, 0, token]` the read of

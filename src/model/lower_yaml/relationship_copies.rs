@@ -15,8 +15,8 @@
 //! gets none (W0414), as a mapping to it alone does not (`splice.rs`).
 //!
 //! What names the original and must cover the copies is in
-//! `splice_parts.rs`: a scaling region holds the copies too; a workflow
-//! step runs on one relationship, so it stays on the original (W0414).
+//! `splice_parts.rs`: a scaling region holds the copies too, and a
+//! workflow step on the relationship runs on each copy as well, beside it.
 //! Groups, policies and substitution mappings name nodes only.
 //!
 //! In: the spliced relationship and its mapping's targets. Out: the
@@ -29,7 +29,7 @@ use super::mapping_routes::Target;
 use super::splice_values::Sub;
 use super::substitute::Inlined;
 use crate::diagnostics::{Diagnostic, codes};
-use crate::model::{NodeId, RelId, RelationshipTemplate, WorkflowStep};
+use crate::model::{NodeId, RelationshipTemplate};
 
 /// The id of the copy of relationship `id` for the target at `place`
 /// (from 0) of its requirement mapping.
@@ -103,35 +103,6 @@ impl<'a> Lowerer<'a> {
             .at_opt(r.origin.clone())
             .note(format!("the target is here: {}", Lowerer::at(s.unit, span)))
             .hint("map the requirement to `[ <node>, <requirement> ]` of a node template to order that template after the relationship's target"),
-        );
-    }
-
-    /// W0414: `step` of workflow `workflow` runs on a relationship that a
-    /// mapping to several targets (2.0 §15.5.2) copied as `copies`: a step
-    /// runs on one relationship, so it stays on the original.
-    pub(super) fn push_step_on_copied(
-        &mut self,
-        step: &WorkflowStep,
-        workflow: &str,
-        copies: &[RelId],
-    ) {
-        if copies.is_empty() {
-            return;
-        }
-        self.diags.push(
-            Diagnostic::warning(
-                codes::W_SUBSTITUTION,
-                format!(
-                    "step `{}` of workflow `{workflow}` targets a relationship of a substituted node whose requirement mapping lists several targets (TOSCA 2.0 §15.5.2): the relationship starts at the first target's template, with {}; a step runs on one relationship, so it runs on the original only",
-                    step.name,
-                    match copies.len() {
-                        1 => "a copy for the other".to_string(),
-                        n => format!("{n} copies for the others"),
-                    }
-                ),
-            )
-            .at_opt(step.origin.clone())
-            .hint("run the operation for the other targets in a workflow of the substituting template, or map the requirement to one target"),
         );
     }
 }

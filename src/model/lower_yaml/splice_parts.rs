@@ -107,8 +107,9 @@ impl<'a> Lowerer<'a> {
                     }
                     StepTarget::Group(g) => Some(StepTarget::Group(g)),
                 };
+                // A step on a relationship runs on its copies too.
                 if let StepTarget::Relationship(r) = step.target {
-                    self.push_step_on_copied(step, &w.name, &maps.outer_copies[r.0 as usize]);
+                    step.copies = maps.outer_copies[r.0 as usize].clone();
                 }
                 match new {
                     Some(t) => step.target = t,

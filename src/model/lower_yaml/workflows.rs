@@ -246,6 +246,7 @@ fn step<'a>(
     Some(WorkflowStep {
         name: s.name.text.clone(),
         target,
+        copies: Vec::new(),
         activities,
         filter,
         on_success,
