@@ -19,7 +19,9 @@ Runs made of each plan:
   (--instances 3), so every instance must be deleted exactly once;
 - scale-out: after two build runs; a WorkloadBased selection gets loads 5 and 1
   (the second instance must be chosen), a UserProvided one names the second
-  instance, a first-instance one must take the first;
+  instance, a first-instance one must take the first (the chosen instance is the
+  one the select activity reads the properties of, or, where the plan reads
+  none, the one its new relationship instances join);
 - workflow: after one build run;
 - defrost: as a build (a normal run and a failure run);
 - freeze: as a termination, after three build runs;
@@ -248,7 +250,9 @@ class Args:
 
 
 def selection(c, events, result):
-    """The instance a scale-out's selection took: the one its select activity read."""
+    """The instance a scale-out's selection took: the one its select activity read,
+    or, where the plan reads none of its properties (it loads only what it reads),
+    the one the plan's new relationship instances join."""
     template, k = c["select"]
     ids = sorted(i["instance"] for i in result.get("instances", [])
                  if i["type"] == "node" and i["template"] == template)
@@ -259,7 +263,11 @@ def selection(c, events, result):
             if e.get("kind") == "property-get" and e.get("template") == template
             and any(a.endswith("_select") for a in check_trace.chain(e))]
     if not read:
-        return [f"selection: no instance of {template} was read by its select activity"]
+        read = [end for e in events if e.get("kind") == "instance" and "source" in e
+                for end in (e["source"], e["target"]) if end in ids]
+    if not read:
+        return [f"selection: no instance of {template} was read by its select activity "
+                "or joined by a new relationship instance"]
     if read[-1] != want:
         return [f"selection: instance {read[-1]} of {template} was chosen, expected {want}"]
     return []
