@@ -146,6 +146,7 @@ final class PlanChecker {
             errors.addAll(Xml.validate(bpelSchema, bpel, name));
             ExtensionCheck ext = ExtensionCheck.run(doc, name, errors);
             PlanInstanceCheck.run(doc, name, errors);
+            InitialValueCheck.run(doc, name, errors);
             if (ext.restLightActivities > 0) {
                 notes.add(name + ": " + ext.restLightActivities + " bpel4RestLight extension activities,"
                         + " dropped by ODE's compiler, checked structurally only");
