@@ -14,7 +14,9 @@
 //! A property variable is loaded from an instance only where the plan
 //! reads it ([`Vars::loaded_props`]): a termination plan that calls
 //! `terminateVM` with a VM's `VMInstanceID` has no use for its other five
-//! properties, and reading them was a tenth of the plan.
+//! properties, and reading them was a tenth of the plan. Likewise an
+//! instance's id ([`Vars::id_read`]): a build plan read no relationship
+//! instance's id it kept.
 //!
 //! The names live in one buffer with an index per template: a plan of a
 //! 100k-node topology has over a million of them, and a string (and a map
@@ -36,7 +38,8 @@ pub(crate) struct Vars {
     first: TemplateMap<u32>,
     /// Templates in the order their variables were allocated.
     order: Vec<TemplateRef>,
-    /// Whether the plan reads name `k` (kept for property variables).
+    /// Whether the plan reads name `k` (kept for property and instance id
+    /// variables).
     read: Vec<bool>,
 }
 
@@ -108,9 +111,15 @@ impl Vars {
         vars.ends.shrink_to_fit();
         vars.order.shrink_to_fit();
         vars.read = vec![false; vars.ends.len()];
-        for body in &plan.bodies {
+        for (a, body) in plan.plan.activities.iter().zip(&plan.bodies) {
+            let mut calls = false;
             for step in body.steps.iter().chain(&body.compensation) {
                 vars.mark_step(topology, step);
+                calls |= step.invocation().is_some();
+            }
+            // A call's message id names the instance of its activity.
+            if calls {
+                vars.mark_id(a.template);
             }
         }
         for (_, b) in &plan.outputs {
@@ -135,12 +144,24 @@ impl Vars {
                 condition,
                 ..
             } => self.mark_condition(topology, *template, condition),
-            Step::CreateNodeInstance(_)
-            | Step::CreateRelationshipInstance(_)
-            | Step::SetState(..)
-            | Step::FollowRelationship { .. }
-            | Step::SelectInstance(..) => {}
+            Step::CreateRelationshipInstance(r) => {
+                let r = topology.relationship(*r);
+                self.mark_id(TemplateRef::Node(r.source));
+                self.mark_id(TemplateRef::Node(r.target));
+            }
+            // The instance found is named by its id.
+            Step::FollowRelationship { from, to, .. } => {
+                self.mark_id(TemplateRef::Node(*from));
+                self.mark_id(TemplateRef::Node(*to));
+            }
+            Step::SelectInstance(n, _) => self.mark_id(TemplateRef::Node(*n)),
+            Step::CreateNodeInstance(_) | Step::SetState(..) => {}
         }
+    }
+
+    fn mark_id(&mut self, t: TemplateRef) {
+        let k = self.first(t) + 1;
+        self.read[k] = true;
     }
 
     fn mark_binding(&mut self, topology: &Topology, b: &Binding) {
@@ -152,10 +173,8 @@ impl Vars {
             Binding::Concat(parts) | Binding::Function(_, parts) => {
                 parts.iter().for_each(|p| self.mark_binding(topology, p))
             }
-            Binding::Input(_)
-            | Binding::Literal(_)
-            | Binding::ArtifactUrl(_)
-            | Binding::InstanceId(_) => {}
+            Binding::InstanceId(t) => self.mark_id(*t),
+            Binding::Input(_) | Binding::Literal(_) | Binding::ArtifactUrl(_) => {}
         }
     }
 
@@ -227,6 +246,13 @@ impl Vars {
     /// The instance id variable.
     pub(crate) fn id(&self, t: TemplateRef) -> &str {
         self.name(self.first(t) + 1)
+    }
+
+    /// Whether the plan reads the instance id variable: in a call's
+    /// message id, as a relationship's end, to follow a relationship or as
+    /// an input. A relationship instance's id is mostly never read.
+    pub(crate) fn id_read(&self, t: TemplateRef) -> bool {
+        self.read[self.first(t) + 1]
     }
 
     /// The variable of a property. A property a step names that the
@@ -378,6 +404,8 @@ pub(crate) mod tests {
         let db = TemplateRef::Node(topology.node_by_id("db").unwrap());
         let loaded: Vec<_> = vars.loaded_props(&topology, db).collect();
         assert_eq!(loaded, [("b", "prop_db_b")]);
+        // Its delete call's message id names the instance.
+        assert!(vars.id_read(db));
         let all: Vec<_> = vars.props_of(&topology, db).map(|(p, _)| p).collect();
         assert!(all.contains(&"a") && all.contains(&"c"), "{all:?}");
     }

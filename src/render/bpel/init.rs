@@ -87,7 +87,9 @@ pub(crate) fn initial_values(
             continue;
         }
         init(w, cx.names.url(t), "''")?;
-        init(w, cx.names.id(t), "''")?;
+        if cx.names.id_read(t) {
+            init(w, cx.names.id(t), "''")?;
+        }
         for ((_, var), value) in cx
             .names
             .props_of(topology, t)

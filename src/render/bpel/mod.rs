@@ -260,7 +260,13 @@ fn write_body(
     for v in FIXED
         .iter()
         .copied()
-        .chain(process.flat_map(|&t| cx.names.of(cx.topology, t)))
+        .chain(process.flat_map(|&t| {
+            // An id the plan never reads is never set either.
+            let unread = (!cx.names.id_read(t)).then(|| cx.names.id(t));
+            cx.names
+                .of(cx.topology, t)
+                .filter(move |&v| Some(v) != unread)
+        }))
         .chain(failures.iter().flatten().map(String::as_str))
         .chain(cx.states.values().map(String::as_str))
     {

@@ -81,12 +81,11 @@ fn step(
                 &[
                     ("name", name),
                     ("path", &path),
-                    ("url", cx.names.url(r)),
-                    ("id", cx.names.id(r)),
                     ("st_url", side.service_template_url),
                     ("si_id", side.service_instance_id),
                 ],
-            )
+            )?;
+            instance(cx, w, ind, r)
         }
         Step::CopyProperties { from, to } => copy_properties(cx, w, ind, *from, *to, name),
         Step::CreateRelationshipInstance(rel) => {
@@ -100,14 +99,13 @@ fn step(
                 &[
                     ("name", name),
                     ("path", &path),
-                    ("url", cx.names.url(r)),
-                    ("id", cx.names.id(r)),
                     ("source_id", cx.names.id(TemplateRef::Node(rt.source))),
                     ("target_id", cx.names.id(TemplateRef::Node(rt.target))),
                     ("st_url", side.service_template_url),
                     ("shared", relationship_request::variable(t, r)),
                 ],
-            )
+            )?;
+            instance(cx, w, ind, r)
         }
         Step::SetState(r, state) => w.put(
             "set-state",
@@ -320,6 +318,17 @@ fn check(
 
 fn is_xml_name(s: &str) -> bool {
     !s.is_empty() && ncname(s) == s
+}
+
+/// Keep the URL of the instance just registered (from the response) and,
+/// where the plan reads it, its id (the URL's last segment).
+fn instance(cx: &Ctx, w: &mut W, ind: usize, r: TemplateRef) -> Result<()> {
+    let vars = [("url", cx.names.url(r)), ("id", cx.names.id(r))];
+    w.put("instance-url", ind, &vars)?;
+    if cx.names.id_read(r) {
+        w.put("instance-id", ind, &vars)?;
+    }
+    w.put("instance-end", ind, &[])
 }
 
 /// Load the properties of `r`'s current instance that the plan reads
