@@ -23,7 +23,7 @@ final class InitialValueCheck {
             Element v = (Element) vars.item(i);
             if (Xml.child(v, Xml.BPEL, "from") != null) {
                 errors.add(new Problem(file, Xml.line(v), "variable " + v.getAttribute("name")
-                        + " is declared with an initial value (WS-BPEL 2.0 §8.1), which ODE 1.3.7"
+                        + " is declared with an initial value (WS-BPEL 2.0 section 8.1), which ODE 1.3.7"
                         + " ignores: the variable starts uninitialised; assign it instead"));
             }
         }
