@@ -42,6 +42,17 @@ pub struct ActivityBody {
     pub per_instance: bool,
 }
 
+impl ActivityBody {
+    /// The nodes whose instances the steps find by following a
+    /// relationship from the activity's instance, in step order.
+    pub(crate) fn followed(&self) -> impl Iterator<Item = TemplateRef> + '_ {
+        self.steps.iter().filter_map(|s| match s {
+            Step::FollowRelationship { to, .. } => Some(TemplateRef::Node(*to)),
+            _ => None,
+        })
+    }
+}
+
 /// Which plugin handled an activity and why the others did not.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {

@@ -128,7 +128,7 @@ impl Vars {
         vars
     }
 
-    /// Mark the property variables `step` reads.
+    /// Mark the property and instance id variables `step` reads.
     fn mark_step(&mut self, topology: &Topology, step: &Step) {
         match step {
             Step::Invoke(inv) => {
@@ -160,7 +160,7 @@ impl Vars {
     }
 
     fn mark_id(&mut self, t: TemplateRef) {
-        let k = self.first(t) + 1;
+        let k = self.id_index(t);
         self.read[k] = true;
     }
 
@@ -179,7 +179,7 @@ impl Vars {
     }
 
     fn mark_all(&mut self, topology: &Topology, t: TemplateRef) {
-        let first = self.first(t) + 2;
+        let first = self.prop_index_at(t, 0);
         let n = topology.properties(t).len();
         self.read[first..first + n].fill(true);
     }
@@ -194,7 +194,7 @@ impl Vars {
                 }
                 Condition::Assert { attribute, .. } => {
                     if let Some(i) = topology.properties(t).get_index_of(attribute.as_str()) {
-                        let k = self.first(t) + 2 + i;
+                        let k = self.prop_index_at(t, i);
                         self.read[k] = true;
                     }
                 }
@@ -245,14 +245,14 @@ impl Vars {
 
     /// The instance id variable.
     pub(crate) fn id(&self, t: TemplateRef) -> &str {
-        self.name(self.first(t) + 1)
+        self.name(self.id_index(t))
     }
 
     /// Whether the plan reads the instance id variable: in a call's
     /// message id, as a relationship's end, to follow a relationship or as
     /// an input. A relationship instance's id is mostly never read.
     pub(crate) fn id_read(&self, t: TemplateRef) -> bool {
-        self.read[self.first(t) + 1]
+        self.read[self.id_index(t)]
     }
 
     /// The variable of a property. A property a step names that the
@@ -272,12 +272,22 @@ impl Vars {
                     topology.template_id(p.template)
                 )
             });
-        self.first(p.template) + 2 + i
+        self.prop_index_at(p.template, i)
+    }
+
+    /// Where a template's names are: its URL at `first`, its id after it,
+    /// then its properties in declaration order.
+    fn id_index(&self, t: TemplateRef) -> usize {
+        self.first(t) + 1
+    }
+
+    fn prop_index_at(&self, t: TemplateRef, i: usize) -> usize {
+        self.first(t) + 2 + i
     }
 
     /// The variable of property `i` (in declaration order) of a template.
     pub(crate) fn prop_at(&self, t: TemplateRef, i: usize) -> &str {
-        self.name(self.first(t) + 2 + i)
+        self.name(self.prop_index_at(t, i))
     }
 
     /// The property variables of `from` and of `to` for each property
@@ -300,7 +310,7 @@ impl Vars {
         topology: &'a Topology,
         t: TemplateRef,
     ) -> impl Iterator<Item = (&'a str, &'a str)> {
-        let first = self.first(t) + 2;
+        let first = self.prop_index_at(t, 0);
         topology
             .properties(t)
             .keys()
@@ -315,7 +325,7 @@ impl Vars {
         topology: &'a Topology,
         t: TemplateRef,
     ) -> impl Iterator<Item = (&'a str, &'a str)> {
-        let first = self.first(t) + 2;
+        let first = self.prop_index_at(t, 0);
         self.props_of(topology, t)
             .enumerate()
             .filter(move |(i, _)| self.read[first + i])

@@ -48,12 +48,8 @@ pub(super) fn process_templates(topology: &Topology, plan: &ConcretePlan) -> Tem
 /// the variables of: its own and those its steps follow a relationship
 /// to.
 fn iteration_templates(subject: TemplateRef, body: &ActivityBody) -> Vec<TemplateRef> {
-    let followed = body.steps.iter().filter_map(|s| match s {
-        Step::FollowRelationship { to, .. } => Some(TemplateRef::Node(*to)),
-        _ => None,
-    });
     let mut out: Vec<TemplateRef> = Vec::new();
-    for t in std::iter::once(subject).chain(followed) {
+    for t in std::iter::once(subject).chain(body.followed()) {
         if !out.contains(&t) {
             out.push(t);
         }

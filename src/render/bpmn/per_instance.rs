@@ -18,7 +18,6 @@ use super::program;
 use super::steps;
 use crate::model::{TemplateRef, Topology};
 use crate::plugins::ActivityBody;
-use crate::plugins::steps::Step;
 use crate::render::side::Side;
 use crate::render::vars::Vars;
 
@@ -243,11 +242,8 @@ fn turn_vars<'a>(
     subject: TemplateRef,
     body: &'a ActivityBody,
 ) -> impl Iterator<Item = &'a str> + 'a {
-    let followed = body.steps.iter().filter_map(|s| match s {
-        Step::FollowRelationship { to, .. } => Some(TemplateRef::Node(*to)),
-        _ => None,
-    });
-    let templates = std::iter::once((subject, false)).chain(followed.map(|r| (r, true)));
+    let followed = body.followed().map(|r| (r, true));
+    let templates = std::iter::once((subject, false)).chain(followed);
     templates.flat_map(move |(r, followed)| {
         let found = followed.then(|| [names.url(r), names.id(r)]);
         let props = names.loaded_props(t, r).map(|(_, v)| v);
