@@ -2,7 +2,7 @@
 //! template that uses it (the property names of a large topology are a
 //! few dozen, repeated over a million times).
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 
 use super::Name;
 

@@ -11,7 +11,7 @@
 //! template it represents: the container knows them by that template's
 //! id, and the plans that act on existing instances reach them through it.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet};
 use std::sync::Arc;
 
 use super::{NodeId, RelId, TemplateRef, Topology, Value};

@@ -15,7 +15,7 @@
 //! its last line break: a piece of a line, which the caller continues. A
 //! comment `{# … #}` may open the file.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use crate::error::{Error, Result};
 

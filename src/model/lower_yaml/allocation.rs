@@ -9,7 +9,7 @@
 //! a warning where a value is known only when the plans run; and, for the
 //! fulfilment of dangling requirements, whether a capability has room.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::{Lowerer, OfferedCapability, Unit};
 use crate::diagnostics::{Diagnostic, codes};

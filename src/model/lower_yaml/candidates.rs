@@ -9,7 +9,7 @@
 //! those types derive from a node type, offer a capability of a type
 //! (or derived from it), or offer a capability of a name.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 
 use super::Lowerer;

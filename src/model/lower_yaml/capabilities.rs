@@ -43,7 +43,7 @@ impl<'a> Lowerer<'a> {
         for (cname, (ctype, cunit)) in &cap_types {
             let mut values: IndexMap<String, Value> = IndexMap::new();
             if let Some(ck) = self.resolve(TypeKind::Capability, ctype, *cunit) {
-                for d in self.defs(TypeKind::Capability, &ck) {
+                for d in self.defs(TypeKind::Capability, &ck).iter() {
                     for p in &d.def.properties {
                         if let Some(v) = p.default.as_ref().or(p.value.as_ref()) {
                             let v = self.value(v, d.unit, this);
@@ -237,7 +237,7 @@ impl<'a> Lowerer<'a> {
             return known.clone();
         }
         let mut typed: IndexMap<String, Option<(String, Unit<'a>)>> = IndexMap::new();
-        for d in self.defs(TypeKind::Node, key) {
+        for d in self.defs(TypeKind::Node, key).iter() {
             for (cname, ctype) in &d.def.capabilities {
                 let slot = typed.entry(cname.text.clone()).or_default();
                 if let Some(t) = ctype {
@@ -276,7 +276,7 @@ impl<'a> Lowerer<'a> {
         type_key: Option<&str>,
     ) -> (Vec<String>, Vec<String>) {
         let mut lists: Vec<(Vec<&'a ast::Spanned>, Vec<&'a ast::Spanned>, Unit<'a>)> = Vec::new();
-        for d in self.defs(TypeKind::Node, node_key).into_iter().rev() {
+        for d in self.defs(TypeKind::Node, node_key).iter().rev() {
             if let Some(l) = d.def.capability_limits.iter().find(|l| l.name == name) {
                 lists.push((
                     l.sources.iter().collect(),
@@ -286,7 +286,7 @@ impl<'a> Lowerer<'a> {
             }
         }
         if let Some(k) = type_key {
-            for d in self.defs(TypeKind::Capability, k).into_iter().rev() {
+            for d in self.defs(TypeKind::Capability, k).iter().rev() {
                 lists.push((
                     d.def.valid_sources.iter().collect(),
                     d.def.valid_relationships.iter().collect(),
@@ -329,13 +329,11 @@ impl<'a> Lowerer<'a> {
     /// The definitions of capability type `key` and its ancestors, nearest
     /// first.
     pub(super) fn lineage(&mut self, key: &str) -> Vec<&'a ast::TypeDef> {
-        let mut defs: Vec<&'a ast::TypeDef> = self
-            .defs(TypeKind::Capability, key)
-            .into_iter()
+        self.defs(TypeKind::Capability, key)
+            .iter()
+            .rev()
             .map(|d| d.def)
-            .collect();
-        defs.reverse();
-        defs
+            .collect()
     }
 }
 

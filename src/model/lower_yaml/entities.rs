@@ -6,7 +6,7 @@
 //! template (`SELF`, `SOURCE`, `TARGET`, `HOST` and requirement hops
 //! replaced), or the capability property value they read.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::Arc;
 
 use indexmap::IndexMap;

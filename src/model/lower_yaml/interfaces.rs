@@ -17,7 +17,7 @@ use crate::yaml::ast::{self, TypeKind};
 impl<'a> Lowerer<'a> {
     /// Operations and inputs an interface type declares, along its ancestry.
     fn interface_type_ops(&mut self, key: &str, into: &mut IfaceB) {
-        for d in self.defs(TypeKind::Interface, key) {
+        for d in self.defs(TypeKind::Interface, key).iter() {
             for p in &d.def.inputs {
                 let b = self.param(p, d.unit, This::Nothing);
                 into.inputs.entry(p.name.text.clone()).or_insert(b);

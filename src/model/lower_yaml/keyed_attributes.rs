@@ -25,7 +25,7 @@
 //! attribute whose reads they give, and per relationship the attributes
 //! its operations read from outputs.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use super::Lowerer;
 use super::substitute::Inlined;

@@ -88,7 +88,9 @@ mod types;
 mod values;
 mod workflows;
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use std::collections::BTreeSet;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
@@ -206,6 +208,8 @@ struct Lowerer<'a> {
     types: TypeTable,
     type_ids: HashMap<(TypeKind, String), Option<TypeId>>,
     chains: HashMap<(TypeKind, String), Option<Vec<String>>>,
+    /// `defs` of each type, by kind and key.
+    defs_memo: HashMap<TypeKind, HashMap<String, Rc<[Def<'a>]>>>,
     inputs: BTreeSet<String>,
     node_names: BTreeSet<String>,
     /// Node templates whose multiplicity asks for other than one instance.
@@ -276,6 +280,7 @@ impl<'a> Lowerer<'a> {
             types: TypeTable::new(),
             type_ids: HashMap::new(),
             chains: HashMap::new(),
+            defs_memo: HashMap::new(),
             inputs: BTreeSet::new(),
             node_names: BTreeSet::new(),
             multiple_nodes: BTreeSet::new(),

@@ -6,7 +6,8 @@
 //! type is reported and left out. Also the delegated nodes that stand in
 //! for dangling requirement targets.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
@@ -233,7 +234,7 @@ impl<'a> Lowerer<'a> {
         let this = This::Node(id);
         let properties = self.properties(&defs, &[], &[], self.units[self.entry], this, id);
         let mut list: Vec<IfaceB> = Vec::new();
-        for d in &defs {
+        for d in defs.iter() {
             for i in &d.def.interfaces {
                 self.merge_interface(&mut list, i, d.unit, this, &IndexMap::new(), id);
             }

@@ -5,7 +5,7 @@
 //! defaults overlaid by assignments, then the attributes that are not
 //! properties (plans keep both as instance data, 1.3 §2.19).
 
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 
 use super::{Def, Lowerer, This, Unit};
 use crate::diagnostics::{Diagnostic, codes};

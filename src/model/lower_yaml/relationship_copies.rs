@@ -22,7 +22,7 @@
 //! In: the spliced relationship and its mapping's targets. Out: the
 //! copies; a name the topology has already is E0413.
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 
 use super::Lowerer;
 use super::mapping_routes::Target;

@@ -9,6 +9,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use foldhash::HashMapExt;
 use indexmap::IndexMap;
 
 use super::entities::ByRequirement;

@@ -7,7 +7,8 @@
 //! [`Wiring`]; the relationships themselves are made once every node is
 //! numbered (see `relationships.rs`).
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use foldhash::{HashMap, HashSet, HashSetExt};
+use std::collections::BTreeSet;
 
 use indexmap::IndexMap;
 
@@ -103,7 +104,7 @@ impl<'a> Lowerer<'a> {
     /// ancestry (a subtype's keys override).
     fn requirement_definitions(&mut self, key: &str) -> IndexMap<&'a str, ReqB<'a>> {
         let mut reqs: IndexMap<&'a str, ReqB<'a>> = IndexMap::new();
-        for d in &self.defs(TypeKind::Node, key) {
+        for d in self.defs(TypeKind::Node, key).iter() {
             for r in &d.def.requirements {
                 let default_min = if d.unit.file.version.is_v2() { 0 } else { 1 };
                 let slot = reqs.entry(r.name.text.as_str()).or_insert(ReqB {

@@ -28,7 +28,7 @@
 //!   names; its workflows and the mapping's interfaces are not plans of
 //!   the substituted topology (a warning).
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet, HashSetExt};
 
 use indexmap::IndexMap;
 

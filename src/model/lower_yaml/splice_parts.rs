@@ -5,7 +5,7 @@
 //! In: the old parts and where each template went ([`Maps`]). Out: the
 //! parts of the spliced topology; what cannot follow is a diagnostic.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::Lowerer;
 use super::splice_values::{Maps, Sub};

@@ -6,7 +6,7 @@
 //! and, through [`Values`], the values of the spliced topology; also
 //! [`Maps`], where each template went.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet};
 use std::sync::Arc;
 
 use indexmap::IndexMap;

@@ -21,7 +21,7 @@
 //! (the subsystems of tosca-parser's samples hold a node of the type they
 //! substitute), for the directive it is a cycle (error).
 
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 
 use super::topology::Nodes;
 use super::{Lowerer, This, Unit, fold};

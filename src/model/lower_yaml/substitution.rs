@@ -9,7 +9,7 @@
 //! requirement mappings are checked against the node type's
 //! `count_range` (§15.5.4).
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::{Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, codes};
@@ -163,7 +163,7 @@ impl<'a> Lowerer<'a> {
     /// (2.0 default: `[0, UNBOUNDED]`).
     pub(super) fn count_ranges(&mut self, key: &str) -> HashMap<&'a str, (u64, Option<u64>)> {
         let mut out = HashMap::new();
-        for d in self.defs(TypeKind::Node, key) {
+        for d in self.defs(TypeKind::Node, key).iter() {
             for r in &d.def.requirements {
                 if r.min.is_some() || r.max.is_some() {
                     out.insert(r.name.text.as_str(), (r.min.unwrap_or(0), r.max));

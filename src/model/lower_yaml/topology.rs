@@ -7,7 +7,8 @@
 //! topology (entity keywords, attributes, delegation, groups, policies,
 //! substitution, workflows).
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::entities::{ByRequirement, resolve_entities, resolve_value};

@@ -9,6 +9,7 @@
 //! redefined type reported where it is defined.
 
 use std::collections::BTreeSet;
+use std::rc::Rc;
 
 use super::{Def, Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, Location, Span, codes};
@@ -272,13 +273,23 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Definitions along the ancestry, root first.
-    pub(super) fn defs(&mut self, kind: TypeKind, key: &str) -> Vec<Def<'a>> {
+    /// Made once per type: every template of a type asks for them, several
+    /// times.
+    pub(super) fn defs(&mut self, kind: TypeKind, key: &str) -> Rc<[Def<'a>]> {
+        if let Some(d) = self.defs_memo.get(&kind).and_then(|m| m.get(key)) {
+            return d.clone();
+        }
         let chain = self.chain(kind, key).unwrap_or_default();
-        chain
+        let defs: Rc<[Def<'a>]> = chain
             .iter()
             .rev()
             .filter_map(|k| self.index.get(&(kind, k.clone())).copied())
-            .collect()
+            .collect();
+        self.defs_memo
+            .entry(kind)
+            .or_default()
+            .insert(key.to_string(), defs.clone());
+        defs
     }
 
     /// The model type of a node or relationship type, with its ancestors.

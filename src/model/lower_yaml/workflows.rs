@@ -3,7 +3,7 @@
 //! node or group, a requirement, an operation, an inlined workflow — is a
 //! diagnostic (E0503) at the name.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::{Lowerer, This, Unit};
 use crate::diagnostics::{Diagnostic, codes};

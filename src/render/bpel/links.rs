@@ -4,7 +4,7 @@
 //!
 //! In: a concrete plan. Out: [`Adjacency`] and the flags.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use crate::names::Unique;
 use crate::plan::Reason;
