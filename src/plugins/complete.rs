@@ -387,12 +387,26 @@ fn unhandled(
     d.hint("add a plugin for this type (see plugins/README.md), or pass --allow-unhandled to generate the plan without it")
 }
 
-/// Set the final state unless the last step set it already (a lifecycle
-/// that ends with `delete` and its DELETED): one request, not two.
+/// Set the final state unless the template's last state step set it
+/// already and only bookkeeping followed (a lifecycle that ends with
+/// `start` and its STARTED, then relationships registered and properties
+/// stored; or with `delete` and its DELETED): one request, not two. An
+/// operation after it (a defrost's restore) is part of reaching the state.
 fn push_final_state(out: &mut Vec<Step>, template: TemplateRef, final_state: &'static str) {
-    if !matches!(out.last(), Some(Step::SetState(t, s)) if *t == template && *s == final_state) {
-        out.push(Step::SetState(template, final_state));
+    for step in out.iter().rev() {
+        match step {
+            Step::SetState(t, s) if *t == template => {
+                if *s == final_state {
+                    return;
+                }
+                break;
+            }
+            Step::SetState(..) | Step::CreateRelationshipInstance(_) | Step::StoreProperties(_) => {
+            }
+            _ => break,
+        }
     }
+    out.push(Step::SetState(template, final_state));
 }
 
 /// The steps that migrate a kept node of a transformation: find the
@@ -704,5 +718,53 @@ fn binding_inputs(b: &Binding, f: &mut dyn FnMut(&str)) {
             parts.iter().for_each(|p| binding_inputs(p, f))
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::RelId;
+    use crate::plugins::steps::Invocation;
+
+    #[test]
+    fn the_final_state_is_set_unless_the_templates_last_state_step_set_it() {
+        let n = TemplateRef::Node(NodeId(0));
+        let r = TemplateRef::Relationship(RelId(0));
+        // STARTED by the lifecycle, then steps that leave it as it is.
+        let mut out = vec![
+            Step::SetState(n, state::STARTED),
+            Step::CreateRelationshipInstance(RelId(0)),
+            Step::SetState(r, state::CREATED),
+            Step::StoreProperties(NodeId(0)),
+        ];
+        push_final_state(&mut out, n, state::STARTED);
+        assert_eq!(out.len(), 4);
+        // Another state last: the final one follows.
+        let mut out = vec![
+            Step::SetState(n, state::CREATED),
+            Step::StoreProperties(NodeId(0)),
+        ];
+        push_final_state(&mut out, n, state::STARTED);
+        assert!(
+            matches!(out.last(), Some(Step::SetState(t, s)) if *t == n && *s == state::STARTED)
+        );
+        // An operation after STARTED (a defrost's restore): set again.
+        let mut out = vec![
+            Step::SetState(n, state::STARTED),
+            Step::Invoke(Box::new(Invocation {
+                target: n,
+                interface: "Freezable".into(),
+                operation: "defrost".into(),
+                inputs: Vec::new(),
+                outputs: Vec::new(),
+            })),
+        ];
+        push_final_state(&mut out, n, state::STARTED);
+        assert_eq!(out.len(), 3);
+        // Only the relationship's state: the node's is set.
+        let mut out = vec![Step::SetState(r, state::STARTED)];
+        push_final_state(&mut out, n, state::STARTED);
+        assert_eq!(out.len(), 2);
     }
 }
