@@ -218,14 +218,16 @@ fn compile_archive(
         Output::InPlace => Some(request.input.clone()),
         Output::Memory => None,
     };
-    let streamed = stream::complete_and_render(
+    let (streamed, prepared) = stream::complete_and_render(
         jobs,
         &loaded.topology,
         registry,
         &options,
         &request.languages,
         out.as_deref(),
+        || crate::writeback::prepare_entry(&loaded),
     )?;
+    let prepared = prepared?;
     report(&streamed.diagnostics, sources);
     explanation.extend(streamed.explained);
     let t = &loaded.topology;
@@ -243,11 +245,13 @@ fn compile_archive(
         Some(out) => {
             loaded.release_topology();
             let in_place = matches!(request.output, Output::InPlace);
-            let warnings = crate::writeback::write(&loaded, &streamed.rendered, out, in_place)?;
+            let warnings =
+                crate::writeback::write(&loaded, prepared, &streamed.rendered, out, in_place)?;
             report(&warnings, sources);
         }
         None => {
-            let (changes, warnings) = crate::writeback::changes(&loaded, &streamed.rendered)?;
+            let (changes, warnings) =
+                crate::writeback::prepared_changes(&loaded, prepared, &streamed.rendered)?;
             report(&warnings, sources);
             compiled.csar = Some(crate::csar::write::archive_bytes(&loaded.csar, &changes)?);
             compiled.archives = streamed.rendered;

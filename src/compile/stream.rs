@@ -1,9 +1,10 @@
 //! Completing and rendering the plans of one run, one plan at a time:
-//! each is completed on this thread while the one before is rendered in
-//! every language on others, then dropped, so that memory holds two plans'
-//! steps however many plans there are. Plan archives are spooled beside the
-//! output. A plan that cannot be completed stops the rendering, but the
-//! others are still completed, so that every error is reported.
+//! each is completed (and its variables named) on this thread while the
+//! one before is rendered in every language on others, then dropped, so
+//! that memory holds two plans' steps however many plans there are. Plan
+//! archives are spooled beside the output. A plan that cannot be
+//! completed stops the rendering, but the others are still completed, so
+//! that every error is reported.
 //!
 //! The next plan is completed once the one before is rendered in every
 //! language but one: rendering a large plan starts with the whole process
@@ -25,8 +26,8 @@ use crate::diagnostics::Diagnostics;
 use crate::error::{Error, Result};
 use crate::model::Topology;
 use crate::plan::AbstractPlan;
-use crate::plugins::{ConcretePlan, Registry};
-use crate::render::{Language, RenderedPlan};
+use crate::plugins::Registry;
+use crate::render::{Language, NamedPlan, RenderedPlan};
 
 /// An abstract plan, with the topology it is derived on when that is not
 /// the input's.
@@ -41,20 +42,24 @@ pub(super) struct Streamed {
 }
 
 /// Complete every job and render it in every language (spooled beside
-/// `spool` when there is one).
-pub(super) fn complete_and_render(
+/// `spool` when there is one). `meanwhile` runs on this thread once the
+/// last plan is completed, while the renderer is still at work: a core
+/// would be idle otherwise.
+pub(super) fn complete_and_render<T>(
     jobs: Vec<Job>,
     topology: &Topology,
     registry: &Registry,
     options: &Options,
     languages: &[Language],
     spool: Option<&Path>,
-) -> Result<Streamed> {
+    meanwhile: impl FnOnce() -> T,
+) -> Result<(Streamed, T)> {
     let templates = super::render::templates()?;
     let explain = !options.complete.brief;
     let mut diagnostics = Diagnostics::new();
+    let mut done_meanwhile = None;
     let (rendered, activities, explained) = std::thread::scope(|scope| {
-        let (send, receive) = sync_channel::<ConcretePlan>(0);
+        let (send, receive) = sync_channel::<NamedPlan>(0);
         // The renderer owns the sender: if it stops, waiting for it ends.
         let (go, wait) = channel::<()>();
         let renderer = scope.spawn(move || -> Result<(Vec<_>, Vec<usize>, Vec<String>)> {
@@ -68,13 +73,14 @@ pub(super) fn complete_and_render(
                     let _ = go.send(());
                 }
             };
-            for plan in receive {
-                let jobs: Vec<_> = languages.iter().map(|&lang| (lang, &plan)).collect();
+            for named in receive {
+                let plan = &named.plan;
                 if languages.len() == 1 {
                     go_when(0);
                 }
                 for r in crate::render::pack_all(
-                    &jobs,
+                    &named,
+                    languages,
                     topology,
                     templates,
                     options.layout,
@@ -85,7 +91,7 @@ pub(super) fn complete_and_render(
                     rendered.push(r);
                 }
                 if explain {
-                    explained.push(super::explain(&plan, plan.topology(topology)));
+                    explained.push(super::explain(plan, plan.topology(topology)));
                 }
             }
             Ok((rendered, activities, explained))
@@ -105,13 +111,15 @@ pub(super) fn complete_and_render(
             diagnostics.extend(d);
             pending = false;
             if let Some(plan) = plan.filter(|_| !diagnostics.has_errors()) {
-                if send.send(plan).is_err() {
+                // Named here, while the plan before is still rendered.
+                if send.send(NamedPlan::new(plan, topology)).is_err() {
                     break;
                 }
                 pending = true;
             }
         }
         drop(send);
+        done_meanwhile = Some(meanwhile());
         renderer
             .join()
             .unwrap_or_else(|_| Err(Error::Internal("the renderer panicked".into())))
@@ -125,10 +133,15 @@ pub(super) fn complete_and_render(
     let mut slots: Vec<Option<_>> = rendered.into_iter().map(Some).collect();
     let rendered: Vec<_> = order.iter().filter_map(|&i| slots[i].take()).collect();
     let activities: Vec<usize> = order.iter().map(|&i| activities[i]).collect();
-    Ok(Streamed {
-        rendered,
-        activities,
-        explained,
-        diagnostics,
-    })
+    let done_meanwhile =
+        done_meanwhile.ok_or_else(|| Error::Internal("`meanwhile` did not run".into()))?;
+    Ok((
+        Streamed {
+            rendered,
+            activities,
+            explained,
+            diagnostics,
+        },
+        done_meanwhile,
+    ))
 }

@@ -75,12 +75,28 @@ pub(crate) fn pack(
     }
 }
 
-/// Pack every (language, plan) pair, in that order, on as many threads as
-/// the machine has cores: plans are independent, and packing them is most
-/// of the work of `plan`. `done` is called with the number of pairs packed
-/// so far each time one is.
+/// A concrete plan with its variables named, ready to be packed in every
+/// language.
+pub(crate) struct NamedPlan {
+    pub(crate) plan: crate::plugins::ConcretePlan,
+    names: vars::Vars,
+}
+
+impl NamedPlan {
+    /// Name `plan`'s variables ([`plan_vars`]).
+    pub(crate) fn new(plan: crate::plugins::ConcretePlan, topology: &Topology) -> NamedPlan {
+        let names = plan_vars(&plan, topology);
+        NamedPlan { plan, names }
+    }
+}
+
+/// Pack a plan in every language, on as many threads as the machine has
+/// cores: the languages are independent, and packing is most of the work
+/// of `plan`. `done` is called with the number of languages packed so far
+/// each time one is.
 pub(crate) fn pack_all(
-    jobs: &[(Language, &crate::plugins::ConcretePlan)],
+    named: &NamedPlan,
+    languages: &[Language],
     topology: &Topology,
     templates: &templates::Templates,
     layout: Layout,
@@ -92,39 +108,29 @@ pub(crate) fn pack_all(
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
-        .min(jobs.len())
+        .min(languages.len())
         .max(1);
-    // Each distinct plan's variables, named once for all its languages.
-    let mut names: Vec<(&crate::plugins::ConcretePlan, vars::Vars)> = Vec::new();
-    for &(_, plan) in jobs {
-        if !names.iter().any(|(p, _)| std::ptr::eq(*p, plan)) {
-            names.push((plan, plan_vars(plan, topology)));
-        }
-    }
-    let names_of = |plan: &crate::plugins::ConcretePlan| {
-        names
-            .iter()
-            .find(|(p, _)| std::ptr::eq(*p, plan))
-            .map(|(_, v)| v)
-    };
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<crate::error::Result<RenderedPlan>>>> =
-        Mutex::new((0..jobs.len()).map(|_| None).collect());
+        Mutex::new((0..languages.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(language, plan)) = jobs.get(i) else {
+                    let Some(&language) = languages.get(i) else {
                         break;
                     };
-                    let r = match names_of(plan) {
-                        Some(n) => pack(language, plan, topology, templates, layout, n, spool),
-                        None => Err(crate::error::Error::Internal(
-                            "a plan's variables were not named".into(),
-                        )),
-                    };
+                    let r = pack(
+                        language,
+                        &named.plan,
+                        topology,
+                        templates,
+                        layout,
+                        &named.names,
+                        spool,
+                    );
                     if let Ok(mut all) = results.lock() {
                         all[i] = Some(r);
                     }

@@ -28,7 +28,7 @@ use crate::error::{Error, Result};
 use crate::load::Loaded;
 use crate::plan::PlanKind;
 use crate::render::RenderedPlan;
-use crate::yaml::rewrite::{PlanWorkflow, prepare, rewrite};
+use crate::yaml::rewrite::{PlanWorkflow, Prepared, prepare, rewrite};
 use crate::yaml::version::{Detected, Version, detect};
 
 /// The workflow name a plan is written back under.
@@ -55,16 +55,33 @@ fn relative_to(from: &str, to: &str) -> String {
     parts.join("/")
 }
 
-/// The changes that put `plans` into a YAML CSAR.
-pub(super) fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Changes, Diagnostics)> {
-    let (rename, root_prefix) = renaming(loaded);
-    let entry = rename(&loaded.entry);
+/// The service template's bytes and text (without a byte order mark).
+fn entry_text(loaded: &Loaded) -> Result<(&[u8], String)> {
     let bytes = loaded
         .csar
         .get(&loaded.entry)
         .ok_or_else(|| Error::Internal(format!("`{}` is not in the CSAR", loaded.entry)))?;
     let text =
         String::from_utf8_lossy(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)).into_owned();
+    Ok((bytes, text))
+}
+
+/// The service template parsed for the write-back.
+pub(super) fn prepare_entry(loaded: &Loaded) -> Result<Prepared> {
+    let (_, text) = entry_text(loaded)?;
+    Ok(prepare(&loaded.entry, &text))
+}
+
+/// The changes that put `plans` into a YAML CSAR, its service template
+/// parsed by [`prepare_entry`].
+pub(super) fn changes(
+    loaded: &Loaded,
+    prepared: Prepared,
+    plans: &[RenderedPlan],
+) -> Result<(Changes, Diagnostics)> {
+    let (rename, root_prefix) = renaming(loaded);
+    let entry = rename(&loaded.entry);
+    let (bytes, text) = entry_text(loaded)?;
     let mut changes = Changes::default();
     let mut workflows = Vec::new();
     for plan in plans {
@@ -86,7 +103,6 @@ pub(super) fn changes(loaded: &Loaded, plans: &[RenderedPlan]) -> Result<(Change
         super::put_plan(&mut changes, path, plan)?;
     }
     // Archives an earlier run added that this run does not replace.
-    let prepared = prepare(&loaded.entry, &text);
     for file in &prepared.previous.files {
         if let Some(old) = crate::csar::path::resolve(&entry, file)
             && !changes.put.contains_key(&old)
