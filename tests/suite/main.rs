@@ -6,6 +6,7 @@ mod artifacts;
 mod bpmn;
 mod cli;
 mod compile;
+mod completion;
 mod corpus;
 mod corpus_yaml;
 mod dom;
