@@ -240,10 +240,7 @@ fn links_between_activities_whose_names_collide_are_distinct_in_bpel() {
         let name = &rest[..rest.find('"').unwrap()];
         assert!(declared.insert(name), "link `{name}` declared twice");
     }
-    for name in [
-        "server_provision_to_web_1_provision",
-        "server_provision_to_web_1_provision_2",
-    ] {
+    for name in ["server_to_web_1_provision", "server_to_web_1_provision_2"] {
         assert!(declared.contains(name), "no link `{name}`");
         // One source and one target each.
         for end in ["source", "target"] {

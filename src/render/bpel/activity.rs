@@ -115,21 +115,22 @@ pub(crate) fn activity(
         ind,
         &[("name", name), ("flag", failure.unwrap_or(""))],
     )?;
-    // The plan instance's log says when the activity starts and ends.
-    let log = |w: &mut W, event: &str, what: &str| {
+    // The plan instance's log says when the activity starts and ends; the
+    // second entry only replaces the text of the first.
+    let log = |w: &mut W, section: &str, event: &str, what: &str| {
         w.put(
-            "log",
+            section,
             inner,
             &[("name", name), ("event", event), ("what", what)],
         )
     };
-    log(w, "Started", "started")?;
+    log(w, "log", "Started", "started")?;
     if body.per_instance {
         each_instance(cx, w, inner, a.template, name, body)?;
     } else if !idle {
         steps(cx, w, inner, &body.steps, name, "s", a.template)?;
     }
-    log(w, "Finished", "finished")?;
+    log(w, "log-again", "Finished", "finished")?;
     w.put(close, ind, &[])?;
     w.put("scope-end", ind, &[])?;
     let rest = std::mem::replace(&mut w.out, head);

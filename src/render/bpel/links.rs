@@ -7,7 +7,7 @@
 use foldhash::{HashMap, HashMapExt};
 
 use crate::names::Unique;
-use crate::plan::Reason;
+use crate::plan::{Activity, Reason};
 use crate::plugins::ConcretePlan;
 
 /// `on_failure` (imperative workflows): a flag per activity whose failure
@@ -39,13 +39,24 @@ fn failure_var(activity: &str) -> String {
 
 /// Link names: `<from>_to_<to>` with only `[A-Za-z0-9_]`, so that `$link`
 /// in a join condition cannot be read as `$variable.part` or a subtraction.
-fn link_name(from: &str, to: &str) -> String {
+/// Where both activities are of one kind (`vm_provision`, `app_provision`)
+/// the kind is said once, at the end: `vm_to_app_provision`.
+fn link_name(from: &Activity, to: &Activity) -> String {
     let word = |s: &str| -> String {
         s.chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect()
     };
-    format!("{}_to_{}", word(from), word(to))
+    let kind = from.kind.name();
+    let suffix = format!("_{kind}");
+    if to.kind.name() == kind
+        && let (Some(f), Some(t)) = (from.id.strip_suffix(&suffix), to.id.strip_suffix(&suffix))
+        && !f.is_empty()
+        && !t.is_empty()
+    {
+        return format!("{}_to_{}{suffix}", word(f), word(t));
+    }
+    format!("{}_to_{}", word(&from.id), word(&to.id))
 }
 
 /// The edges into and out of every activity (indexes into the plan's
@@ -85,10 +96,7 @@ impl Adjacency {
         let mut unique = Unique::new();
         let mut renamed = HashMap::new();
         for (k, e) in plan.plan.edges.iter().enumerate() {
-            let name = link_name(
-                &plan.plan.activities[e.from].id,
-                &plan.plan.activities[e.to].id,
-            );
+            let name = link_name(&plan.plan.activities[e.from], &plan.plan.activities[e.to]);
             // A name handed out again is longer: it has a suffix.
             let len = name.len();
             let given = unique.name(name);
@@ -121,9 +129,34 @@ impl Adjacency {
             return name.clone();
         }
         let e = &plan.plan.edges[k];
-        link_name(
-            &plan.plan.activities[e.from].id,
-            &plan.plan.activities[e.to].id,
-        )
+        link_name(&plan.plan.activities[e.from], &plan.plan.activities[e.to])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{NodeId, TemplateRef};
+    use crate::plan::ActivityKind;
+
+    fn activity(id: &str, kind: ActivityKind) -> Activity {
+        Activity {
+            id: id.into(),
+            template: TemplateRef::Node(NodeId(0)),
+            kind,
+        }
+    }
+
+    #[test]
+    fn a_link_says_a_shared_kind_once() {
+        let vm = activity("vm-1_provision", ActivityKind::Provision);
+        let app = activity("app_provision", ActivityKind::Provision);
+        assert_eq!(link_name(&vm, &app), "vm_1_to_app_provision");
+        // Two kinds: both ids whole.
+        let stop = activity("app_stop", ActivityKind::Stop);
+        assert_eq!(link_name(&stop, &vm), "app_stop_to_vm_1_provision");
+        // An id that does not end with its kind (a workflow's step).
+        let step = activity("deploy_a", ActivityKind::Provision);
+        assert_eq!(link_name(&step, &app), "deploy_a_to_app_provision");
     }
 }

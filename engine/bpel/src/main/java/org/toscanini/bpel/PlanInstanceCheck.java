@@ -170,15 +170,40 @@ final class PlanInstanceCheck {
             return false;
         }
         Element from = copiedInto(acts.get(call - 1), op.getAttribute("request"));
-        return from != null && from.getTextContent().strip().equals(entry);
+        return from != null && entry.equals(entryText(from));
     }
 
-    /** The {@code <from>} of the copy of {@code assign} into {@code variable}, or null. */
+    /**
+     * The text a {@code <from>} gives a log entry: a literal's text, or an XPath string literal
+     * ({@code 'finished x'}, copied into the entry the activity's first log left in the variable);
+     * null for any other expression.
+     */
+    private static String entryText(Element from) {
+        String text = from.getTextContent().strip();
+        if (Xml.child(from, Xml.BPEL, "literal") != null) {
+            return text;
+        }
+        if (text.length() >= 2 && text.startsWith("'") && text.endsWith("'")
+                && text.indexOf('\'', 1) == text.length() - 1) {
+            return text.substring(1, text.length() - 1);
+        }
+        return null;
+    }
+
+    /**
+     * The {@code <from>} of the copy of {@code assign} into {@code variable} ({@code variable="v"}
+     * or the expression {@code $v}), or null.
+     */
     private static Element copiedInto(Element assign, String variable) {
         for (Element copy : Xml.children(assign, Xml.BPEL, "copy")) {
             Element to = Xml.child(copy, Xml.BPEL, "to");
             Element from = Xml.child(copy, Xml.BPEL, "from");
-            if (to != null && from != null && variable.equals(to.getAttribute("variable"))) {
+            if (to == null || from == null) {
+                continue;
+            }
+            boolean named = variable.equals(to.getAttribute("variable"));
+            boolean expression = to.getTextContent().strip().equals("$" + variable);
+            if (named || expression) {
                 return from;
             }
         }
