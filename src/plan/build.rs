@@ -40,66 +40,22 @@ pub fn build_plan(topology: &Topology, rules: &OrderingRules) -> Result<Abstract
         let reason = Reason::Relationship(r);
         let after_both = matches!(rel.kind, RelKind::ConnectsTo)
             || (rel.kind == RelKind::Other && rules.unknown == UnknownOrdering::Ignore);
-        match (rules.style, after_both) {
-            (_, true) if rel.kind == RelKind::Other => {
-                // No order between the ends; the relationship runs after both.
-                edges.insert(Edge {
-                    from: s,
-                    to: ra,
-                    reason,
-                });
-                edges.insert(Edge {
-                    from: t,
-                    to: ra,
-                    reason,
-                });
+        let pairs = match (rules.style, after_both) {
+            // The relationship runs after both ends: an unknown kind with no
+            // order between the ends, or OpenTOSCA's ConnectsTo.
+            (_, true) if rel.kind == RelKind::Other || rules.style == OrderingStyle::OpenTosca => {
+                vec![(s, ra), (t, ra)]
             }
-            (OrderingStyle::OpenTosca, true) => {
-                edges.insert(Edge {
-                    from: s,
-                    to: ra,
-                    reason,
-                });
-                edges.insert(Edge {
-                    from: t,
-                    to: ra,
-                    reason,
-                });
-            }
-            (OrderingStyle::OpenTosca, false) => {
-                edges.insert(Edge {
-                    from: t,
-                    to: ra,
-                    reason,
-                });
-                edges.insert(Edge {
-                    from: ra,
-                    to: s,
-                    reason,
-                });
-            }
-            (OrderingStyle::SimpleProfile, _) => {
-                // 1.3 §7.2.2: the target is started before the source is
-                // created. §7.2 does not cover AttachesTo (nor RoutesTo,
-                // which derives from ConnectsTo); it is ordered the same way,
-                // so that Configure operations woven into the source's
-                // configure step find the target up (digest-yaml §11.4 R5).
-                edges.insert(Edge {
-                    from: t,
-                    to: s,
-                    reason,
-                });
-                edges.insert(Edge {
-                    from: s,
-                    to: ra,
-                    reason,
-                });
-                edges.insert(Edge {
-                    from: t,
-                    to: ra,
-                    reason,
-                });
-            }
+            (OrderingStyle::OpenTosca, _) => vec![(t, ra), (ra, s)],
+            // 1.3 §7.2.2: the target is started before the source is
+            // created. §7.2 does not cover AttachesTo (nor RoutesTo, which
+            // derives from ConnectsTo); it is ordered the same way, so that
+            // Configure operations woven into the source's configure step
+            // find the target up (digest-yaml §11.4 R5).
+            (OrderingStyle::SimpleProfile, _) => vec![(t, s), (s, ra), (t, ra)],
+        };
+        for (from, to) in pairs {
+            edges.insert(Edge { from, to, reason });
         }
     }
     let ids: Vec<String> = activities.iter().map(|a| a.id.clone()).collect();
