@@ -15,6 +15,7 @@ mod layers;
 mod names;
 mod node_count;
 mod node_filters;
+mod operation_outputs;
 mod ordering;
 mod plugins;
 mod roundtrip;

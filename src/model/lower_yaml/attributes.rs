@@ -33,28 +33,7 @@ impl<'a> Lowerer<'a> {
                 }
             })
         };
-        for n in &t.nodes {
-            n.properties.values().for_each(&mut visit);
-            for i in n.interfaces.iter() {
-                for o in &i.operations {
-                    o.inputs
-                        .iter()
-                        .filter_map(|p| p.value.as_ref())
-                        .for_each(&mut visit);
-                }
-            }
-        }
-        for r in &t.relationships {
-            for i in r.interfaces.iter() {
-                for o in &i.operations {
-                    o.inputs
-                        .iter()
-                        .filter_map(|p| p.value.as_ref())
-                        .for_each(&mut visit);
-                }
-            }
-        }
-        t.outputs.iter().for_each(|o| visit(&o.value));
+        values(t, &mut visit);
         for (entity, iface, op, out) in wanted {
             let Some(n) = t.node_by_id(&entity) else {
                 continue;
@@ -107,29 +86,7 @@ impl<'a> Lowerer<'a> {
                 }
             })
         };
-        for n in &t.nodes {
-            n.properties.values().for_each(&mut visit);
-            for i in n.interfaces.iter() {
-                for o in &i.operations {
-                    o.inputs
-                        .iter()
-                        .filter_map(|p| p.value.as_ref())
-                        .for_each(&mut visit);
-                }
-            }
-        }
-        for r in &t.relationships {
-            r.properties.values().for_each(&mut visit);
-            for i in r.interfaces.iter() {
-                for o in &i.operations {
-                    o.inputs
-                        .iter()
-                        .filter_map(|p| p.value.as_ref())
-                        .for_each(&mut visit);
-                }
-            }
-        }
-        t.outputs.iter().for_each(|o| visit(&o.value));
+        values(t, &mut visit);
         for (n, attr) in wanted {
             let node_id = t.node(n).id.clone();
             let slot = t.nodes[n.0 as usize]
@@ -229,4 +186,25 @@ fn walk(v: &Value, f: &mut dyn FnMut(&str, &[Value])) {
         Value::Map(m) => m.values().for_each(|a| walk(a, f)),
         _ => {}
     }
+}
+
+/// Visit every value a function call may stand in: the properties and
+/// operation inputs of the node and relationship templates, and the
+/// topology's outputs.
+fn values(t: &Topology, visit: &mut impl FnMut(&Value)) {
+    fn inputs(i: &crate::model::Interface) -> impl Iterator<Item = &Value> {
+        i.operations
+            .iter()
+            .flat_map(|o| &o.inputs)
+            .filter_map(|p| p.value.as_ref())
+    }
+    for n in &t.nodes {
+        n.properties.values().for_each(&mut *visit);
+        n.interfaces.iter().flat_map(inputs).for_each(&mut *visit);
+    }
+    for r in &t.relationships {
+        r.properties.values().for_each(&mut *visit);
+        r.interfaces.iter().flat_map(inputs).for_each(&mut *visit);
+    }
+    t.outputs.iter().for_each(|o| visit(&o.value));
 }
