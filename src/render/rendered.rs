@@ -55,6 +55,45 @@ pub struct PlanParameter {
     pub required: bool,
 }
 
+/// A plan's parameters as both languages name them: its inputs as
+/// NCNames, unique, then the management bus URL.
+pub(crate) struct PlanInputs {
+    /// The name each plan input is given, by input.
+    pub(crate) names: std::collections::HashMap<String, String>,
+    /// The name of the bus URL input.
+    pub(crate) bus: String,
+    /// Every parameter, in order: the inputs (required), then the bus URL.
+    pub(crate) parameters: Vec<PlanParameter>,
+}
+
+impl PlanInputs {
+    /// The parameters of a plan with `inputs`, the bus URL input named
+    /// `bus` (another name if an input took it) and `bus_required`.
+    pub(crate) fn new(inputs: &[String], bus: &str, bus_required: bool) -> PlanInputs {
+        let mut unique = crate::names::Unique::new();
+        let mut names = std::collections::HashMap::new();
+        let mut parameters = Vec::new();
+        for i in inputs {
+            let name = unique.name(crate::names::ncname(i));
+            names.insert(i.clone(), name.clone());
+            parameters.push(PlanParameter {
+                name,
+                required: true,
+            });
+        }
+        let bus = unique.name(bus.to_string());
+        parameters.push(PlanParameter {
+            name: bus.clone(),
+            required: bus_required,
+        });
+        PlanInputs {
+            names,
+            bus,
+            parameters,
+        }
+    }
+}
+
 /// A plan ready to deploy.
 #[derive(Clone, Debug)]
 pub struct RenderedPlan {
@@ -88,5 +127,34 @@ impl RenderedPlan {
                 .iter()
                 .map(|f| (f.name.as_str(), f.data.as_slice())),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_inputs_are_unique_ncnames_and_the_bus_comes_last() {
+        let inputs = ["x y".to_string(), "x_y".to_string(), "bus".to_string()];
+        let p = PlanInputs::new(&inputs, "bus", false);
+        assert_eq!(p.names["x y"], "x_y");
+        assert_eq!(p.names["x_y"], "x_y_2");
+        assert_eq!(p.names["bus"], "bus");
+        assert_eq!(p.bus, "bus_2");
+        let listed: Vec<(&str, bool)> = p
+            .parameters
+            .iter()
+            .map(|q| (q.name.as_str(), q.required))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("x_y", true),
+                ("x_y_2", true),
+                ("bus", true),
+                ("bus_2", false)
+            ]
+        );
     }
 }

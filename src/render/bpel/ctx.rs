@@ -18,7 +18,7 @@ use crate::names::Unique;
 use crate::names::ncname;
 use crate::plugins::ConcretePlan;
 use crate::plugins::steps::{Step, state};
-use crate::render::rendered::PlanParameter;
+use crate::render::rendered::{PlanInputs, PlanParameter};
 use crate::render::vars::{Vars, word};
 
 /// Process variables that every plan has.
@@ -62,22 +62,11 @@ impl<'a> Ctx<'a> {
         plan: &ConcretePlan,
         names: &'a Vars,
     ) -> (Ctx<'a>, Vec<PlanParameter>) {
-        let mut unique = Unique::new();
-        let mut inputs = HashMap::new();
-        let mut parameters = Vec::new();
-        for i in &plan.inputs {
-            let element = unique.name(ncname(i));
-            inputs.insert(i.clone(), element.clone());
-            parameters.push(PlanParameter {
-                name: element,
-                required: true,
-            });
-        }
-        let bus = unique.name(BUS_URL_INPUT.to_string());
-        parameters.push(PlanParameter {
-            name: bus,
-            required: false,
-        });
+        let PlanInputs {
+            names: inputs,
+            parameters,
+            ..
+        } = PlanInputs::new(&plan.inputs, BUS_URL_INPUT, false);
         let cx = Ctx {
             topology,
             names,

@@ -17,7 +17,7 @@ use crate::names::Unique;
 use crate::names::ncname;
 use crate::plugins::ConcretePlan;
 use crate::plugins::steps::Binding;
-use crate::render::rendered::PlanParameter;
+use crate::render::rendered::{PlanInputs, PlanParameter};
 use crate::render::vars::{Vars, outside_families, word};
 
 /// Input with the management bus REST endpoint (`…/ManagementBus/v1/invoker`).
@@ -70,22 +70,11 @@ impl<'a> Ctx<'a> {
         plan_prefix: &'a str,
         names: &'a Vars,
     ) -> (Ctx<'a>, Vec<PlanParameter>) {
-        let mut unique = Unique::new();
-        let mut inputs = HashMap::new();
-        let mut parameters = Vec::new();
-        for i in &plan.inputs {
-            let v = unique.name(ncname(i));
-            inputs.insert(i.clone(), v.clone());
-            parameters.push(PlanParameter {
-                name: v,
-                required: true,
-            });
-        }
-        let bus = unique.name(BUS_URL_INPUT.to_string());
-        parameters.push(PlanParameter {
-            name: bus.clone(),
-            required: true,
-        });
+        let PlanInputs {
+            names: inputs,
+            bus,
+            parameters,
+        } = PlanInputs::new(&plan.inputs, BUS_URL_INPUT, true);
         let taken: Vec<&str> = FIXED
             .into_iter()
             .chain(parameters.iter().map(|p| p.name.as_str()))
