@@ -19,7 +19,7 @@
 //!   BPEL / BPMN       written back into the CSAR (csar::write), or previewed (dot)
 //! ```
 //!
-//! [`load`] runs the front end (archive to topology), [`derive()`] the plan
+//! [`load()`] runs the front end (archive to topology), [`derive()`] the plan
 //! stages, and [`compile`](mod@compile) runs the whole pipeline as the
 //! `toscanini` command does (its `cli` module, in the binary, only parses
 //! arguments and prints).

@@ -4,7 +4,7 @@
 //! write them back into the CSAR — and what the tests, the benchmarks and
 //! the fuzz targets run too, so that what they check and measure is what
 //! users run ([`compile_opened`] when the archive is already in memory).
-//! [`export`] and [`preview`] are the `export` and `graph` commands the
+//! [`export()`] and [`preview()`] are the `export` and `graph` commands the
 //! same way.
 //!
 //! In: a [`Request`] (the input, the options, the plans and languages asked

@@ -3,7 +3,7 @@
 //! against hostile input and no entry able to name a file outside the root.
 //!
 //! In: a path. Out: a [`Csar`] (entries by name, TOSCA.meta, the entry
-//! definitions) or diagnostics. [`write`] puts generated plans back.
+//! definitions) or diagnostics. [`write`](mod@write) puts generated plans back.
 
 pub(crate) mod limits;
 pub(crate) mod meta;

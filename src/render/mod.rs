@@ -1,4 +1,4 @@
-//! Stage 6: rendering a [`ConcretePlan`] into a plan language. Each
+//! Stage 6: rendering a [`ConcretePlan`](crate::plugins::ConcretePlan) into a plan language. Each
 //! backend turns every kind of language-neutral step into its own
 //! constructs, inside a skeleton from `templates/`; nothing here knows
 //! TOSCA syntax.

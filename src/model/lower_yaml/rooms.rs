@@ -109,7 +109,7 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// The first templates of `types` (at most [`SHOWN`]) with room for
+    /// The first templates of `types` (at most [`SHOWN`](super::fulfil::SHOWN)) with room for
     /// what `wanted` allocates, passing over its source and `taken`, and
     /// how many have room.
     pub(super) fn with_room(

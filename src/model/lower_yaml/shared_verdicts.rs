@@ -37,7 +37,7 @@ pub(super) struct Shared {
     passing: Vec<NodeId>,
 }
 
-/// The first passing templates (at most [`SHOWN`]) and how many pass.
+/// The first passing templates (at most [`SHOWN`](super::fulfil::SHOWN)) and how many pass.
 pub(super) type Chosen = (Vec<NodeId>, usize);
 
 impl<'a> Lowerer<'a> {

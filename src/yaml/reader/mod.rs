@@ -1,5 +1,5 @@
 //! Reading the TOSCA YAML grammar: a parsed [`Node`] tree becomes an
-//! [`ast::File`]. Every key is checked against the keys TOSCA defines at
+//! [`ast::File`](crate::yaml::ast::File). Every key is checked against the keys TOSCA defines at
 //! that place (unknown ones are warnings, W0304, since they change no
 //! meaning we use); values of the wrong YAML kind are errors that name the
 //! key (E0302). Both interface grammars (1.3 `operations:` and the older
