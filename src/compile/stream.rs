@@ -57,8 +57,7 @@ pub(super) fn complete_and_render<T>(
     let templates = super::render::templates()?;
     let explain = !options.complete.brief;
     let mut diagnostics = Diagnostics::new();
-    let mut done_meanwhile = None;
-    let (rendered, activities, explained) = std::thread::scope(|scope| {
+    let (rendered, done_meanwhile) = std::thread::scope(|scope| {
         let (send, receive) = sync_channel::<NamedPlan>(0);
         // The renderer owns the sender: if it stops, waiting for it ends.
         let (go, wait) = channel::<()>();
@@ -119,11 +118,13 @@ pub(super) fn complete_and_render<T>(
             }
         }
         drop(send);
-        done_meanwhile = Some(meanwhile());
-        renderer
+        let done_meanwhile = meanwhile();
+        let rendered = renderer
             .join()
-            .unwrap_or_else(|_| Err(Error::Internal("the renderer panicked".into())))
-    })?;
+            .unwrap_or_else(|_| Err(Error::Internal("the renderer panicked".into())));
+        (rendered, done_meanwhile)
+    });
+    let (rendered, activities, explained) = rendered?;
     if diagnostics.has_errors() {
         return Err(Error::Input(diagnostics));
     }
@@ -133,8 +134,6 @@ pub(super) fn complete_and_render<T>(
     let mut slots: Vec<Option<_>> = rendered.into_iter().map(Some).collect();
     let rendered: Vec<_> = order.iter().filter_map(|&i| slots[i].take()).collect();
     let activities: Vec<usize> = order.iter().map(|&i| activities[i]).collect();
-    let done_meanwhile =
-        done_meanwhile.ok_or_else(|| Error::Internal("`meanwhile` did not run".into()))?;
     Ok((
         Streamed {
             rendered,

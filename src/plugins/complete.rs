@@ -54,7 +54,7 @@ impl ActivityBody {
 }
 
 /// Which plugin handled an activity and why the others did not.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Decision {
     /// The plugin that handled it; `None` if nobody did.
     pub plugin: Option<std::sync::Arc<str>>,
@@ -189,15 +189,14 @@ fn complete_activities(
     // joining them held a large plan's bodies twice (30 MB at 100k nodes).
     let mut bodies: Vec<ActivityBody> = Vec::new();
     bodies.resize_with(activities.len(), ActivityBody::default);
-    let mut decisions: Vec<Option<Decision>> = vec![None; activities.len()];
-    let run = |part: &[Activity],
-               bodies: &mut [ActivityBody],
-               decisions: &mut [Option<Decision>]| {
+    let mut decisions: Vec<Decision> = Vec::new();
+    decisions.resize_with(activities.len(), Decision::default);
+    let run = |part: &[Activity], bodies: &mut [ActivityBody], decisions: &mut [Decision]| {
         let mut diags = Diagnostics::new();
         for ((activity, body), decision) in part.iter().zip(bodies).zip(decisions) {
             let (b, d) = complete_activity(cx, registry, in_plan, activity, options, &mut diags);
             *body = b;
-            *decision = Some(d);
+            *decision = d;
         }
         diags
     };
@@ -220,7 +219,7 @@ fn complete_activities(
     for g in parts {
         diags.extend(g);
     }
-    (bodies, decisions.into_iter().flatten().collect())
+    (bodies, decisions)
 }
 
 /// One activity's body (its plugin's steps with the instance-data steps
@@ -234,11 +233,7 @@ fn complete_activity(
     diags: &mut Diagnostics,
 ) -> (ActivityBody, Decision) {
     let topology = cx.topology;
-    let mut decision = Decision {
-        plugin: None,
-        declined: Vec::new(),
-        notes: Vec::new(),
-    };
+    let mut decision = Decision::default();
     let record = !options.brief;
     let mut handled = ask_all(cx, registry, activity, &mut decision, record);
     if handled.is_none() && !record {
@@ -304,11 +299,7 @@ fn ask_all(
         kind: base,
         ..activity.clone()
     };
-    let mut base_decision = Decision {
-        plugin: None,
-        declined: Vec::new(),
-        notes: Vec::new(),
-    };
+    let mut base_decision = Decision::default();
     let Some(mut body) = ask(cx, registry, &as_base, &mut base_decision, record) else {
         decision.plugin = None;
         decision.declined.append(&mut base_decision.declined);

@@ -1,7 +1,7 @@
-//! Stage 6: rendering a [`ConcretePlan`](crate::plugins::ConcretePlan) into a plan language. Each
-//! backend turns every kind of language-neutral step into its own
-//! constructs, inside a skeleton from `templates/`; nothing here knows
-//! TOSCA syntax.
+//! Stage 6: rendering a [`ConcretePlan`](crate::plugins::ConcretePlan)
+//! into a plan language. Each backend turns every kind of
+//! language-neutral step into its own constructs, inside a skeleton from
+//! `templates/`; nothing here knows TOSCA syntax.
 //!
 //! In: a concrete plan and the topology (for names). Out: a
 //! [`RenderedPlan`]: the files of one deployable plan.

@@ -55,21 +55,22 @@ fn relative_to(from: &str, to: &str) -> String {
     parts.join("/")
 }
 
-/// The service template's bytes and text (without a byte order mark).
-fn entry_text(loaded: &Loaded) -> Result<(&[u8], String)> {
-    let bytes = loaded
+/// The service template's bytes.
+fn entry_bytes(loaded: &Loaded) -> Result<&[u8]> {
+    loaded
         .csar
         .get(&loaded.entry)
-        .ok_or_else(|| Error::Internal(format!("`{}` is not in the CSAR", loaded.entry)))?;
-    let text =
-        String::from_utf8_lossy(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)).into_owned();
-    Ok((bytes, text))
+        .ok_or_else(|| Error::Internal(format!("`{}` is not in the CSAR", loaded.entry)))
+}
+
+/// The text of a file's bytes, without a byte order mark.
+fn text_of(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)).into_owned()
 }
 
 /// The service template parsed for the write-back.
 pub(super) fn prepare_entry(loaded: &Loaded) -> Result<Prepared> {
-    let (_, text) = entry_text(loaded)?;
-    Ok(prepare(&loaded.entry, &text))
+    Ok(prepare(&loaded.entry, &text_of(entry_bytes(loaded)?)))
 }
 
 /// The changes that put `plans` into a YAML CSAR, its service template
@@ -81,7 +82,7 @@ pub(super) fn changes(
 ) -> Result<(Changes, Diagnostics)> {
     let (rename, root_prefix) = renaming(loaded);
     let entry = rename(&loaded.entry);
-    let (bytes, text) = entry_text(loaded)?;
+    let bytes = entry_bytes(loaded)?;
     let mut changes = Changes::default();
     let mut workflows = Vec::new();
     for plan in plans {
@@ -120,7 +121,7 @@ pub(super) fn changes(
             .map(|p| format!("plans/{}.zip", percent_encode(&p.name)))
             .collect();
         if !files.is_empty() {
-            diagnostics.push(unreferenced(v, &loaded.entry, &text, &files));
+            diagnostics.push(unreferenced(v, &loaded.entry, &text_of(bytes), &files));
         }
         workflows.clear();
     }

@@ -9,6 +9,7 @@ use foldhash::{HashMap, HashMapExt};
 use crate::names::Unique;
 use crate::plan::{Activity, Reason};
 use crate::plugins::ConcretePlan;
+use crate::render::vars::word;
 
 /// `on_failure` (imperative workflows): a flag per activity whose failure
 /// is routed, which its links test. Failure flags (`failed_…`) are a
@@ -42,11 +43,6 @@ fn failure_var(activity: &str) -> String {
 /// Where both activities are of one kind (`vm_provision`, `app_provision`)
 /// the kind is said once, at the end: `vm_to_app_provision`.
 fn link_name(from: &Activity, to: &Activity) -> String {
-    let word = |s: &str| -> String {
-        s.chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect()
-    };
     let kind = from.kind.name();
     let suffix = format!("_{kind}");
     if to.kind.name() == kind
