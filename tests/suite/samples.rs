@@ -289,9 +289,9 @@ fn unread_variables(text: &str) -> Vec<&str> {
 /// at 102 nodes since a provisioned node is set STARTED once, an
 /// activity's second log entry only replaces the text of its first and a
 /// link between activities of one kind names the kind once; 18,539 since
-/// an instance's id is kept only where the plan reads it; 18,895 since an instance's properties are loaded only where the
-/// plan reads them, an iteration's variables are declared in the
-/// iteration only, bpel4RestLight's default media type is not restated,
+/// an instance's id is kept only where the plan reads it; 18,895 since an
+/// instance's properties are loaded only where the plan reads them, an
+/// iteration's variables are declared in the iteration only, bpel4RestLight's default media type is not restated,
 /// elements are found by `*:name` and an activity without steps keeps the
 /// default fault handler; 22,326 bytes since the calls and relationship
 /// instances copy what they share from a request the process fills once
