@@ -178,7 +178,13 @@ class Check:
             deleted = Counter(e.get("instance") for e in self.requests
                               if e["kind"] == "state" and e.get("state") == "DELETED")
             for i in instances:
-                if i["state"] != "DELETED":
+                if i.get("external"):
+                    # Another deployment's node, which a `select` template used: left alone.
+                    want = {"service": "CREATED", "node": "STARTED"}[i["type"]]
+                    if i["state"] != want or deleted[i["instance"]]:
+                        self.fail(f"{i['type']} instance {i['instance']} ({i['template'] or 'service'}) of another "
+                                  f"deployment is {i['state']}, expected {want} and untouched")
+                elif i["state"] != "DELETED":
                     self.fail(f"{i['type']} instance {i['instance']} ({i['template'] or 'service'}) is {i['state']}, "
                               f"expected DELETED")
                 elif deleted[i["instance"]] != 1:

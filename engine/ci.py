@@ -77,15 +77,29 @@ ROUTING = {
 # tests/features/test-policies and yaml-test-policies: the mock answers the output a
 # test policy expects (ExpectedOutputParameters) with another value, and the plan
 # must fail in the test's activity. Plan name: (the answer, the activity).
-# tests/features/runtime-functions: the inputs of its build runs, and the
-# parameters the plan must compute for app's create from them (TOSCA 2.0
-# built-in functions evaluated when the plan runs); a build with a port that
-# is no number must fail in app's activity.
-RUNTIME_FUNCTIONS = {
-    "inputs": {"base_port": "8000", "hosts": "alpha,beta"},
-    "params": {"app/create": {"NEXT_PORT": "8001", "URL": "http://db.example:8000", "IS_BIG": "true",
-                              "FIRST": "beta", "EITHER": "true", "PREFIXED": "true", "SIZE": "10",
-                              "HALF": "500"}},
+# Fixtures whose plans need inputs other than `input-<name>`: the inputs of
+# their build runs (and of the builds before their other plans), the
+# parameters the build plan must compute for an operation from them, and a
+# build whose inputs must fail it in one activity: (label, inputs, activity).
+# - tests/features/runtime-functions: TOSCA 2.0 built-in functions evaluated
+#   when the plan runs; a port that is no number fails app's activity.
+# - tests/features/select-existing: the `select` template's existing node,
+#   another deployment's database with version 7 (the template says 1); one
+#   whose edition the node_filter does not allow fails db's activity.
+FIXTURE_INPUTS = {
+    "runtime-functions": {
+        "inputs": {"base_port": "8000", "hosts": "alpha,beta"},
+        "params": {"app/create": {"NEXT_PORT": "8001", "URL": "http://db.example:8000", "IS_BIG": "true",
+                                  "FIRST": "beta", "EITHER": "true", "PREFIXED": "true", "SIZE": "10",
+                                  "HALF": "500"}},
+        "failing": (" base_port eight", {"base_port": "eight", "hosts": "alpha,beta"}, "app_provision"),
+    },
+    "select-existing": {
+        "inputs": {"db_InstanceURL": "@existing:db:version=7;edition=community"},
+        "params": {"app/create": {"DB_VERSION": "7", "DB_EDITION": "community"}},
+        "failing": (" edition other", {"db_InstanceURL": "@existing:db:version=7;edition=other"},
+                    "db_provision"),
+    },
 }
 
 EXPECTATION_FAILS = {
@@ -169,18 +183,16 @@ def prepare(plans_path, outdir):
             bad += 1
             continue
         runs = []
-        # The functions of runtime-functions need numbers where the harness
-        # would give `input-<name>`: its runs, and the builds before them, get inputs.
-        given = {"inputs": RUNTIME_FUNCTIONS["inputs"]} if p["name"] == "runtime-functions" else {}
+        fixture = FIXTURE_INPUTS.get(p["name"])
+        given = {"inputs": fixture["inputs"]} if fixture else {}
         if kind in ("build", "defrost"):
             if given:
-                runs.append(("", dict(given), {"params": RUNTIME_FUNCTIONS["params"]}))
+                runs.append(("", dict(given), {"params": fixture["params"]}))
                 if kind == "build":
-                    # A function of no number fails the plan in the activity
-                    # that computes it (not the engine, with an incident).
-                    eight = {**RUNTIME_FUNCTIONS["inputs"], "base_port": "eight"}
-                    runs.append((" base_port eight", {"inputs": eight, "expect": "error"},
-                                 {"expect": "error", "failed_in": "app_provision"}))
+                    # The plan fails in the activity (not the engine, with an incident).
+                    label, inputs, activity = fixture["failing"]
+                    runs.append((label, {"inputs": inputs, "expect": "error"},
+                                 {"expect": "error", "failed_in": activity}))
             else:
                 runs.append(("", {}, {}))
             ops = invocations(p["bpmn"], graph)

@@ -15,6 +15,7 @@ mod policies;
 mod regions;
 pub mod replicate;
 mod scaling_policies;
+mod selection;
 mod target;
 mod types;
 mod value;
@@ -30,6 +31,7 @@ use names::Names;
 pub use policies::{Group, Policy, PolicyTarget, Substitution};
 pub use regions::parse_scaling_tags;
 pub use scaling_policies::regions_from_policies;
+pub use selection::ExistingNode;
 pub use target::Target;
 pub use types::{TypeDef, TypeId, TypeKind, TypeName, TypeTable};
 pub use value::{Call, RUNTIME_FUNCTIONS, Value, evaluated_at_run_time};
@@ -225,6 +227,9 @@ pub struct NodeTemplate {
     /// Already running: registered by plans, never provisioned
     /// (OpenTOSCA's `State=Running` convention, YAML `select` directive).
     pub running: bool,
+    /// With the YAML `select` directive: which existing instance the
+    /// plans use and what it must pass.
+    pub selection: Option<Box<ExistingNode>>,
     /// Abstract: supplied by the orchestrator as a whole (YAML `substitute`,
     /// abstract types without implementation).
     pub is_abstract: bool,

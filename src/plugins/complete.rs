@@ -750,6 +750,11 @@ fn collect_inputs(
             if let Step::SelectInstance(_, super::steps::Strategy::UserProvided(input)) = step {
                 add(input, &mut inputs);
             }
+            if let Step::UseExisting(n) = step
+                && let Some(existing) = &topology.node(*n).selection
+            {
+                add(&existing.input, &mut inputs);
+            }
             if let Step::Invoke(inv) = step {
                 for (_, b) in &inv.inputs {
                     binding_inputs(b, &mut |n| add(n, &mut inputs));

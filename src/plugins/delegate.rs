@@ -17,6 +17,7 @@
 use super::api::{Body, Context, Outcome, Plugin, Role};
 use super::configure::{Phase, woven};
 use super::conventions::{BUILD_OPERATIONS, is_lifecycle};
+use super::steps::Step;
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::{Dialect, TemplateRef};
 use crate::plan::{Activity, ActivityKind};
@@ -59,10 +60,18 @@ impl Plugin for Delegate {
             .filter_map(|v| v.as_input())
             .map(|i| format!("`{i}`"))
             .collect();
-        let mut body = Body::nothing(match activity.kind {
-            ActivityKind::Terminate => {
+        let mut body = Body::nothing(match (&activity.kind, &node.selection) {
+            (ActivityKind::Terminate, Some(_)) => {
+                "selected: the reference is marked deleted; the existing node is left as it is"
+                    .to_string()
+            }
+            (ActivityKind::Terminate, None) => {
                 "delegated: marked deleted; whoever supplied the resource removes it".to_string()
             }
+            (_, Some(existing)) => format!(
+                "selected (TOSCA 2.0 §7.2): registered as a reference to the existing instance plan input `{}` names, with its properties, once they pass the node_filter",
+                existing.input
+            ),
             _ => format!(
                 "delegated (TOSCA 1.3 §7.2.1.1): registered and marked started, not provisioned{}",
                 if inputs.is_empty() {
@@ -74,7 +83,11 @@ impl Plugin for Delegate {
         });
         // Configure operations of its relationships (lowering warns, W0314).
         if activity.kind == ActivityKind::Provision {
-            let mut steps = woven(cx.topology, n, Phase::Pre, &mut body.notes);
+            let mut steps = Vec::new();
+            if node.selection.is_some() {
+                steps.push(Step::UseExisting(n));
+            }
+            steps.extend(woven(cx.topology, n, Phase::Pre, &mut body.notes));
             steps.extend(woven(cx.topology, n, Phase::Post, &mut body.notes));
             body.steps = steps;
         }

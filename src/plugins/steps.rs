@@ -135,6 +135,11 @@ pub enum Step {
     },
     /// Pick an instance of a node by strategy and load its properties.
     SelectInstance(NodeId, Strategy),
+    /// Read into the node's property variables the properties of the
+    /// existing instance its plan input names (`select` directive,
+    /// [`crate::model::ExistingNode`]), and fail the plan unless the input
+    /// is given and the instance passes the node's node_filter.
+    UseExisting(NodeId),
     /// Evaluate conditions (all must hold) on the current instance of a
     /// template: `state` is its instance state, other names its property
     /// variables. Imperative workflows: a step's `filter` skips the rest of

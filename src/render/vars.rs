@@ -155,6 +155,8 @@ impl Vars {
                 self.mark_id(TemplateRef::Node(*to));
             }
             Step::SelectInstance(n, _) => self.mark_id(TemplateRef::Node(*n)),
+            // Its properties are stored on the reference instance.
+            Step::UseExisting(n) => self.mark_all(topology, TemplateRef::Node(*n)),
             Step::CreateNodeInstance(_) | Step::SetState(..) => {}
         }
     }
@@ -355,9 +357,10 @@ pub(crate) fn step_templates(step: &Step, add: &mut impl FnMut(TemplateRef)) {
             add(TemplateRef::Node(*to));
         }
         Step::CreateRelationshipInstance(r) => add(TemplateRef::Relationship(*r)),
-        Step::CreateNodeInstance(n) | Step::StoreProperties(n) | Step::SelectInstance(n, _) => {
-            add(TemplateRef::Node(*n))
-        }
+        Step::CreateNodeInstance(n)
+        | Step::StoreProperties(n)
+        | Step::SelectInstance(n, _)
+        | Step::UseExisting(n) => add(TemplateRef::Node(*n)),
         Step::SetState(t, _) | Step::Check { template: t, .. } => add(*t),
         Step::CopyProperties { from, to } => {
             add(TemplateRef::Node(*from));

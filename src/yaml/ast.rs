@@ -404,9 +404,10 @@ pub(crate) struct NodeTemplate {
     pub artifacts: Vec<ArtifactDef>,
     /// `copy`.
     pub copy: Option<Spanned>,
-    /// Whether a `node_filter` is given (1.3: selects a node for an
-    /// abstract one; also read as filtering every requirement's target).
-    pub node_filter: bool,
+    /// `node_filter`: with the `select` directive, what the existing node
+    /// must pass (also read as leaving every requirement's target to the
+    /// orchestrator, as 1.3 abstract nodes do).
+    pub node_filter: Option<Node>,
     /// Whether `count`, `occurrences` or `instance_count` asks for other
     /// than exactly one instance.
     pub multiple: bool,

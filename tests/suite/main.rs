@@ -22,6 +22,7 @@ mod roundtrip;
 mod rules;
 mod samples;
 mod scale_out;
+mod select_existing;
 mod spec_key_examples;
 mod substitution;
 mod support;

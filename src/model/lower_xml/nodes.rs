@@ -113,6 +113,7 @@ impl<'a> Lowerer<'a> {
             interfaces,
             artifacts,
             running,
+            selection: None,
             is_abstract: self.types.get(type_id).is_abstract,
             origin: Some(doc.source.location(n.span)),
         }

@@ -101,6 +101,23 @@ impl<'a> Lowerer<'a> {
             if (!node.is_abstract && !node.running) || self.substitution_failed.contains(&node.id) {
                 continue;
             }
+            if let Some(existing) = &node.selection {
+                self.diags.push(
+                    Diagnostic::warning(
+                        codes::W_YAML_DELEGATED,
+                        format!(
+                            "node template `{}` (type `{}`) has the `select` directive: the plans use an existing node, the instance whose URL plan input `{}` gives; they read its properties{}, and register this node as a reference to it, started",
+                            node.id,
+                            t.types.get(node.type_id).name,
+                            existing.input,
+                            if existing.filter.is_empty() { "" } else { ", check them against its node_filter" },
+                        ),
+                    )
+                    .at_opt(node.origin.clone())
+                    .hint(format!("run the plan with `{}` set to the URL of a started instance of `{}` (the container's instance API)", existing.input, node.id)),
+                );
+                continue;
+            }
             let inputs: Vec<String> = node
                 .properties
                 .iter()
@@ -115,10 +132,7 @@ impl<'a> Lowerer<'a> {
             // type the orchestrator does not provide, abstract.
             let implement = "give the node implementations (e.g. `Standard.create`) if the plans should provision it";
             let (why, hint) = if node.running {
-                (
-                    "has the `select` directive: an existing node is used",
-                    implement,
-                )
+                ("is already running (State=Running)", implement)
             } else if implemented || !provided(&t.types, node) {
                 (
                     "has the `substitute` directive, and no service template loaded with this one substitutes it (TOSCA 2.0 §15: none has `substitution_mappings` whose `node_type` is its type or derived from it)",

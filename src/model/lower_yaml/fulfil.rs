@@ -81,7 +81,7 @@ impl<'a> Lowerer<'a> {
         // are not evaluated, so such a node's targets stay open.
         let filtered = asts
             .get(source.0 as usize)
-            .is_some_and(|(n, _)| n.node_filter);
+            .is_some_and(|(n, _)| n.node_filter.is_some());
         if filtered || (wanted.node_type.is_none() && wanted.capability.is_none()) {
             return Err(None);
         }

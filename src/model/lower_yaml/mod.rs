@@ -77,6 +77,7 @@ mod relationship_copies;
 mod relationships;
 mod requirements;
 mod rooms;
+mod select;
 mod shared_verdicts;
 mod splice;
 mod splice_parts;

@@ -131,6 +131,7 @@ impl<'a> Lowerer<'a> {
             None => self.template_artifacts(&defs, n, unit, &owner),
         };
         let properties = self.properties(&defs, &n.properties, &n.attributes, unit, this, &name);
+        let selection = self.existing_node(n, &properties, unit);
         self.capabilities(&defs, n, id, unit, this);
         let (interfaces, deployment) = match shared {
             Some(shared) => shared,
@@ -155,6 +156,7 @@ impl<'a> Lowerer<'a> {
             running: directives
                 .iter()
                 .any(|d| matches!(*d, "select" | "selectable")),
+            selection,
             is_abstract: directives
                 .iter()
                 .any(|d| matches!(*d, "substitute" | "substitutable")),
@@ -249,6 +251,7 @@ impl<'a> Lowerer<'a> {
             interfaces: Arc::new(self.finish_interfaces(list)),
             artifacts: Vec::new(),
             running: false,
+            selection: None,
             is_abstract: true,
             origin: None,
         }

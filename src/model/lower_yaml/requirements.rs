@@ -79,6 +79,24 @@ impl<'a> Lowerer<'a> {
         targets: &Targets<'_, 'a>,
         wiring: &mut Wiring<'a>,
     ) {
+        // A selected node's relationships are the existing node's (2.0
+        // §7.2: its requirements are ignored).
+        if targets.pool.nodes[source.0 as usize].selection.is_some() {
+            if let Some(first) = n.requirements.first() {
+                self.diags.push(
+                    Diagnostic::warning(
+                        codes::W_IGNORED,
+                        format!(
+                            "the requirements of node template `{}` are ignored: it has the `select` directive, and an existing node's relationships are its own (TOSCA 2.0 §7.2)",
+                            n.name.text
+                        ),
+                    )
+                    .at(Self::at(unit, first.name.span))
+                    .hint("drop the requirements, or drop `select` to have the plans make the node"),
+                );
+            }
+            return;
+        }
         let reqs = self.requirement_definitions(key);
         let mut assigned: HashSet<&str> = HashSet::new();
         for a in &n.requirements {

@@ -142,7 +142,25 @@ fn step(
         // Only reached when the filter is the last step: nothing follows.
         Step::Check { template, .. } => check(cx, w, ind, *template, &[], name, Some(&[]), subject),
         Step::SelectInstance(n, strategy) => select(cx, w, ind, *n, strategy, name),
+        Step::UseExisting(n) => use_existing(cx, w, ind, *n, name),
     }
+}
+
+/// Load the properties of the existing instance the plan input of `n`'s
+/// selection names, and check its node_filter on them.
+fn use_existing(cx: &Ctx, w: &mut W, ind: usize, n: NodeId, name: &str) -> Result<()> {
+    let r = TemplateRef::Node(n);
+    let Some(existing) = &cx.topology.node(n).selection else {
+        return Ok(());
+    };
+    let input = cx.input(&existing.input);
+    w.put("use-existing", ind, &[("name", name), ("input", &input)])?;
+    load_from(cx, w, ind + 4, r, "existingURL", &format!("{name}_load"))?;
+    if !existing.filter.is_empty() {
+        let expr = text(&condition(&existing.filter, r, cx.topology, cx.names));
+        w.put("use-existing-filter", ind, &[("condition", &expr)])?;
+    }
+    w.put("use-existing-end", ind, &[])
 }
 
 /// Set the property variables of `to` from those of `from` with the same
@@ -340,15 +358,17 @@ pub(crate) fn load_properties(
     r: TemplateRef,
     name: &str,
 ) -> Result<()> {
+    load_from(cx, w, ind, r, cx.names.url(r), name)
+}
+
+/// Load the properties the plan reads of `r` from the instance whose URL
+/// is in variable `url`.
+fn load_from(cx: &Ctx, w: &mut W, ind: usize, r: TemplateRef, url: &str, name: &str) -> Result<()> {
     let mut props = cx.names.loaded_props(cx.topology, r).peekable();
     if props.peek().is_none() {
         return Ok(());
     }
-    w.put(
-        "load-properties",
-        ind,
-        &[("url", cx.names.url(r)), ("name", name)],
-    )?;
+    w.put("load-properties", ind, &[("url", url), ("name", name)])?;
     for (p, v) in props {
         let child = text(&child(p));
         w.put("load-property", ind, &[("child", &child), ("var", v)])?;

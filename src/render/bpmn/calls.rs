@@ -143,6 +143,13 @@ pub(super) fn record_state(text: &mut Text, url: &str, state: &str) -> Kind {
 /// a call of [`LOAD`], or, where a property name cannot be listed in its
 /// `names` (a comma), a GET of its own.
 pub(super) fn load_properties(cx: &mut Ctx, t: TemplateRef) -> Option<Kind> {
+    let url = cx.names.url(t).to_string();
+    load_from(cx, t, &url)
+}
+
+/// A GET of the properties the plan reads of `t` from the instance whose
+/// URL is in variable `url` (none read: no request).
+pub(super) fn load_from(cx: &mut Ctx, t: TemplateRef, url: &str) -> Option<Kind> {
     let Ctx {
         names,
         topology,
@@ -155,10 +162,10 @@ pub(super) fn load_properties(cx: &mut Ctx, t: TemplateRef) -> Option<Kind> {
         .loaded_props(topology, t)
         .any(|(p, _)| p.is_empty() || p.contains(','))
     {
-        return Some(load_each(cx, t));
+        return Some(load_each(cx, t, url));
     }
     let mut call = call(LOAD);
-    pass(text, &mut call, "url", &[Part::Var(names.url(t))]);
+    pass(text, &mut call, "url", &[Part::Var(url)]);
     let mut list = String::new();
     for (p, _) in names.loaded_props(topology, t) {
         if !list.is_empty() {
@@ -176,7 +183,7 @@ pub(super) fn load_properties(cx: &mut Ctx, t: TemplateRef) -> Option<Kind> {
 
 /// A GET of the properties of a template's current instance, one output
 /// per property.
-fn load_each(cx: &mut Ctx, t: TemplateRef) -> Kind {
+fn load_each(cx: &mut Ctx, t: TemplateRef, url: &str) -> Kind {
     let Ctx {
         names,
         topology,
@@ -184,7 +191,7 @@ fn load_each(cx: &mut Ctx, t: TemplateRef) -> Kind {
         text,
         ..
     } = cx;
-    let url = concat(text, &[Part::Var(names.url(t)), Part::Lit("/properties")]);
+    let url = concat(text, &[Part::Var(url), Part::Lit("/properties")]);
     let mut outputs = vec![status_check(text)];
     for (p, v) in names.loaded_props(topology, t) {
         let value = match properties.get(p) {

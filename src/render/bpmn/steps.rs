@@ -19,7 +19,8 @@ use crate::render::vars::Vars;
 use std::fmt::Write as _;
 
 use super::calls::{
-    call, created, http, literal_value, load_properties, out, pass, set_state, status_check,
+    call, created, http, literal_value, load_from, load_properties, out, pass, set_state,
+    status_check,
 };
 use super::chain::{Chain, Prefix};
 use super::ctx::Ctx;
@@ -109,8 +110,80 @@ pub(super) fn step(cx: &mut Ctx, chain: &mut Chain, step: &Step, p: Prefix) {
             }
         }
         Step::SelectInstance(n, strategy) => select(cx, chain, *n, strategy, p),
+        Step::UseExisting(n) => use_existing(cx, chain, *n, p),
         Step::Invoke(inv) => invoke(cx, chain, inv, p),
     }
+}
+
+/// Load the properties of the existing instance the plan input of `n`'s
+/// selection names, and check its node_filter on them: a script that
+/// fails without the input, the load, and a script that fails where the
+/// filter does not hold.
+fn use_existing(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, p: Prefix) {
+    let t = cx.topology;
+    let r = TemplateRef::Node(n);
+    let Some(existing) = &t.node(n).selection else {
+        return;
+    };
+    let node = &t.node(n).id;
+    let input = cx.input(&existing.input);
+    let script = cx.text.build(|o| {
+        o.push_str("if (!");
+        push_var(o, &input);
+        o.push_str(") fail(");
+        push_literal(
+            o,
+            &format!(
+                "{p}: {node} has the select directive: give plan input {} (the URL of the instance to use)",
+                existing.input
+            ),
+        );
+        o.push(')');
+    });
+    let id = cx.text.fmt(format_args!("{p}"));
+    let name = cx.text.fmt(format_args!("existing instance of {node}"));
+    chain.then(id, name, groovy_task(script));
+    if let Some(kind) = load_from(cx, r, &input) {
+        let id = cx.text.fmt(format_args!("{p}_load"));
+        let name = cx.text.fmt(format_args!("load properties of {node}"));
+        chain.then(id, name, kind);
+    }
+    if existing.filter.is_empty() {
+        return;
+    }
+    let mut expr = String::new();
+    let names = &cx.names;
+    let property = |a: &str| {
+        names
+            .props_of(t, r)
+            .find(|(n, _)| *n == a)
+            .map(|(_, v)| v.to_string())
+    };
+    super::condition::push(&mut expr, &existing.filter, &property, "''");
+    let script = cx.text.build(|o| {
+        o.push_str("if (!(");
+        o.push_str(&expr);
+        o.push_str(")) fail(");
+        push_literal(
+            o,
+            &format!(
+                "{p}: the instance given as {} does not pass the node_filter of {node}",
+                existing.input
+            ),
+        );
+        o.push(')');
+    });
+    let id = cx.text.fmt(format_args!("{p}_filter"));
+    let name = cx.text.fmt(format_args!("node_filter of {node}"));
+    chain.then(id, name, groovy_task(script));
+}
+
+/// A script task running `script` (Groovy).
+fn groovy_task(script: Str) -> Kind {
+    Kind::Script(Box::new(Script {
+        script: Value::Groovy(script),
+        locals: Vec::new(),
+    }))
 }
 
 /// Register a new instance of node `n` with its service template's

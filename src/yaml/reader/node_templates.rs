@@ -25,7 +25,7 @@ impl<'a> Reader<'a> {
             interfaces: Vec::new(),
             artifacts: Vec::new(),
             copy: None,
-            node_filter: false,
+            node_filter: None,
             multiple: false,
             count: None,
             span: node.span,
@@ -86,7 +86,7 @@ impl<'a> Reader<'a> {
                 "interfaces" => n.interfaces = self.interfaces(v),
                 "artifacts" => n.artifacts = self.artifacts(v),
                 "copy" => n.copy = self.string(v, "copy"),
-                "node_filter" => n.node_filter = true,
+                "node_filter" => n.node_filter = Some(v.clone()),
                 // 2.0 `count`: the lowering makes the representations.
                 "count" => {
                     n.multiple |= !exactly_one(v);

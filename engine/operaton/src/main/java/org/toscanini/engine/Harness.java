@@ -263,7 +263,10 @@ final class Harness implements AutoCloseable {
         case "ManagementBusURL" -> mock.managementBusUrl();
         case "OpenTOSCAContainerAPIServiceInstanceURL" -> service == null
             ? mock.serviceInstanceUrl(mock.merge()) : mock.serviceInstanceUrl(service);
-        default -> "input-" + name;
+        // A `select` template's existing node: another deployment's instance.
+        default -> name.endsWith("_InstanceURL")
+            ? "@existing:" + name.substring(0, name.length() - "_InstanceURL".length())
+            : "input-" + name;
       };
       vars.put(name, given.getOrDefault(name, value));
     }
@@ -271,8 +274,23 @@ final class Harness implements AutoCloseable {
       vars.putIfAbsent(g.getKey(), g.getValue());
     }
     // `@instance:TEMPLATE:K`: the id of the K-th instance of TEMPLATE the setup created.
+    // `@existing:TEMPLATE[:NAME=VALUE;...]`: the URL of a started instance of TEMPLATE that
+    // another deployment made, with those properties.
     for (Map.Entry<String, Object> v : vars.entrySet()) {
       String s = v.getValue().toString();
+      if (s.startsWith("@existing:")) {
+        String[] p = s.substring("@existing:".length()).split(":", 2);
+        Map<String, String> properties = new LinkedHashMap<>();
+        for (String pair : p.length > 1 ? p[1].split(";") : new String[0]) {
+          int eq = pair.indexOf('=');
+          if (eq < 1) {
+            throw new IllegalArgumentException(v.getKey() + ": `" + pair + "` is not NAME=VALUE");
+          }
+          properties.put(pair.substring(0, eq), pair.substring(eq + 1));
+        }
+        v.setValue(mock.existing(p[0], properties));
+        continue;
+      }
       if (s.startsWith("@instance:")) {
         String[] p = s.split(":");
         List<Long> ids = mock.instanceIds(p[1]);

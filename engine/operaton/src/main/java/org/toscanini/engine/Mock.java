@@ -11,9 +11,11 @@ import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.regex.Matcher;
@@ -45,6 +47,8 @@ final class Mock implements AutoCloseable {
     final Map<String, String> properties = new TreeMap<>();
     /** Whose service template: "" the plan's own, "target" a transformation's target. */
     String side = "";
+    /** Another deployment's node (what a `select` template uses): never merged into the plan's service. */
+    boolean external;
 
     Instance(long id, String template, boolean relationship, String state) {
       this.id = id;
@@ -151,16 +155,37 @@ final class Mock implements AutoCloseable {
 
   /** Puts every node and relationship instance into service instance `into` (N builds, one service). */
   synchronized long merge() {
-    long into = services.keySet().stream().findFirst().orElseGet(() -> createService().id);
+    long into = services.values().stream().filter(s -> !s.external).map(s -> s.id).findFirst()
+        .orElseGet(() -> createService().id);
     for (Instance i : nodes.values()) {
-      i.service = into;
+      if (!i.external) {
+        i.service = into;
+      }
     }
     for (Instance i : relationships.values()) {
       i.service = into;
     }
-    services.keySet().removeIf(id -> id != into);
+    Set<Long> kept = new HashSet<>(List.of(into));
+    nodes.values().stream().filter(i -> i.external).forEach(i -> kept.add(i.service));
+    services.keySet().removeIf(id -> !kept.contains(id));
     services.get(into).state = "CREATED";
     return into;
+  }
+
+  /**
+   * A started instance of node template `template` in a service instance of its own, with
+   * `properties`: another deployment's node, which a `select` template's plan input names. Its URL.
+   */
+  synchronized String existing(String template, Map<String, String> properties) {
+    Instance s = createService();
+    s.state = "CREATED";
+    s.external = true;
+    Instance i = new Instance(nextId++, template, false, "STARTED");
+    i.service = s.id;
+    i.external = true;
+    i.properties.putAll(properties);
+    nodes.put(i.id, i);
+    return serviceTemplateUrl("") + "/nodetemplates/" + template + "/instances/" + i.id;
   }
 
   /** Sets property `name` of the instances of `template`, in creation order, to `values`. */
@@ -222,6 +247,9 @@ final class Mock implements AutoCloseable {
     m.put("state", i.state);
     if (!i.side.isEmpty()) {
       m.put("side", i.side);
+    }
+    if (i.external) {
+      m.put("external", true);
     }
     if (i.relationship) {
       m.put("source", i.source);

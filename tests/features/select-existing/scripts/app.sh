@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "app with database $DB_EDITION $DB_VERSION"
