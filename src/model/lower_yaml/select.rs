@@ -16,6 +16,7 @@
 //! `$not`, whose meaning it would change.
 
 use super::allocation::amount;
+use super::workflows::CONSTRAINTS;
 use super::{Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, Span, codes};
 use crate::model::{Condition, ExistingNode, Properties, Value};
@@ -32,21 +33,6 @@ const COMPARISONS: &[(&str, &str)] = &[
     ("in_range", "in_range"),
     ("valid_values", "valid_values"),
     ("matches", "pattern"),
-];
-
-/// 1.3 constraint operators the plans evaluate (`render::*::condition`).
-const CONSTRAINTS: &[&str] = &[
-    "equal",
-    "greater_than",
-    "greater_or_equal",
-    "less_than",
-    "less_or_equal",
-    "in_range",
-    "valid_values",
-    "length",
-    "min_length",
-    "max_length",
-    "pattern",
 ];
 
 impl<'a> Lowerer<'a> {

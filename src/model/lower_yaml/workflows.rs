@@ -501,8 +501,9 @@ fn operation<'a>(
     found.map(|i| (i, op.to_string()))
 }
 
-/// Constraint operators (1.3 §3.6.3) conditions may use.
-const CONSTRAINTS: [&str; 11] = [
+/// Constraint operators (1.3 §3.6.3) conditions may use (and the plans
+/// evaluate: `render::*::condition`).
+pub(super) const CONSTRAINTS: [&str; 11] = [
     "equal",
     "greater_than",
     "greater_or_equal",

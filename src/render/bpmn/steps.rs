@@ -25,7 +25,7 @@ use super::calls::{
 use super::chain::{Chain, Prefix};
 use super::ctx::Ctx;
 use super::expr::concat;
-use super::graph::{In, Kind, Script, Str, Value};
+use super::graph::{In, Kind, Script, Str, Text, Value};
 use super::groovy::{Part, push_literal, push_var};
 use super::library::{BUS, FOLLOW, INVOKE, PROPERTIES, REGISTER, RELATE};
 use super::scripts::Shared;
@@ -127,19 +127,12 @@ fn use_existing(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, p: Pre
     };
     let node = &t.node(n).id;
     let input = cx.input(&existing.input);
-    let script = cx.text.build(|o| {
-        o.push_str("if (!");
-        push_var(o, &input);
-        o.push_str(") fail(");
-        push_literal(
-            o,
-            &format!(
-                "{p}: {node} has the select directive: give plan input {} (the URL of the instance to use)",
-                existing.input
-            ),
-        );
-        o.push(')');
-    });
+    let given = super::groovy::var(&input);
+    let message = format!(
+        "{p}: {node} has the select directive: give plan input {} (the URL of the instance to use)",
+        existing.input
+    );
+    let script = fail_unless(&mut cx.text, &given, &message);
     let id = cx.text.fmt(format_args!("{p}"));
     let name = cx.text.fmt(format_args!("existing instance of {node}"));
     chain.then(id, name, groovy_task(script));
@@ -160,22 +153,25 @@ fn use_existing(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, p: Pre
             .map(|(_, v)| v.to_string())
     };
     super::condition::push(&mut expr, &existing.filter, &property, "''");
-    let script = cx.text.build(|o| {
-        o.push_str("if (!(");
-        o.push_str(&expr);
-        o.push_str(")) fail(");
-        push_literal(
-            o,
-            &format!(
-                "{p}: the instance given as {} does not pass the node_filter of {node}",
-                existing.input
-            ),
-        );
-        o.push(')');
-    });
+    let message = format!(
+        "{p}: the instance given as {} does not pass the node_filter of {node}",
+        existing.input
+    );
+    let script = fail_unless(&mut cx.text, &expr, &message);
     let id = cx.text.fmt(format_args!("{p}_filter"));
     let name = cx.text.fmt(format_args!("node_filter of {node}"));
     chain.then(id, name, groovy_task(script));
+}
+
+/// Groovy that fails the plan with `message` unless `condition` holds.
+fn fail_unless(text: &mut Text, condition: &str, message: &str) -> Str {
+    text.build(|o| {
+        o.push_str("if (!(");
+        o.push_str(condition);
+        o.push_str(")) fail(");
+        push_literal(o, message);
+        o.push(')');
+    })
 }
 
 /// A script task running `script` (Groovy).
@@ -281,26 +277,17 @@ fn check(
         }
         http("GET", url, None, "text/plain", None, outputs)
     } else {
-        let script = text.build(|o| match &met {
-            Some(met) => {
+        let script = match &met {
+            Some(met) => text.build(|o| {
                 o.push_str("execution.setVariable(");
                 push_literal(o, met);
                 o.push_str(", ");
                 o.push_str(&expr);
                 o.push(')');
-            }
-            None => {
-                o.push_str("if (!(");
-                o.push_str(&expr);
-                o.push_str(")) fail(");
-                push_literal(o, &message);
-                o.push(')');
-            }
-        });
-        Kind::Script(Box::new(Script {
-            script: Value::Groovy(script),
-            locals: Vec::new(),
-        }))
+            }),
+            None => fail_unless(text, &expr, &message),
+        };
+        groovy_task(script)
     };
     chain.then(id, label, kind);
     let Some(met) = met else {
