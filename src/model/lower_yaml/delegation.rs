@@ -131,9 +131,7 @@ impl<'a> Lowerer<'a> {
             // Only the directive makes an implemented node, or one of a
             // type the orchestrator does not provide, abstract.
             let implement = "give the node implementations (e.g. `Standard.create`) if the plans should provision it";
-            let (why, hint) = if node.running {
-                ("is already running (State=Running)", implement)
-            } else if implemented || !provided(&t.types, node) {
+            let (why, hint) = if implemented || !provided(&t.types, node) {
                 (
                     "has the `substitute` directive, and no service template loaded with this one substitutes it (TOSCA 2.0 §15: none has `substitution_mappings` whose `node_type` is its type or derived from it)",
                     "import a file whose service template has `substitution_mappings` with `node_type` naming the node's type (or a type derived from it), or drop the directive (and give the node implementations) if the plans should provision it",

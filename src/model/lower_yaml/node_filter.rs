@@ -67,11 +67,7 @@ impl<'a> Lowerer<'a> {
 
     /// Whether `candidate` passes `filter` (written in `unit`).
     fn passes(&mut self, filter: &Node, unit: Unit<'a>, c: &Candidate<'_>) -> Verdict {
-        let legacy = filter.as_map().is_some_and(|m| {
-            m.iter()
-                .all(|(k, _)| matches!(k.as_str(), Some("properties" | "capabilities")))
-        });
-        if legacy {
+        if is_legacy(filter) {
             self.legacy_filter(filter, unit, c)
         } else {
             self.condition(filter, unit, c)
@@ -307,6 +303,15 @@ fn known(v: Option<&Value>, what: &str, rest: &[&str]) -> Result<Value, String> 
         Some(Value::Null) | None => Err(format!("{what} has no value when the plans are made")),
         Some(v) => Ok(v.clone()),
     }
+}
+
+/// Whether `filter` is written in the 1.3 form (`properties` and
+/// `capabilities` lists) rather than as a 2.0 condition clause.
+pub(super) fn is_legacy(filter: &Node) -> bool {
+    filter.as_map().is_some_and(|m| {
+        m.iter()
+            .all(|(k, _)| matches!(k.as_str(), Some("properties" | "capabilities")))
+    })
 }
 
 /// A value written in the filter.

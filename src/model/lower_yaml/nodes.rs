@@ -153,9 +153,7 @@ impl<'a> Lowerer<'a> {
             properties_element: None,
             interfaces,
             artifacts: deployment,
-            running: directives
-                .iter()
-                .any(|d| matches!(*d, "select" | "selectable")),
+            running: selection.is_some(),
             selection,
             is_abstract: directives
                 .iter()

@@ -16,6 +16,7 @@
 //! `$not`, whose meaning it would change.
 
 use super::allocation::amount;
+use super::node_filter::is_legacy;
 use super::workflows::CONSTRAINTS;
 use super::{Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, Span, codes};
@@ -110,11 +111,7 @@ struct Filter<'p> {
 impl Filter<'_> {
     /// Either form of a filter.
     fn read(&mut self, filter: &Node) {
-        let legacy = filter.as_map().is_some_and(|m| {
-            m.iter()
-                .all(|(k, _)| matches!(k.as_str(), Some("properties" | "capabilities")))
-        });
-        if legacy {
+        if is_legacy(filter) {
             self.legacy(filter);
             return;
         }

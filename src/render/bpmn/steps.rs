@@ -145,13 +145,7 @@ fn use_existing(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, p: Pre
         return;
     }
     let mut expr = String::new();
-    let names = &cx.names;
-    let property = |a: &str| {
-        names
-            .props_of(t, r)
-            .find(|(n, _)| *n == a)
-            .map(|(_, v)| v.to_string())
-    };
+    let property = property_var(cx.names, t, r);
     super::condition::push(&mut expr, &existing.filter, &property, "''");
     let message = format!(
         "{p}: the instance given as {} does not pass the node_filter of {node}",
@@ -161,6 +155,21 @@ fn use_existing(cx: &mut Ctx, chain: &mut Chain, n: crate::model::NodeId, p: Pre
     let id = cx.text.fmt(format_args!("{p}_filter"));
     let name = cx.text.fmt(format_args!("node_filter of {node}"));
     chain.then(id, name, groovy_task(script));
+}
+
+/// The variable of a property of `template` by the property's name (for
+/// the conditions of [`super::condition`]).
+fn property_var<'v>(
+    names: &'v Vars,
+    t: &'v crate::model::Topology,
+    template: TemplateRef,
+) -> impl Fn(&str) -> Option<String> + 'v {
+    move |a| {
+        names
+            .props_of(t, template)
+            .find(|(n, _)| *n == a)
+            .map(|(_, v)| v.to_string())
+    }
 }
 
 /// Groovy that fails the plan with `message` unless `condition` holds.
@@ -221,21 +230,13 @@ fn check(
     let reads_state = Condition::reads_state(conditions);
     let name = t.template_id(template);
     let mut expr = String::new();
-    {
-        let names = &cx.names;
-        let property = |a: &str| {
-            names
-                .props_of(t, template)
-                .find(|(n, _)| *n == a)
-                .map(|(_, v)| v.to_string())
-        };
-        super::condition::push(
-            &mut expr,
-            conditions,
-            &property,
-            "body().trim().toUpperCase()",
-        );
-    }
+    let property = property_var(cx.names, t, template);
+    super::condition::push(
+        &mut expr,
+        conditions,
+        &property,
+        "body().trim().toUpperCase()",
+    );
     let met = match otherwise {
         Otherwise::Skip => Some(cx.poll_var(p, "met")),
         Otherwise::Fail => None,
