@@ -62,7 +62,7 @@ from collections import Counter, defaultdict
 
 # Plan kinds whose activities run once per existing instance of their template.
 PER_INSTANCE = ("termination", "freeze", "backup", "test", "update")
-LOG = re.compile(r">(started|finished|cancelled) (\S+)</log>")
+LOG = re.compile(r">(started|finished|cancelled) (\S+)</(?:[\w.-]+:)?log>")
 
 
 def log_ok(got, started, ends):

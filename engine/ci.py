@@ -4,6 +4,9 @@
     ci.py prepare PLANS.jsonl OUTDIR     writes OUTDIR/batch.jsonl (for `engine/run batch`)
                                          and OUTDIR/checks.jsonl
     ci.py check OUTDIR                   checks every trace; ends "N passed, N failed"
+    ci.py prepare-bpel BPEL.jsonl PLANS.jsonl OUTDIR
+                                         the same for the BPEL plans in ODE (`engine/run
+                                         bpel-run --batch`): build and termination plans
 
 PLANS.jsonl has one line per BPMN plan: {"name", "kind" (build, termination,
 scale-out:NAME, workflow:NAME, freeze, defrost, backup, test, update,
@@ -246,6 +249,72 @@ def prepare(plans_path, outdir):
     return 1 if bad else 0
 
 
+# BPEL plans known to fail in ODE, by plan name, with the cause. Their runs are
+# made and reported (`xfail`, or `XPASS` once they pass), not counted as failures.
+# - Parallel invocations: every bus call's <receive> waits on the one process-level
+#   partner link `invoker`; ODE 1.3.7 faults the second receive enabled at once on
+#   the same partner link and operation with bpel:conflictingReceive (WS-BPEL 2.0
+#   §10.4 reads it per correlation set; ODE per partner link instance), though the
+#   MessageIDs differ. OpenTOSCA's plans declare a partner link in each invocation's
+#   scope; ours must do the same (issue 17 notes this).
+PARALLEL_CALLS = "conflictingReceive: parallel bus calls share the process-level partner link `invoker`"
+BPEL_XFAIL = {
+    "ConnectTo-Test-Application_w1_buildPlan": PARALLEL_CALLS,
+    "ConnectTo-Test-Application_w1_terminationPlan": PARALLEL_CALLS + " (its build)",
+    "PetClinic_MySQL-OpenStack-w1_buildPlan": PARALLEL_CALLS,
+    "PetClinic_MySQL-OpenStack-w1_terminationPlan": PARALLEL_CALLS + " (its build)",
+    "StatefulStack_buildPlan": PARALLEL_CALLS,
+    "StatefulStack_terminationPlan": PARALLEL_CALLS + " (its build)",
+    "UpdateStack_buildPlan": PARALLEL_CALLS,
+    "UpdateStack_terminationPlan": PARALLEL_CALLS + " (its build)",
+}
+
+
+def prepare_bpel(bpel_path, bpmn_path, outdir):
+    """Runs of the BPEL build and termination plans in ODE, checked as their BPMN twins'
+    (the same plan graph): a build normally and failing the operation its BPMN twin's
+    failure run fails; a termination after three builds. BPEL.jsonl has one line per
+    BPEL plan: {"name", "kind", "plan" (the plan archive), "graph", "plan_name"}."""
+    twins = {}
+    for line in open(bpmn_path):
+        p = json.loads(line)
+        twins[(p["name"], p["kind"])] = p
+    plans = [json.loads(line) for line in open(bpel_path)]
+    builds = {p["name"]: p["plan"] for p in plans if p["kind"] == "build"}
+    batch, checks = [], []
+    for p in plans:
+        if p["kind"] not in ("build", "termination") or p["name"] in FIXTURE_INPUTS:
+            continue
+        graph = json.load(open(p["graph"]))
+        runs = []
+        if p["kind"] == "build":
+            runs.append(("", {}, {}))
+            twin = twins.get((p["name"], "build"))
+            ops = invocations(twin["bpmn"], graph) if twin else []
+            if len(ops) >= 2:
+                fail = "/".join(ops[len(ops) // 2])
+                runs.append((" fail " + fail, {"fail": fail}, {"fail": fail}))
+        elif p["name"] in builds:
+            n = INSTANCES["termination"]
+            runs.append(("", {"build": builds[p["name"]], "instances": n}, {"instances": n}))
+        xfail = BPEL_XFAIL.get(p["plan_name"])
+        if xfail:
+            for _, opts, extra in runs:
+                opts["xfail"] = extra["xfail"] = xfail
+        for label, opts, extra in runs:
+            name = f"{p['name']}: BPEL {p['kind']}{label}"
+            trace = os.path.join(outdir, "traces", f"bpel-{len(batch):04d}.jsonl")
+            batch.append({"plan": p["plan"], **opts, "name": name, "trace": trace})
+            checks.append({"graph": p["graph"], "kind": p["kind"], **extra, "name": name, "trace": trace,
+                           "plan_name": p["plan_name"]})
+    with open(os.path.join(outdir, "bpel-batch.jsonl"), "w") as f:
+        f.writelines(json.dumps(b) + "\n" for b in batch)
+    with open(os.path.join(outdir, "bpel-checks.jsonl"), "w") as f:
+        f.writelines(json.dumps(c) + "\n" for c in checks)
+    print(f"{len(batch)} ODE runs of {len(plans)} BPEL plans")
+    return 0
+
+
 class Args:
     def __init__(self, c):
         self.kind = c["kind"]
@@ -301,9 +370,9 @@ def parameters(c, events):
     return problems
 
 
-def check(outdir):
-    passed = failed = 0
-    for line in open(os.path.join(outdir, "checks.jsonl")):
+def check(outdir, checks="checks.jsonl"):
+    passed = failed = xfailed = 0
+    for line in open(os.path.join(outdir, checks)):
         c = json.loads(line)
         if not os.path.exists(c["trace"]):
             problems = ["no trace (the run did not happen)"]
@@ -314,14 +383,17 @@ def check(outdir):
                 problems += selection(c, events, result)
             if "params" in c:
                 problems += parameters(c, events)
-        if problems:
+        if c.get("xfail"):
+            xfailed += 1
+            print(f"{'xfail' if problems else 'XPASS'} {c['name']}: known to fail: {c['xfail']}")
+        elif problems:
             failed += 1
             print(f"FAIL {c['name']}")
             for m in problems:
                 print(f"     {m}")
         else:
             passed += 1
-    print(f"{passed} passed, {failed} failed")
+    print(f"{passed} passed, {failed} failed" + (f", {xfailed} known to fail" if xfailed else ""))
     return 1 if failed else 0
 
 
@@ -330,6 +402,10 @@ def main():
         return prepare(sys.argv[2], sys.argv[3])
     if len(sys.argv) == 3 and sys.argv[1] == "check":
         return check(sys.argv[2])
+    if len(sys.argv) == 5 and sys.argv[1] == "prepare-bpel":
+        return prepare_bpel(sys.argv[2], sys.argv[3], sys.argv[4])
+    if len(sys.argv) == 3 and sys.argv[1] == "check-bpel":
+        return check(sys.argv[2], "bpel-checks.jsonl")
     print(__doc__.split("\n\n")[1], file=sys.stderr)
     return 2
 

@@ -20,20 +20,20 @@ import org.apache.ode.utils.xsl.XslTransformHandler;
 import org.w3c.dom.Document;
 
 /** Compiles one BPEL file of a plan package with Apache ODE's compiler ({@link BpelC}). */
-final class OdeCompile {
+public final class OdeCompile {
     /** The namespace of the BPEL4REST light extension of the OpenTOSCA container's ODE. */
     static final String BPEL4RESTLIGHT = "http://www.apache.org/ode/bpel/extensions/bpel4restlight";
 
     /** What compiling one .bpel file gave. */
-    static final class Outcome {
-        final List<Problem> errors = new ArrayList<>();
+    public static final class Outcome {
+        public final List<Problem> errors = new ArrayList<>();
         final List<Problem> warnings = new ArrayList<>();
         /** Warnings that are about the bpel4RestLight extension, which released ODE lacks. */
         final List<Problem> toleratedWarnings = new ArrayList<>();
         /** What ODE logged and this check let pass, with the reason (for --verbose). */
         final List<String> notes = new ArrayList<>();
         /** The compiled process, read back from the .cbp that ODE wrote; null if it failed. */
-        OProcess process;
+        public OProcess process;
     }
 
     static {
@@ -49,7 +49,7 @@ final class OdeCompile {
      * Compiles {@code bpel}, a file of the staged package {@code pkg}; ODE writes the compiled
      * process next to it.
      */
-    static Outcome compile(Path pkg, Path bpel, Document doc) {
+    public static Outcome compile(Path pkg, Path bpel, Document doc) {
         Outcome out = new Outcome();
         Set<String> seen = new LinkedHashSet<>();
         BpelC bpelc = BpelC.newBpelCompiler();

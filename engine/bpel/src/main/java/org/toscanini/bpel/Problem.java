@@ -1,7 +1,7 @@
 package org.toscanini.bpel;
 
 /** One error or warning found in a plan package, located in one of its files. */
-record Problem(String file, int line, String message) {
+public record Problem(String file, int line, String message) {
     @Override
     public String toString() {
         String where = file == null || file.isEmpty() ? "" : (line > 0 ? file + ":" + line + ": " : file + ": ");

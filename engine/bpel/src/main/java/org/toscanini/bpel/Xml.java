@@ -35,7 +35,7 @@ import org.xml.sax.SAXParseException;
 import org.xml.sax.helpers.DefaultHandler;
 
 /** XML helpers: offline parsing and validation against the schemas shipped in ODE's jars. */
-final class Xml {
+public final class Xml {
     static final String BPEL = "http://docs.oasis-open.org/wsbpel/2.0/process/executable";
     static final String DD = "http://www.apache.org/ode/schemas/dd/2007/03";
     static final String WSDL = "http://schemas.xmlsoap.org/wsdl/";
@@ -52,7 +52,7 @@ final class Xml {
      * Parses {@code file} into a namespace-aware DOM whose elements carry their start line as
      * user data {@link #LINE}. External entities and DTDs are not loaded.
      */
-    static Document parse(Path file) throws IOException, SAXException {
+    public static Document parse(Path file) throws IOException, SAXException {
         try {
             SAXParserFactory f = SAXParserFactory.newInstance();
             f.setNamespaceAware(true);
@@ -195,7 +195,7 @@ final class Xml {
         return message == null ? "" : message.replace("\"" + BPEL + "\":", "bpel:").replace("\"" + DD + "\":", "dd:");
     }
 
-    static List<Element> children(Node parent, String ns, String local) {
+    public static List<Element> children(Node parent, String ns, String local) {
         List<Element> out = new ArrayList<>();
         for (Node n = parent.getFirstChild(); n != null; n = n.getNextSibling()) {
             if (n instanceof Element e && ns.equals(e.getNamespaceURI())
@@ -206,7 +206,7 @@ final class Xml {
         return out;
     }
 
-    static Element child(Node parent, String ns, String local) {
+    public static Element child(Node parent, String ns, String local) {
         List<Element> c = children(parent, ns, local);
         return c.isEmpty() ? null : c.get(0);
     }

@@ -254,54 +254,7 @@ final class Harness implements AutoCloseable {
   }
 
   private Map<String, Object> inputs(Plan plan, Map<String, String> given, Long service) {
-    Map<String, Object> vars = new LinkedHashMap<>();
-    for (String name : plan.inputs()) {
-      String value = switch (name) {
-        case "CorrelationID" -> "correlation-" + runs;
-        case "instanceDataAPIUrl" -> mock.instanceDataApiUrl();
-        case "csarEntrypoint" -> mock.csarEntrypoint();
-        case "ManagementBusURL" -> mock.managementBusUrl();
-        case "OpenTOSCAContainerAPIServiceInstanceURL" -> service == null
-            ? mock.serviceInstanceUrl(mock.merge()) : mock.serviceInstanceUrl(service);
-        // A `select` template's existing node: another deployment's instance.
-        default -> name.endsWith("_InstanceURL")
-            ? "@existing:" + name.substring(0, name.length() - "_InstanceURL".length())
-            : "input-" + name;
-      };
-      vars.put(name, given.getOrDefault(name, value));
-    }
-    for (Map.Entry<String, String> g : given.entrySet()) {
-      vars.putIfAbsent(g.getKey(), g.getValue());
-    }
-    // `@instance:TEMPLATE:K`: the id of the K-th instance of TEMPLATE the setup created.
-    // `@existing:TEMPLATE[:NAME=VALUE;...]`: the URL of a started instance of TEMPLATE that
-    // another deployment made, with those properties.
-    for (Map.Entry<String, Object> v : vars.entrySet()) {
-      String s = v.getValue().toString();
-      if (s.startsWith("@existing:")) {
-        String[] p = s.substring("@existing:".length()).split(":", 2);
-        Map<String, String> properties = new LinkedHashMap<>();
-        for (String pair : p.length > 1 ? p[1].split(";") : new String[0]) {
-          int eq = pair.indexOf('=');
-          if (eq < 1) {
-            throw new IllegalArgumentException(v.getKey() + ": `" + pair + "` is not NAME=VALUE");
-          }
-          properties.put(pair.substring(0, eq), pair.substring(eq + 1));
-        }
-        v.setValue(mock.existing(p[0], properties));
-        continue;
-      }
-      if (s.startsWith("@instance:")) {
-        String[] p = s.split(":");
-        List<Long> ids = mock.instanceIds(p[1]);
-        int k = Integer.parseInt(p[2]);
-        if (k < 1 || k > ids.size()) {
-          throw new IllegalArgumentException(v.getKey() + ": " + p[1] + " has " + ids.size() + " instance(s), not " + k);
-        }
-        v.setValue(String.valueOf(ids.get(k - 1)));
-      }
-    }
-    return vars;
+    return new LinkedHashMap<>(mock.planInputs(plan.inputs(), given, service, "correlation-" + runs));
   }
 
   /** Executes jobs (timers at once) until the process ends, is stuck, or time is up. */

@@ -188,6 +188,64 @@ final class Mock implements AutoCloseable {
     return serviceTemplateUrl("") + "/nodetemplates/" + template + "/instances/" + i.id;
   }
 
+  /**
+   * The values of a plan's inputs `names` in this container: the container's own (the
+   * CorrelationID `correlation`, the instance API, the CSAR, the bus, the service instance:
+   * `service` or, if null, the merged one), `given` ones, `input-NAME` for the rest;
+   * `@instance:TEMPLATE:K` is the id of the K-th instance of TEMPLATE, and
+   * `@existing:TEMPLATE[:NAME=VALUE;...]` (the default of a `<node>_InstanceURL`) the URL of a
+   * started instance of TEMPLATE that another deployment made, with those properties.
+   */
+  synchronized Map<String, String> planInputs(List<String> names, Map<String, String> given, Long service,
+      String correlation) {
+    Map<String, String> vars = new LinkedHashMap<>();
+    for (String name : names) {
+      String value = switch (name) {
+        case "CorrelationID" -> correlation;
+        case "instanceDataAPIUrl" -> instanceDataApiUrl();
+        case "csarEntrypoint" -> csarEntrypoint();
+        case "ManagementBusURL", "ManagementBusInvokerURL" -> managementBusUrl();
+        case "OpenTOSCAContainerAPIServiceInstanceURL" -> serviceInstanceUrl(service == null ? merge() : service);
+        default -> name.endsWith("_InstanceURL")
+            ? "@existing:" + name.substring(0, name.length() - "_InstanceURL".length())
+            : "input-" + name;
+      };
+      vars.put(name, given.getOrDefault(name, value));
+    }
+    for (Map.Entry<String, String> g : given.entrySet()) {
+      vars.putIfAbsent(g.getKey(), g.getValue());
+    }
+    for (Map.Entry<String, String> v : vars.entrySet()) {
+      v.setValue(resolve(v.getKey(), v.getValue()));
+    }
+    return vars;
+  }
+
+  private String resolve(String name, String s) {
+    if (s.startsWith("@existing:")) {
+      String[] p = s.substring("@existing:".length()).split(":", 2);
+      Map<String, String> properties = new LinkedHashMap<>();
+      for (String pair : p.length > 1 ? p[1].split(";") : new String[0]) {
+        int eq = pair.indexOf('=');
+        if (eq < 1) {
+          throw new IllegalArgumentException(name + ": `" + pair + "` is not NAME=VALUE");
+        }
+        properties.put(pair.substring(0, eq), pair.substring(eq + 1));
+      }
+      return existing(p[0], properties);
+    }
+    if (s.startsWith("@instance:")) {
+      String[] p = s.split(":");
+      List<Long> ids = instanceIds(p[1]);
+      int k = Integer.parseInt(p[2]);
+      if (k < 1 || k > ids.size()) {
+        throw new IllegalArgumentException(name + ": " + p[1] + " has " + ids.size() + " instance(s), not " + k);
+      }
+      return String.valueOf(ids.get(k - 1));
+    }
+    return s;
+  }
+
   /** Sets property `name` of the instances of `template`, in creation order, to `values`. */
   synchronized void setProperty(String template, String name, List<String> values) {
     int k = 0;
@@ -266,22 +324,72 @@ final class Mock implements AutoCloseable {
 
   // ---------------------------------------------------------------- requests
 
-  /** What to answer: status, content type, body, and an optional Location. */
-  private record Answer(int status, String type, String body, String location) {
+  /**
+   * What to answer: status, content type, body, an optional Location, and the body's XML form
+   * (null: none) for a client that accepts XML, as bpel4RestLight calls do by default.
+   */
+  private record Answer(int status, String type, String body, String location, String xml) {
     static Answer text(String body) {
-      return new Answer(200, "text/plain", body, null);
+      return new Answer(200, "text/plain", body, null, null);
+    }
+
+    /** A new resource's URL: as text, and in XML as a `url` element. */
+    static Answer created(String url) {
+      return new Answer(200, "text/plain", url, null, Xml.element("ResourceCreated", Map.of("url", url)));
     }
 
     static Answer json(Object value) {
-      return new Answer(200, "application/json", JsonOutput.toJson(value), null);
+      return new Answer(200, "application/json", JsonOutput.toJson(value), null, null);
+    }
+
+    /** JSON, and in XML the same map as elements below `root` (lists as repeated `item` elements). */
+    static Answer json(Object value, String root, String item) {
+      return new Answer(200, "application/json", JsonOutput.toJson(value), null, Xml.element(root, value, item));
     }
 
     static Answer empty() {
-      return new Answer(200, "text/plain", "", null);
+      return new Answer(200, "text/plain", "", null, null);
     }
 
     static Answer reject(int status, String why) {
-      return new Answer(status, "text/plain", why, null);
+      return new Answer(status, "text/plain", why, null, null);
+    }
+
+    /** The body for a client that accepts `accept`. */
+    Answer forAccept(String accept) {
+      boolean wantsXml = accept != null && accept.contains("xml");
+      return xml != null && wantsXml ? new Answer(status, "application/xml", xml, location, xml) : this;
+    }
+  }
+
+  /** JSON-shaped values as XML text, for the answers BPEL plans read with XPath. */
+  static final class Xml {
+    static String element(String name, Object value) {
+      return element(name, value, "item");
+    }
+
+    static String element(String name, Object value, String item) {
+      StringBuilder s = new StringBuilder();
+      write(s, name, value, item);
+      return s.toString();
+    }
+
+    private static void write(StringBuilder s, String name, Object value, String item) {
+      s.append('<').append(name).append('>');
+      if (value instanceof Map<?, ?> m) {
+        for (Map.Entry<?, ?> e : m.entrySet()) {
+          if (e.getValue() instanceof List<?> l) {
+            for (Object o : l) {
+              write(s, item, o, item);
+            }
+          } else {
+            write(s, String.valueOf(e.getKey()), e.getValue(), item);
+          }
+        }
+      } else if (value != null) {
+        s.append(String.valueOf(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"));
+      }
+      s.append("</").append(name).append('>');
     }
   }
 
@@ -304,6 +412,7 @@ final class Mock implements AutoCloseable {
     String query = x.getRequestURI().getRawQuery();
     String body = new String(x.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
     String activity = x.getRequestHeaders().getFirst(ACTIVITY_HEADER);
+    String accept = x.getRequestHeaders().getFirst("Accept");
     Map<String, Object> e;
     Answer a;
     synchronized (this) {
@@ -314,7 +423,7 @@ final class Mock implements AutoCloseable {
         e.put("activity", activity);
       }
       try {
-        a = route(method, path, params(query), body, e);
+        a = route(method, path, params(query), body, e).forAccept(accept);
       } catch (RuntimeException ex) {
         a = Answer.reject(400, "bad request: " + ex.getMessage());
       }
@@ -385,7 +494,7 @@ final class Mock implements AutoCloseable {
         Instance s = createService();
         s.side = side;
         e.put("instance", s.id);
-        return Answer.text(serviceTemplateUrl(side) + "/instances/" + s.id);
+        return Answer.created(serviceTemplateUrl(side) + "/instances/" + s.id);
       }
       Instance s = services.get(Long.parseLong(m.group(1)));
       if (s == null || !s.side.equals(side)) {
@@ -444,7 +553,7 @@ final class Mock implements AutoCloseable {
     (rel ? relationships : nodes).put(i.id, i);
     e.put("instance", i.id);
     String kind = rel ? "relationshiptemplates" : "nodetemplates";
-    return Answer.text(serviceTemplateUrl(side) + "/" + kind + "/" + template + "/instances/" + i.id);
+    return Answer.created(serviceTemplateUrl(side) + "/" + kind + "/" + template + "/instances/" + i.id);
   }
 
   private Answer list(String template, boolean rel, Map<String, String> q, Map<String, Object> e, String side) {
@@ -480,7 +589,9 @@ final class Mock implements AutoCloseable {
       }
       out.add(m);
     }
-    return Answer.json(Map.of(rel ? "relationship_template_instances" : "node_template_instances", out));
+    return Answer.json(Map.of(rel ? "relationship_template_instances" : "node_template_instances", out),
+        rel ? "RelationshipTemplateInstanceList" : "NodeTemplateInstanceList",
+        rel ? "RelationshipTemplateInstance" : "NodeTemplateInstance");
   }
 
   private Answer instanceResource(Instance i, String sub, String method, String body, Map<String, Object> e) {
@@ -505,13 +616,14 @@ final class Mock implements AutoCloseable {
         return Answer.empty();
       }
       e.put("kind", "property-get");
-      return Answer.json(i.properties);
+      return Answer.json(i.properties, "Properties", "item");
     }
     if (!method.equals("GET")) {
       return Answer.reject(405, method + " on an instance");
     }
     e.put("kind", "instance-get");
-    return Answer.json(describe(i.relationship ? "relationship" : "node", i));
+    return Answer.json(describe(i.relationship ? "relationship" : "node", i),
+        i.relationship ? "RelationshipTemplateInstance" : "NodeTemplateInstance", "item");
   }
 
   private Answer planInstance(String plan, String correlation, String sub, String method, String body, Map<String, Object> e) {
@@ -571,7 +683,7 @@ final class Mock implements AutoCloseable {
     inv.fault = fail.equals(template + "/" + e.get("interface") + "/" + e.get("operation"));
     long id = nextId++;
     invocations.put(id, inv);
-    return new Answer(202, "application/json", "{}", "/ManagementBus/v1/invoker/activeRequests/" + id);
+    return new Answer(202, "application/json", "{}", "/ManagementBus/v1/invoker/activeRequests/" + id, null);
   }
 
   /**
