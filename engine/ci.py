@@ -249,24 +249,15 @@ def prepare(plans_path, outdir):
     return 1 if bad else 0
 
 
-# BPEL plans known to fail in ODE, by plan name, with the cause. Their runs are
+# BPEL plans known to fail in ODE, by plan name, with the cause: their runs are
 # made and reported (`xfail`, or `XPASS` once they pass), not counted as failures.
-# - Parallel invocations: every bus call's <receive> waits on the one process-level
-#   partner link `invoker`; ODE 1.3.7 faults the second receive enabled at once on
-#   the same partner link and operation with bpel:conflictingReceive (WS-BPEL 2.0
-#   §10.4 reads it per correlation set; ODE per partner link instance), though the
-#   MessageIDs differ. OpenTOSCA's plans declare a partner link in each invocation's
-#   scope; ours must do the same (issue 17 notes this).
-PARALLEL_CALLS = "conflictingReceive: parallel bus calls share the process-level partner link `invoker`"
+# Observed at the commit that added this (engine/README.md, BPEL): the plans of
+# node-count, transform-yaml-a/-b and stateful-stack's build do not settle, nor
+# shop-scale-out-yaml's termination; causes not yet found.
+NOT_SETTLING = "the run does not settle (cause not yet found)"
 BPEL_XFAIL = {
-    "ConnectTo-Test-Application_w1_buildPlan": PARALLEL_CALLS,
-    "ConnectTo-Test-Application_w1_terminationPlan": PARALLEL_CALLS + " (its build)",
-    "PetClinic_MySQL-OpenStack-w1_buildPlan": PARALLEL_CALLS,
-    "PetClinic_MySQL-OpenStack-w1_terminationPlan": PARALLEL_CALLS + " (its build)",
-    "StatefulStack_buildPlan": PARALLEL_CALLS,
-    "StatefulStack_terminationPlan": PARALLEL_CALLS + " (its build)",
-    "UpdateStack_buildPlan": PARALLEL_CALLS,
-    "UpdateStack_terminationPlan": PARALLEL_CALLS + " (its build)",
+    "StatefulStack_buildPlan": NOT_SETTLING,
+    "StatefulStack_terminationPlan": NOT_SETTLING + " (its build)",
 }
 
 

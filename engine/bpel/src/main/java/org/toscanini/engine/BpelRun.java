@@ -236,6 +236,7 @@ public final class BpelRun {
                 }
             }
             line.put("incidents", problems);
+            line.put("unrouted_callbacks", ode.dropped());
             line.put("jobs_left", settled ? 0 : 1);
             line.put("rejected", rejected);
             line.put("instances", mock.snapshot());
@@ -244,6 +245,10 @@ public final class BpelRun {
                 line.put("output", r.output);
             }
             List<String> all = new ArrayList<>(problems);
+            if (fail == null && "normal".equals(line.get("ended")) && ode.dropped() > 0) {
+                // Only a failure ends scopes while their calls run: otherwise a receive is missing.
+                all.add(ode.dropped() + " bus callback(s) found no receive waiting");
+            }
             if (!rejected.isEmpty()) {
                 all.add("the mock container rejected: " + rejected);
             }

@@ -134,6 +134,10 @@ final class OdeServer implements AutoCloseable {
         return false;
     }
 
+    int dropped() {
+        return scheduler.dropped();
+    }
+
     Throwable failure() {
         return scheduler.failure();
     }
