@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import javax.xml.parsers.DocumentBuilderFactory;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 
@@ -227,7 +226,7 @@ public final class BpelRun {
             line.put("ended", r.ended == null ? (settled ? "stuck" : "running") : r.ended);
             List<String> problems = new ArrayList<>(r.problems);
             if (ode.failure() != null) {
-                problems.add("ODE: " + OdeCompileMessages.describe(ode.failure()));
+                problems.add("ODE: " + describe(ode.failure()));
             }
             List<String> rejected = new ArrayList<>();
             for (Map<String, Object> e : trace.events()) {
@@ -264,9 +263,7 @@ public final class BpelRun {
 
     /** The plan's request element, one child per input, in the plan's namespace. */
     private static Element payload(BpelPlan plan, Map<String, String> inputs) throws Exception {
-        DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
-        f.setNamespaceAware(true);
-        Document doc = f.newDocumentBuilder().newDocument();
+        Document doc = XmlText.newDocument();
         String ns = plan.requestElement.getNamespaceURI();
         Element root = doc.createElementNS(ns, "tns:" + plan.requestElement.getLocalPart());
         doc.appendChild(root);
@@ -278,15 +275,13 @@ public final class BpelRun {
         return root;
     }
 
-    /** What to say of an exception ODE threw. */
-    static final class OdeCompileMessages {
-        static String describe(Throwable t) {
-            StringBuilder s = new StringBuilder(String.valueOf(t));
-            for (Throwable c = t.getCause(); c != null && c != t; c = c.getCause()) {
-                s.append(" <- ").append(c);
-                t = c;
-            }
-            return s.toString();
+    /** An exception ODE threw, with its causes. */
+    private static String describe(Throwable t) {
+        StringBuilder s = new StringBuilder(String.valueOf(t));
+        for (Throwable c = t.getCause(); c != null && c != t; c = c.getCause()) {
+            s.append(" <- ").append(c);
+            t = c;
         }
+        return s.toString();
     }
 }

@@ -227,11 +227,6 @@ final class MemScheduler implements Scheduler {
         return failure;
     }
 
-    /** True when nothing is due or waiting. */
-    synchronized boolean idle() {
-        return queue.isEmpty() && deferred.isEmpty() && !busy;
-    }
-
     private boolean busy;
 
     private void work() {

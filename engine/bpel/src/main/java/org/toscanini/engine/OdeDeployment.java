@@ -193,25 +193,15 @@ final class OdeDeployment implements ProcessConf {
         return dir.getFileName().toString();
     }
 
+    /** wsdl4j's lookups search a definition's imports too. */
     @Override
     public Definition getDefinitionForService(QName service) {
-        return definitions.stream().filter(d -> d.getServices().containsKey(service)).findFirst()
-                .orElseGet(() -> findImported(service, true));
+        return definitions.stream().filter(d -> d.getService(service) != null).findFirst().orElse(null);
     }
 
     @Override
     public Definition getDefinitionForPortType(QName portType) {
-        return definitions.stream().filter(d -> d.getPortTypes().containsKey(portType)).findFirst()
-                .orElseGet(() -> findImported(portType, false));
-    }
-
-    private Definition findImported(QName name, boolean service) {
-        for (Definition d : definitions) {
-            if (service ? d.getService(name) != null : d.getPortType(name) != null) {
-                return d;
-            }
-        }
-        return null;
+        return definitions.stream().filter(d -> d.getPortType(portType) != null).findFirst().orElse(null);
     }
 
     @Override

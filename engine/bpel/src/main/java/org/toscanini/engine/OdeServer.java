@@ -17,7 +17,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.xml.namespace.QName;
-import javax.xml.parsers.DocumentBuilderFactory;
 import org.apache.ode.bpel.dao.BpelDAOConnectionFactory;
 import org.apache.ode.bpel.engine.BpelServerImpl;
 import org.apache.ode.bpel.evt.BpelEvent;
@@ -155,19 +154,9 @@ final class OdeServer implements AutoCloseable {
 
     // ------------------------------------------------------------------ messages
 
-    private static Document newDocument() {
-        try {
-            DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
-            f.setNamespaceAware(true);
-            return f.newDocumentBuilder().newDocument();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     /** ODE's message form: {@code <message>} with one element per part, holding its value. */
     static Element message(Map<String, Object> parts) {
-        Document doc = newDocument();
+        Document doc = XmlText.newDocument();
         Element m = doc.createElementNS(null, "message");
         doc.appendChild(m);
         for (Map.Entry<String, Object> p : parts.entrySet()) {
@@ -330,7 +319,7 @@ final class OdeServer implements AutoCloseable {
         Endpoint cb = r.deployment.provided("invoker");
         MyRoleMessageExchange mex = server.getEngine().createMessageExchange("bus-" + ids.incrementAndGet(),
                 cb.serviceName, "callback");
-        Document doc = newDocument();
+        Document doc = XmlText.newDocument();
         Element resp = doc.createElementNS(INVS, "invs:invokeResponse");
         doc.appendChild(resp);
         Element id = doc.createElementNS(INVS, "invs:MessageID");
@@ -419,7 +408,7 @@ final class OdeServer implements AutoCloseable {
         }
 
         static Epr of(String address) {
-            Document d = newDocument();
+            Document d = XmlText.newDocument();
             Element e = d.createElementNS("http://www.w3.org/2005/08/addressing", "wsa:EndpointReference");
             Element a = d.createElementNS("http://www.w3.org/2005/08/addressing", "wsa:Address");
             a.setTextContent(address);
@@ -464,7 +453,7 @@ final class OdeServer implements AutoCloseable {
     private static final class Eprs implements EndpointReferenceContext {
         @Override
         public EndpointReference resolveEndpointReference(Element element) {
-            Document d = newDocument();
+            Document d = XmlText.newDocument();
             d.appendChild(d.importNode(element, true));
             return new Epr(d);
         }

@@ -16,6 +16,17 @@ final class XmlText {
     private XmlText() {
     }
 
+    /** An empty namespace-aware document. */
+    static Document newDocument() {
+        try {
+            DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+            f.setNamespaceAware(true);
+            return f.newDocumentBuilder().newDocument();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     static Document parse(String text) {
         try {
             DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
