@@ -18,6 +18,9 @@ public final class OdeLog {
     }
 
     private static final ThreadLocal<List<Entry>> SINK = new ThreadLocal<>();
+    /** What ODE logged at ERROR level outside a compilation, on any thread (its engine's). */
+    private static final List<Entry> RUN = new ArrayList<>();
+    private static final boolean DEBUG = System.getenv("TOSCANINI_ODE_DEBUG") != null;
 
     private OdeLog() {
     }
@@ -34,6 +37,19 @@ public final class OdeLog {
         return l == null ? List.of() : l;
     }
 
+    /**
+     * The errors ODE's engine logged since the last call, and forgets them: ODE logs some
+     * failures (a scheduled job that threw, a join condition it could not evaluate) and goes on
+     * as if nothing happened, so a run must look here.
+     */
+    public static List<Entry> takeRunErrors() {
+        synchronized (RUN) {
+            List<Entry> l = List.copyOf(RUN);
+            RUN.clear();
+            return l;
+        }
+    }
+
     public static Logger logger(String name) {
         return new Sink(name);
     }
@@ -46,16 +62,26 @@ public final class OdeLog {
         }
 
         private void add(boolean error, FormattingTuple t) {
-            List<Entry> l = SINK.get();
-            if (l != null) {
-                l.add(new Entry(error, name, t.getMessage(), t.getThrowable()));
-            }
+            add(error, t.getMessage(), t.getThrowable());
         }
 
         private void add(boolean error, String msg, Throwable t) {
+            Entry e = new Entry(error, name, msg, t);
             List<Entry> l = SINK.get();
             if (l != null) {
-                l.add(new Entry(error, name, msg, t));
+                l.add(e);
+                return;
+            }
+            if (DEBUG) {
+                System.err.println("ODE " + (error ? "error" : "warning") + " (" + name + "): " + msg);
+                if (t != null) {
+                    t.printStackTrace();
+                }
+            }
+            if (error) {
+                synchronized (RUN) {
+                    RUN.add(e);
+                }
             }
         }
 

@@ -48,12 +48,26 @@ final class PlanInstanceCheck {
         expectState(calls.isEmpty() ? null : calls.get(0), "RUNNING", "its first call", main, file, errors);
         expectState(acts.isEmpty() ? null : acts.get(acts.size() - 1), "FINISHED", "its last activity", main, file, errors);
         checkFailure(process, file, errors);
+        Element flow = activities(main);
+        if (flow == null) {
+            errors.add(new Problem(file, Xml.line(main), "plan instance: the main sequence has no flow of"
+                    + " activities (directly or in its scope)"));
+            return;
+        }
+        for (Element scope : Xml.children(flow, Xml.BPEL, "scope")) {
+            checkLog(scope, file, errors);
+        }
+    }
+
+    /** The flow of the activities: in the main sequence, or in a scope of it that undoes them. */
+    private static Element activities(Element main) {
         Element flow = Xml.child(main, Xml.BPEL, "flow");
-        if (flow != null) {
-            for (Element scope : Xml.children(flow, Xml.BPEL, "scope")) {
-                checkLog(scope, file, errors);
+        for (Element scope : Xml.children(main, Xml.BPEL, "scope")) {
+            if (flow == null) {
+                flow = Xml.child(scope, Xml.BPEL, "flow");
             }
         }
+        return flow;
     }
 
     /** {@code planInstanceURL} is assigned the container's form of the plan instance URL. */

@@ -222,6 +222,7 @@ public final class BpelRun {
             Map<String, String> inputs = mock.planInputs(plan.inputs, given, service, "correlation-" + n);
             ode.start(r, plan.operation, plan.requestMessage, payload(plan, inputs));
             boolean settled = ode.await(r, deadline);
+            ode.takeOdeErrors(r);
             line.put("event", "result");
             line.put("ended", r.ended == null ? (settled ? "stuck" : "running") : r.ended);
             List<String> problems = new ArrayList<>(r.problems);
@@ -236,7 +237,7 @@ public final class BpelRun {
             }
             line.put("incidents", problems);
             line.put("unrouted_callbacks", ode.dropped());
-            line.put("jobs_left", settled ? 0 : 1);
+            line.put("jobs_left", ode.pending());
             line.put("rejected", rejected);
             line.put("instances", mock.snapshot());
             line.put("plan_states", mock.planStates());

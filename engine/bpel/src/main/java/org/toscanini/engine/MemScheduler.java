@@ -28,6 +28,8 @@ final class MemScheduler implements Scheduler {
         boolean rollbackOnly;
     }
 
+    private static final boolean DEBUG = System.getenv("TOSCANINI_ODE_DEBUG") != null;
+
     private final PriorityQueue<Job> queue = new PriorityQueue<>((a, b) -> a.due != b.due
             ? Long.compare(a.due, b.due) : Long.compare(a.seq, b.seq));
     private final ThreadLocal<Tx> current = new ThreadLocal<>();
@@ -206,12 +208,18 @@ final class MemScheduler implements Scheduler {
 
     private volatile int dropped;
 
+    /** Counts a message ODE found no receive for and only logged (OdeServer.takeOdeErrors). */
+    void countDropped() {
+        dropped++;
+    }
+
     /** Messages for which the process had no receive waiting (dropped, see work()). */
     int dropped() {
         return dropped;
     }
 
-    private static boolean unrouted(Throwable e) {
+    /** Whether `e` is ODE's failure to route a message (see work()). */
+    static boolean unrouted(Throwable e) {
         for (Throwable c = e; c != null; c = c.getCause()) {
             for (StackTraceElement s : c.getStackTrace()) {
                 if (s.getMethodName().equals("noRoutingMatch")) {
@@ -252,6 +260,9 @@ final class MemScheduler implements Scheduler {
                 }
                 job = queue.poll();
                 busy = true;
+                if (DEBUG) {
+                    System.err.println("job " + job.info.jobName + " " + job.info.jobDetail);
+                }
             }
             try {
                 execTransaction(() -> {
@@ -272,12 +283,17 @@ final class MemScheduler implements Scheduler {
                 }
                 if (failure == null) {
                     failure = e;
-                    if (System.getenv("TOSCANINI_ODE_DEBUG") != null) {
+                    if (DEBUG) {
                         e.printStackTrace();
                     }
                 }
             }
         }
+    }
+
+    /** Jobs scheduled and not run yet, due or not (ODE's timers included). */
+    synchronized int pending() {
+        return queue.size() + deferred.size();
     }
 
     /** Waits until nothing is due or waiting, at most until `deadline` (ms since the epoch). */

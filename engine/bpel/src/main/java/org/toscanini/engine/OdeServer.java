@@ -37,6 +37,7 @@ import org.apache.ode.bpel.iapi.PartnerRoleMessageExchange;
 import org.apache.ode.bpel.iapi.Scheduler;
 import org.apache.ode.bpel.memdao.BpelDAOConnectionFactoryImpl;
 import org.apache.ode.bpel.common.ProcessState;
+import org.toscanini.bpel.OdeLog;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.Node;
@@ -58,7 +59,7 @@ final class OdeServer implements AutoCloseable {
         final OdeDeployment deployment;
         volatile String ended;
         volatile String output;
-        final List<String> problems = new ArrayList<>();
+        final List<String> problems = java.util.Collections.synchronizedList(new ArrayList<>());
         final AtomicInteger pending = new AtomicInteger();
         String busUrl;
 
@@ -107,6 +108,7 @@ final class OdeServer implements AutoCloseable {
     void start(Run r, String operation, QName requestType, Element payload) throws Exception {
         run = r;
         scheduler.clearFailure();
+        OdeLog.takeRunErrors(); // an earlier run's
         Endpoint client = r.deployment.provided("client");
         scheduler.execTransaction(() -> {
             MyRoleMessageExchange mex = server.getEngine().createMessageExchange("run-" + ids.incrementAndGet(),
@@ -121,6 +123,7 @@ final class OdeServer implements AutoCloseable {
     /** Waits until the run ended and nothing is left to do, or the deadline passed. */
     boolean await(Run r, long deadline) throws InterruptedException {
         while (System.currentTimeMillis() < deadline) {
+            takeOdeErrors(r);
             if (r.ended != null && r.pending.get() == 0 && scheduler.awaitIdle(Math.min(deadline,
                     System.currentTimeMillis() + 200)) && r.pending.get() == 0) {
                 return true;
@@ -131,6 +134,31 @@ final class OdeServer implements AutoCloseable {
             Thread.sleep(5);
         }
         return false;
+    }
+
+    /**
+     * ODE's logged errors become the run's problems: ODE goes on after logging them (a job that
+     * threw, a join condition it could not evaluate), so they must not pass unseen.
+     */
+    void takeOdeErrors(Run r) {
+        for (OdeLog.Entry e : OdeLog.takeRunErrors()) {
+            if (e.thrown() != null && MemScheduler.unrouted(e.thrown())) {
+                // A bus callback for a scope a failure ended: ODE logs it where it would
+                // otherwise throw it (see MemScheduler.work()).
+                scheduler.countDropped();
+                continue;
+            }
+            String cause = "";
+            for (Throwable t = e.thrown(); t != null; t = t.getCause() == t ? null : t.getCause()) {
+                cause += " <- " + t;
+            }
+            r.problems.add("ODE logged an error (" + e.logger() + "): " + e.message() + cause);
+        }
+    }
+
+    /** Jobs ODE scheduled that have not run. */
+    int pending() {
+        return scheduler.pending();
     }
 
     int dropped() {
