@@ -14,6 +14,10 @@ pub(crate) const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../templates/bpel/deploy.xml"),
     ),
     (
+        "bpel/invoke.xsl",
+        include_str!("../../templates/bpel/invoke.xsl"),
+    ),
+    (
         "bpel/invoker.wsdl",
         include_str!("../../templates/bpel/invoker.wsdl"),
     ),

@@ -340,6 +340,7 @@ fn index(n: usize) -> u32 {
     u32::try_from(n).expect("plan variables: over 4 GiB of names")
 }
 
+/// Gives `add` the templates whose variables `step` uses.
 pub(crate) fn step_templates(step: &Step, add: &mut impl FnMut(TemplateRef)) {
     match step {
         Step::Invoke(inv) => {
@@ -351,8 +352,9 @@ pub(crate) fn step_templates(step: &Step, add: &mut impl FnMut(TemplateRef)) {
                 add(p.template);
             }
         }
-        Step::FollowRelationship { rel, from, to } => {
-            add(TemplateRef::Relationship(*rel));
+        // A relationship followed is named by its template's path, never
+        // by its instance's variables.
+        Step::FollowRelationship { from, to, .. } => {
             add(TemplateRef::Node(*from));
             add(TemplateRef::Node(*to));
         }

@@ -108,6 +108,7 @@ fn export_writes_an_ode_deployment_directory() {
             "MyTinyToDo-DockerEngine-Test_w1-wip1_terminationPlan.bpel",
             "MyTinyToDo-DockerEngine-Test_w1-wip1_terminationPlan.wsdl",
             "deploy.xml",
+            "invoke.xsl",
             "invoker.wsdl",
             "invoker.xsd"
         ]

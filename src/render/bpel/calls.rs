@@ -4,22 +4,11 @@
 //! `invokeOperationAsync` of a side (the plan's own service instance, or a
 //! transformation's target), and calls of one operation on templates of
 //! one type name the same interface and operation and pass the same
-//! parameter names. The process fills one request of each shape it needs
-//! before its activities run and never writes it again (parallel branches
-//! read it without a race); a call copies it into its activity's variable
-//! `call` and sets only what is its own.
-//!
-//! An operation called often enough (with the same parameter names) has a
-//! shape of its own, holding interface, operation and parameter names: a
-//! call sets its node instance, template, message id and the parameters'
-//! values. The other calls share a shape per side and kind and set their
-//! interface, operation and `Params` too (a shape of their own would take
-//! more bytes than it saves).
-//!
-//! Shapes must differ where a copy cannot change a request later (WS-BPEL
-//! 2.0 copies replace content, they do not insert): `NodeInstanceID` (node
-//! operations only), `NodeTemplateID` or `RelationshipTemplateID`, and
-//! `Params` (none without inputs: an empty `Params` is no valid request).
+//! parameter names. The process fills one request of each shape (an
+//! operation, with its parameter names, on a side) before its activities
+//! run and never writes it again (parallel branches read it without a
+//! race); a call has `invoke.xsl` copy it with what is its own: node
+//! instance, template, message id and the parameters' values.
 //!
 //! In: the plan's invocations. Out: the shapes' variables, declared and
 //! filled, and the shape of each call.
@@ -43,41 +32,21 @@ struct Key {
     target: bool,
     /// It runs an operation of a relationship template (no node instance).
     relationship: bool,
-    /// It has inputs (a `Params` element).
-    params: bool,
-    /// The operation, where the shape is one operation's.
-    operation: Option<Operation>,
-}
-
-/// An operation as a request names it.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Operation {
     interface: Arc<str>,
-    name: Arc<str>,
+    operation: Arc<str>,
     /// The names of its inputs, in order.
     params: Vec<Arc<str>>,
 }
 
 impl Key {
-    /// The key of `inv`'s own operation.
+    /// The key of `inv`'s operation.
     fn of(topology: &Topology, inv: &Invocation) -> Key {
         Key {
             target: on_target(topology, inv.target),
             relationship: matches!(inv.target, TemplateRef::Relationship(_)),
-            params: !inv.inputs.is_empty(),
-            operation: Some(Operation {
-                interface: inv.interface.clone(),
-                name: inv.operation.clone(),
-                params: inv.inputs.iter().map(|(n, _)| n.clone()).collect(),
-            }),
-        }
-    }
-
-    /// The key of the shape shared by calls of any operation.
-    fn any_operation(&self) -> Key {
-        Key {
-            operation: None,
-            ..self.clone()
+            interface: inv.interface.clone(),
+            operation: inv.operation.clone(),
+            params: inv.inputs.iter().map(|(n, _)| n.clone()).collect(),
         }
     }
 }
@@ -91,14 +60,6 @@ struct Shape {
     called: TemplateRef,
 }
 
-/// The shape of a call's request.
-pub(crate) struct CallShape<'a> {
-    /// The variable holding it.
-    pub(crate) variable: &'a str,
-    /// It names the call's interface, operation and parameters.
-    pub(crate) operation: bool,
-}
-
 /// The shapes of a plan's calls (steps and compensation), in the order
 /// of their first calls.
 pub(crate) struct Calls {
@@ -109,35 +70,22 @@ pub(crate) struct Calls {
 
 impl Calls {
     /// The shapes of the calls of `plan`. A shape's variable is
-    /// `nodeCall` or `relationshipCall` (`targetNodeCall`, … on a
-    /// transformation's target side), followed by `_<operation>` for an
-    /// operation's shape or `WithParams` for calls with inputs, made
+    /// `nodeCall_<operation>` or `relationshipCall_<operation>`
+    /// (`targetNodeCall_…` on a transformation's target side), made
     /// unique: camelCase names with `Call`, a family no template, state or
     /// failure variable is in (theirs are `inst_`, `prop_`, `state_`,
     /// `failed_` names).
     pub(crate) fn new(topology: &Topology, plan: &ConcretePlan) -> Calls {
-        let calls: Vec<&Invocation> = plan
-            .bodies
-            .iter()
-            .flat_map(|b| b.steps.iter().chain(&b.compensation))
-            .filter_map(|s| s.invocation())
-            .collect();
-        let mut count: BTreeMap<Key, usize> = BTreeMap::new();
-        for inv in &calls {
-            *count.entry(Key::of(topology, inv)).or_default() += 1;
-        }
-        let st = &topology.service_template;
-        let st_len = st.namespace.len() + st.id.len();
         let mut shapes = Vec::new();
         let mut index = BTreeMap::new();
         let mut unique = Unique::new();
+        let calls = plan
+            .bodies
+            .iter()
+            .flat_map(|b| b.steps.iter().chain(&b.compensation))
+            .filter_map(|s| s.invocation());
         for inv in calls {
-            let own = Key::of(topology, inv);
-            let key = if pays(&own, count[&own], st_len) {
-                own
-            } else {
-                own.any_operation()
-            };
+            let key = Key::of(topology, inv);
             if index.contains_key(&key) {
                 continue;
             }
@@ -151,23 +99,29 @@ impl Calls {
         Calls { shapes, index }
     }
 
-    /// The shape of invocation `inv`'s request.
-    pub(crate) fn shape(&self, topology: &Topology, inv: &Invocation) -> Result<CallShape<'_>> {
-        let own = Key::of(topology, inv);
-        let found = match self.index.get(&own) {
-            Some(&i) => Some((i, true)),
-            None => self.index.get(&own.any_operation()).map(|&i| (i, false)),
-        };
-        let (i, operation) = found.ok_or_else(|| {
+    /// The variable of invocation `inv`'s shape.
+    pub(crate) fn shape(&self, topology: &Topology, inv: &Invocation) -> Result<&str> {
+        let i = self.index.get(&Key::of(topology, inv)).ok_or_else(|| {
             Error::Internal(format!(
                 "no shared request for the call of {}",
                 inv.operation
             ))
         })?;
-        Ok(CallShape {
-            variable: &self.shapes[i].variable,
-            operation,
-        })
+        Ok(&self.shapes[*i].variable)
+    }
+
+    /// The most inputs a call passes (`invoke.xsl` takes that many values).
+    pub(crate) fn most_params(&self) -> usize {
+        self.shapes
+            .iter()
+            .map(|s| s.key.params.len())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Whether the plan makes any call.
+    pub(crate) fn any(&self) -> bool {
+        !self.shapes.is_empty()
     }
 
     /// Declare the variable of each shape.
@@ -188,19 +142,16 @@ impl Calls {
         w.put("calls", 4, &[])?;
         for s in &self.shapes {
             let side = side(topology, s.called);
-            let (operation, params) = match &s.key.operation {
-                Some(op) => (
-                    format!(
-                        "<InterfaceName>{}</InterfaceName><OperationName>{}</OperationName>",
-                        xml_escape(&op.interface),
-                        xml_escape(&op.name)
-                    ),
-                    format!("<Params>{}</Params>", params(&op.params)),
-                ),
-                None => (
-                    "<InterfaceName/><OperationName/>".to_string(),
-                    "<Params/>".to_string(),
-                ),
+            let operation = format!(
+                "<InterfaceName>{}</InterfaceName><OperationName>{}</OperationName>",
+                xml_escape(&s.key.interface),
+                xml_escape(&s.key.operation)
+            );
+            // No Params without inputs: an empty one is no valid request.
+            let params = if s.key.params.is_empty() {
+                String::new()
+            } else {
+                format!("<Params>{}</Params>", params(&s.key.params))
             };
             w.put(
                 "call",
@@ -219,7 +170,7 @@ impl Calls {
                     ("st_id", &xml_escape(side.service_template)),
                     ("template_kind", template_element(s.called)),
                     ("operation_elements", &operation),
-                    ("params", if s.key.params { &params } else { "" }),
+                    ("params", &params),
                     ("csar", side.csar),
                     ("si_url", side.service_instance_url),
                 ],
@@ -227,23 +178,6 @@ impl Calls {
         }
         w.put("calls-end", 4, &[])
     }
-}
-
-/// Whether an operation called `calls` times is worth a shape of its own
-/// (bytes, estimated from the fragments: the shape once, against its
-/// interface, operation and `Params` written in every call); `st_len`,
-/// the length of the service template's QName, is written in the shape.
-fn pays(key: &Key, calls: usize, st_len: usize) -> bool {
-    let Some(op) = &key.operation else {
-        return false;
-    };
-    let names: usize = op.params.iter().map(|p| p.len() + 35).sum();
-    let own = op.interface.len() + op.name.len() + names;
-    // Two copies, and one of the Params literal where it has inputs.
-    let per_call = 110 + own + if op.params.is_empty() { 0 } else { 120 };
-    // The literal, four copies into it, its declaration.
-    let shape = 800 + st_len + own;
-    calls > 1 && calls * per_call > shape
 }
 
 /// The variable name a shape starts from.
@@ -254,19 +188,13 @@ fn variable(key: &Key) -> String {
         (true, false) => "targetNodeCall".to_string(),
         (true, true) => "targetRelationshipCall".to_string(),
     };
-    match &key.operation {
-        Some(op) => {
-            name.push('_');
-            name.push_str(&word(&op.name));
-        }
-        None if key.params => name.push_str("WithParams"),
-        None => {}
-    }
+    name.push('_');
+    name.push_str(&word(&key.operation));
     name
 }
 
 /// The `Param` elements of inputs `names`, values empty.
-pub(crate) fn params(names: &[Arc<str>]) -> String {
+fn params(names: &[Arc<str>]) -> String {
     let mut out = String::new();
     for n in names {
         out.push_str("<Param><key>");

@@ -156,6 +156,11 @@ pub(crate) fn render_into(
         Templates::raw("bpel/invoker.wsdl").as_bytes(),
     )?;
     output.file("invoker.xsd", Templates::raw("bpel/invoker.xsd").as_bytes())?;
+    if cx.calls.any() {
+        let values: Vec<usize> = (1..=cx.calls.most_params()).collect();
+        let xsl = templates.render("bpel/invoke.xsl", &Invoke { values })?;
+        output.file("invoke.xsl", xsl.as_bytes())?;
+    }
     let (files, packed) = match output.finish()? {
         Written::Files(files) => (files, None),
         Written::Packed(packed) => (Vec::new(), Some(packed)),
@@ -169,6 +174,13 @@ pub(crate) fn render_into(
         inputs: parameters,
         outputs: outputs.into_iter().map(|o| o.name).collect(),
     })
+}
+
+/// What `bpel/invoke.xsl` is rendered with: the numbers of the values
+/// its calls pass (1 to the most inputs of an operation).
+#[derive(Serialize)]
+struct Invoke {
+    values: Vec<usize>,
 }
 
 /// What the process templates (`bpel/process.bpel`, `plan.wsdl`,

@@ -4,7 +4,6 @@
 //!
 //! In: steps and the [`Ctx`]. Out: BPEL text, written.
 
-use super::calls::{params, template_element};
 use super::ctx::Ctx;
 use super::relationship_request;
 use super::writer::{W, path_text, text};
@@ -385,19 +384,14 @@ fn invoke(
     subject: TemplateRef,
 ) -> Result<()> {
     let t = cx.topology;
-    // What the calls of its shape share is in the shape's variable
-    // (calls.rs); the call sets its node instance, template, message id
-    // and the values of its parameters, and where the shape is not its
-    // operation's, interface, operation and parameter names.
+    // The request its operation's calls share is in the shape's variable
+    // (calls.rs); invoke.xsl copies it with what is the call's own: the
+    // node instance, template, message id and the inputs' values.
     let shape = cx.calls.shape(t, inv)?;
-    w.put("invoke", ind, &[("name", name), ("shape", shape.variable)])?;
-    if let TemplateRef::Node(_) = inv.target {
-        w.put(
-            "invoke-node-instance",
-            ind,
-            &[("url", cx.names.url(inv.target))],
-        )?;
-    }
+    let instance = match inv.target {
+        TemplateRef::Node(_) => format!(", 'instance', ${}", cx.names.url(inv.target)),
+        TemplateRef::Relationship(_) => String::new(),
+    };
     // The step's name and its separators are one literal: the same
     // string as three, in fewer bytes.
     let message_id = text(&format!(
@@ -405,35 +399,22 @@ fn invoke(
         literal(&format!(":{name}:")),
         cx.names.id(subject)
     ));
+    let mut values = String::new();
+    for (k, (_, b)) in inv.inputs.iter().enumerate() {
+        values.push_str(&format!(", 'v{}', {}", k + 1, cx.expr(b)));
+    }
     w.put(
-        "invoke-what",
+        "invoke",
         ind,
         &[
-            ("template_kind", template_element(inv.target)),
+            ("name", name),
+            ("shape", shape),
+            ("instance", &instance),
             ("template", &text(&literal(t.api_id(inv.target)))),
             ("message_id", &message_id),
+            ("values", &values),
         ],
     )?;
-    if !shape.operation {
-        w.put(
-            "invoke-operation",
-            ind,
-            &[
-                ("interface", &text(&literal(&inv.interface))),
-                ("operation", &text(&literal(&inv.operation))),
-            ],
-        )?;
-        if !inv.inputs.is_empty() {
-            let names: Vec<_> = inv.inputs.iter().map(|(n, _)| n.clone()).collect();
-            w.put("invoke-params", ind, &[("params", &params(&names))])?;
-        }
-    }
-    for (k, (_, b)) in inv.inputs.iter().enumerate() {
-        let expr = cx.expr(b);
-        let index = (k + 1).to_string();
-        w.put("invoke-param", ind, &[("expr", &expr), ("index", &index)])?;
-    }
-    w.put("invoke-call", ind, &[("name", name)])?;
     // The outputs the operation returned are read in one assign; one it
     // did not return leaves its property as it was.
     if !inv.outputs.is_empty() {
