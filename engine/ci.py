@@ -171,6 +171,65 @@ def build_plan(p):
     return None
 
 
+def plan_runs(p, graph):
+    """The runs a plan gets, as (label, run options, check expectations): `p` has the
+    input's "name", the plan's "kind", its BPMN file "bpmn" (the BPMN twin's, for a
+    BPEL plan: which operation fails, how an instance is selected) and the "build"
+    plan of its service template, if any."""
+    kind = p["kind"].split(":")[0]
+    runs = []
+    fixture = FIXTURE_INPUTS.get(p["name"])
+    given = {"inputs": fixture["inputs"]} if fixture else {}
+    if kind in ("build", "defrost"):
+        if given:
+            runs.append(("", dict(given), {"params": fixture["params"]}))
+            if kind == "build":
+                # The plan fails in the activity (not the engine, with an incident).
+                label, inputs, activity = fixture["failing"]
+                runs.append((label, {"inputs": inputs, "expect": "error"},
+                             {"expect": "error", "failed_in": activity}))
+        else:
+            runs.append(("", {}, {}))
+        ops = invocations(p["bpmn"], graph)
+        if len(ops) >= 2:
+            fail = "/".join(ops[len(ops) // 2])
+            runs.append((" fail " + fail, {"fail": fail, **given}, {"fail": fail}))
+    elif p.get("build"):
+        setup = {"build": p["build"], "instances": INSTANCES.get(kind, 1)}
+        if given:
+            setup["build_inputs"] = given["inputs"]
+        extra = {"instances": setup["instances"]} if kind in check_trace.PER_INSTANCE else {}
+        if kind == "scale-out":
+            m = SELECT.search(open(p["bpmn"]).read())
+            if m:
+                how, template = m.groups()
+                k = {"least loaded": 2, "given": 2, "first": 1}[how]
+                extra["select"] = [template, k]
+                if how == "least loaded":
+                    setup["properties"] = [f"{template}.load=5,1"]
+                if how == "given":
+                    setup["inputs"] = {f"{template}_InstanceID": f"@instance:{template}:2"}
+        if graph.get("target"):
+            # A transformation's target service template, served beside the plan's own.
+            setup["target"] = graph["target"]["path"]
+        if p["kind"] == "workflow:guarded" and p["name"] == "routing":
+            extra.update(GUARDED_DEFAULT)
+            setup["expect"] = "error"
+        runs.append(("", setup, extra))
+    else:
+        runs.append(("", {}, {}))
+    if kind == "test" and p["name"] in EXPECTATION_FAILS and p.get("build"):
+        answer, activity = EXPECTATION_FAILS[p["name"]]
+        n = INSTANCES["test"]
+        runs.append((f" answer {answer}, {activity} fails",
+                     {"build": p["build"], "instances": n, "answer": answer, "expect": "error"},
+                     {"instances": n, "expect": "error", "failed_in": activity}))
+    if p["name"] == "routing" and p["kind"].startswith("workflow:"):
+        runs.extend((" " + label, {"build": p["build"], **opts}, extra)
+                    for label, opts, extra in ROUTING.get(p["kind"], []))
+    return runs
+
+
 def prepare(plans_path, outdir):
     batch, checks = [], []
     bad = plans = 0
@@ -185,56 +244,7 @@ def prepare(plans_path, outdir):
             print(f"FAIL {p['name']}: {p['kind']}: no plan graph ({e})")
             bad += 1
             continue
-        runs = []
-        fixture = FIXTURE_INPUTS.get(p["name"])
-        given = {"inputs": fixture["inputs"]} if fixture else {}
-        if kind in ("build", "defrost"):
-            if given:
-                runs.append(("", dict(given), {"params": fixture["params"]}))
-                if kind == "build":
-                    # The plan fails in the activity (not the engine, with an incident).
-                    label, inputs, activity = fixture["failing"]
-                    runs.append((label, {"inputs": inputs, "expect": "error"},
-                                 {"expect": "error", "failed_in": activity}))
-            else:
-                runs.append(("", {}, {}))
-            ops = invocations(p["bpmn"], graph)
-            if len(ops) >= 2:
-                fail = "/".join(ops[len(ops) // 2])
-                runs.append((" fail " + fail, {"fail": fail, **given}, {"fail": fail}))
-        elif p.get("build"):
-            setup = {"build": p["build"], "instances": INSTANCES.get(kind, 1)}
-            if given:
-                setup["build_inputs"] = given["inputs"]
-            extra = {"instances": setup["instances"]} if kind in check_trace.PER_INSTANCE else {}
-            if kind == "scale-out":
-                m = SELECT.search(open(p["bpmn"]).read())
-                if m:
-                    how, template = m.groups()
-                    k = {"least loaded": 2, "given": 2, "first": 1}[how]
-                    extra["select"] = [template, k]
-                    if how == "least loaded":
-                        setup["properties"] = [f"{template}.load=5,1"]
-                    if how == "given":
-                        setup["inputs"] = {f"{template}_InstanceID": f"@instance:{template}:2"}
-            if graph.get("target"):
-                # A transformation's target service template, served beside the plan's own.
-                setup["target"] = graph["target"]["path"]
-            if p["kind"] == "workflow:guarded" and p["name"] == "routing":
-                extra.update(GUARDED_DEFAULT)
-                setup["expect"] = "error"
-            runs.append(("", setup, extra))
-        else:
-            runs.append(("", {}, {}))
-        if kind == "test" and p["name"] in EXPECTATION_FAILS and p.get("build"):
-            answer, activity = EXPECTATION_FAILS[p["name"]]
-            n = INSTANCES["test"]
-            runs.append((f" answer {answer}, {activity} fails",
-                         {"build": p["build"], "instances": n, "answer": answer, "expect": "error"},
-                         {"instances": n, "expect": "error", "failed_in": activity}))
-        if p["name"] == "routing" and p["kind"].startswith("workflow:"):
-            runs.extend((" " + label, {"build": p["build"], **opts}, extra)
-                        for label, opts, extra in ROUTING.get(p["kind"], []))
+        runs = plan_runs(p, graph)
         for label, opts, extra in runs:
             name = f"{p['name']}: {p['kind']}{label}"
             trace = os.path.join(outdir, "traces", f"{len(batch):04d}.jsonl")
@@ -257,10 +267,12 @@ BPEL_XFAIL = {}
 
 
 def prepare_bpel(bpel_path, bpmn_path, outdir):
-    """Runs of the BPEL build and termination plans in ODE, checked as their BPMN twins'
-    (the same plan graph): a build normally and failing the operation its BPMN twin's
-    failure run fails; a termination after three builds. BPEL.jsonl has one line per
-    BPEL plan: {"name", "kind", "plan" (the plan archive), "graph", "plan_name"}."""
+    """Runs of the BPEL plans in ODE: each gets the runs of its BPMN twin (the same
+    input and kind, the same plan graph; `plan_runs`), its own build plan before it
+    where the twin has one. BPEL.jsonl has one line per BPEL plan: {"name", "kind",
+    "plan" (the plan archive), "graph", "plan_name"}. The inputs of FIXTURE_INPUTS are
+    left out: their runs give inputs the BPMN plans evaluate at run time, which the
+    BPEL plans pass on as written (runtime functions, engine/README.md)."""
     twins = {}
     for line in open(bpmn_path):
         p = json.loads(line)
@@ -268,21 +280,18 @@ def prepare_bpel(bpel_path, bpmn_path, outdir):
     plans = [json.loads(line) for line in open(bpel_path)]
     builds = {p["name"]: p["plan"] for p in plans if p["kind"] == "build"}
     batch, checks = [], []
+    bad = 0
     for p in plans:
-        if p["kind"] not in ("build", "termination") or p["name"] in FIXTURE_INPUTS:
+        if p["name"] in FIXTURE_INPUTS:
+            continue
+        twin = twins.get((p["name"], p["kind"]))
+        if twin is None:
+            print(f"FAIL {p['name']}: BPEL {p['kind']}: no BPMN twin to take the runs from")
+            bad += 1
             continue
         graph = json.load(open(p["graph"]))
-        runs = []
-        if p["kind"] == "build":
-            runs.append(("", {}, {}))
-            twin = twins.get((p["name"], "build"))
-            ops = invocations(twin["bpmn"], graph) if twin else []
-            if len(ops) >= 2:
-                fail = "/".join(ops[len(ops) // 2])
-                runs.append((" fail " + fail, {"fail": fail}, {"fail": fail}))
-        elif p["name"] in builds:
-            n = INSTANCES["termination"]
-            runs.append(("", {"build": builds[p["name"]], "instances": n}, {"instances": n}))
+        build = builds.get(p["name"]) if p["kind"] != "build" else None
+        runs = plan_runs({"name": p["name"], "kind": p["kind"], "bpmn": twin["bpmn"], "build": build}, graph)
         xfail = BPEL_XFAIL.get(p["plan_name"])
         if xfail:
             for _, opts, extra in runs:
@@ -291,14 +300,15 @@ def prepare_bpel(bpel_path, bpmn_path, outdir):
             name = f"{p['name']}: BPEL {p['kind']}{label}"
             trace = os.path.join(outdir, "traces", f"bpel-{len(batch):04d}.jsonl")
             batch.append({"plan": p["plan"], **opts, "name": name, "trace": trace})
-            checks.append({"graph": p["graph"], "kind": p["kind"], **extra, "name": name, "trace": trace,
-                           "plan_name": p["plan_name"], "language": "bpel"})
+            checks.append({"graph": p["graph"], "kind": p["kind"].split(":")[0], **extra, "name": name,
+                           "trace": trace, "plan_name": p["plan_name"], "language": "bpel"})
+    os.makedirs(os.path.join(outdir, "traces"), exist_ok=True)
     with open(os.path.join(outdir, "bpel-batch.jsonl"), "w") as f:
         f.writelines(json.dumps(b) + "\n" for b in batch)
     with open(os.path.join(outdir, "bpel-checks.jsonl"), "w") as f:
         f.writelines(json.dumps(c) + "\n" for c in checks)
     print(f"{len(batch)} ODE runs of {len(plans)} BPEL plans")
-    return 0
+    return 1 if bad else 0
 
 
 class Args:

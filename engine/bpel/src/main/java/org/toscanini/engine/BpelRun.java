@@ -40,6 +40,10 @@ public final class BpelRun {
         Map<String, String> answers = new LinkedHashMap<>();
         Path trace;
         long timeoutMillis = 120_000;
+        /** A transformation's target service template below /csars, served beside the plan's own. */
+        String target;
+        /** Properties of the instances the builds made: TEMPLATE.PROPERTY to one value per instance. */
+        Map<String, List<String>> properties = new LinkedHashMap<>();
     }
 
     public static void main(String[] args) throws Exception {
@@ -61,6 +65,8 @@ public final class BpelRun {
             System.out.println(JsonOutput.toJson(line));
             String want = o.expect != null ? o.expect : (o.fail != null ? "error" : "normal");
             status = want.equals(line.get("ended")) && ((List<?>) line.get("problems")).isEmpty() ? 0 : 1;
+        } finally {
+            delete(work);
         }
         System.exit(status);
     }
@@ -68,6 +74,7 @@ public final class BpelRun {
     /**
      * Many runs in one JVM and one engine: FILE has one JSON object a line, with the options'
      * names (`plan`, `build`, `instances`, `inputs`, `build_inputs`, `fail`, `expect`, `answer`,
+     * `target`, `properties` (a list of TEMPLATE.PROPERTY=V1,V2),
      * `trace`, `timeout`) and a `name`. Prints `ok NAME` or `FAIL NAME: problems` for each, then
      * `N passed, N failed`; 0 if all passed.
      */
@@ -92,6 +99,12 @@ public final class BpelRun {
                 o.trace = j.get("trace") == null ? null : Path.of((String) j.get("trace"));
                 copy(j.get("inputs"), o.inputs);
                 copy(j.get("build_inputs"), o.buildInputs);
+                o.target = (String) j.get("target");
+                if (j.get("properties") instanceof List<?> props) {
+                    for (Object p : props) {
+                        property(String.valueOf(p), o.properties);
+                    }
+                }
                 if (j.get("answer") instanceof String a) {
                     int eq = a.indexOf('=');
                     o.answers.put(a.substring(0, eq), a.substring(eq + 1));
@@ -117,10 +130,33 @@ public final class BpelRun {
                             + (problems.isEmpty() ? "" : ": " + problems));
                 }
             }
+        } finally {
+            delete(work);
         }
         System.out.println(passed + " passed, " + failed + " failed"
                 + (xfailed == 0 ? "" : ", " + xfailed + " known to fail"));
         return failed == 0 ? 0 : 1;
+    }
+
+    /** Removes the staged plans (a directory tree), or says why it could not. */
+    private static void delete(Path dir) {
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        } catch (IOException e) {
+            System.err.println("bpel-run: could not remove " + dir + ": " + e.getMessage());
+        }
+    }
+
+    /** TEMPLATE.PROPERTY=V1,V2,...: the property's value in each instance, in order. */
+    private static void property(String spec, Map<String, List<String>> to) {
+        int eq = spec.indexOf('=');
+        int dot = spec.indexOf('.');
+        if (dot < 1 || eq < dot) {
+            throw new IllegalArgumentException("a property is TEMPLATE.PROPERTY=V1,V2,..., not " + spec);
+        }
+        to.put(spec.substring(0, eq), List.of(spec.substring(eq + 1).split(",", -1)));
     }
 
     private static void copy(Object from, Map<String, String> to) {
@@ -160,6 +196,8 @@ public final class BpelRun {
                     o.answers.put(v.substring(0, eq), v.substring(eq + 1));
                 }
                 case "--trace" -> o.trace = Path.of(v);
+                case "--target" -> o.target = v;
+                case "--property" -> property(v, o.properties);
                 case "--timeout" -> o.timeoutMillis = Long.parseLong(v) * 1000;
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
@@ -187,6 +225,12 @@ public final class BpelRun {
         }
         Long service = null;
         mock.reset();
+        mock.setTarget(o.target);
+        if (o.build == null && (o.instances != 1 || !o.properties.isEmpty())) {
+            line.put("ended", "harness-error");
+            problems.add("--instances and --property need --build (the plan that creates the instances)");
+            return line;
+        }
         if (o.build != null) {
             BpelPlan build = BpelPlan.load(o.build, work);
             for (int i = 0; i < o.instances; i++) {
@@ -200,6 +244,10 @@ public final class BpelRun {
                 }
             }
             service = mock.merge();
+            for (Map.Entry<String, List<String>> p : o.properties.entrySet()) {
+                int dot = p.getKey().indexOf('.');
+                mock.setProperty(p.getKey().substring(0, dot), p.getKey().substring(dot + 1), p.getValue());
+            }
         }
         Trace trace = new Trace();
         Map<String, Object> result = once(plan, o.fail, o.answers, o.inputs, service, trace, mock, ode, deadline,
