@@ -270,9 +270,7 @@ def prepare_bpel(bpel_path, bpmn_path, outdir):
     """Runs of the BPEL plans in ODE: each gets the runs of its BPMN twin (the same
     input and kind, the same plan graph; `plan_runs`), its own build plan before it
     where the twin has one. BPEL.jsonl has one line per BPEL plan: {"name", "kind",
-    "plan" (the plan archive), "graph", "plan_name"}. The inputs of FIXTURE_INPUTS are
-    left out: their runs give inputs the BPMN plans evaluate at run time, which the
-    BPEL plans pass on as written (runtime functions, engine/README.md)."""
+    "plan" (the plan archive), "graph", "plan_name"}."""
     twins = {}
     for line in open(bpmn_path):
         p = json.loads(line)
@@ -282,8 +280,6 @@ def prepare_bpel(bpel_path, bpmn_path, outdir):
     batch, checks = [], []
     bad = 0
     for p in plans:
-        if p["name"] in FIXTURE_INPUTS:
-            continue
         twin = twins.get((p["name"], p["kind"]))
         if twin is None:
             print(f"FAIL {p['name']}: BPEL {p['kind']}: no BPMN twin to take the runs from")

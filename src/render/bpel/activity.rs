@@ -85,8 +85,9 @@ pub(crate) fn activity(
     // The rest of the scope is written first, apart, so that only the
     // variables it uses are declared before it.
     let head = std::mem::take(&mut w.out);
-    // A fault marks the instance ERROR and goes on to the process. An
-    // activity over instances marks each in the scope of its iteration,
+    // A fault marks the instance ERROR, turns the activity's `started`
+    // log entry into `cancelled` and posts it, and goes on to the process.
+    // An activity over instances does so in the scope of its iteration,
     // so its own scope has no fault handler: WS-BPEL 2.0's default one
     // (12.5.1: compensate, then rethrow) rethrows the fault the same way,
     // and finds nothing to compensate, as no scope inside an activity has

@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::model::{Condition, NodeId, TemplateRef};
 use crate::names::ncname;
 use crate::names::xml_escape;
-use crate::plugins::steps::{Invocation, Otherwise, Step, Strategy};
+use crate::plugins::steps::{Binding, Invocation, Otherwise, Step, Strategy};
 use crate::render::side::side;
 
 /// Steps in order; names are `<prefix>_<tag><n>`. Nothing to do is an
@@ -399,15 +399,39 @@ fn invoke(
         literal(&format!(":{name}:")),
         cx.names.id(subject)
     ));
+    // ODE's compiler finds the stylesheet of a doXslTransform by trying
+    // the expression with empty variables; a function of values known
+    // when the plan runs (a number made of '') fails that try before the
+    // call, and the plan would find no stylesheet. Such a value is
+    // computed apart, into a variable of the call's scope.
     let mut values = String::new();
+    let mut computed = Vec::new();
     for (k, (_, b)) in inv.inputs.iter().enumerate() {
-        values.push_str(&format!(", 'v{}', {}", k + 1, cx.expr(b)));
+        let n = k + 1;
+        if let Binding::Function(..) = b {
+            let var = format!("value{n}");
+            values.push_str(&format!(", 'v{n}', ${var}"));
+            computed.push((var, cx.expr(b)));
+        } else {
+            values.push_str(&format!(", 'v{n}', {}", cx.expr(b)));
+        }
+    }
+    w.put("invoke", ind, &[("name", name)])?;
+    if !computed.is_empty() {
+        w.put("invoke-values", ind, &[])?;
+        for (var, _) in &computed {
+            w.put("invoke-value-variable", ind, &[("var", var)])?;
+        }
+        w.put("invoke-values-end", ind, &[])?;
+    }
+    w.put("invoke-call", ind, &[])?;
+    for (var, expr) in &computed {
+        w.put("invoke-value", ind, &[("var", var), ("expr", expr)])?;
     }
     w.put(
-        "invoke",
+        "invoke-request",
         ind,
         &[
-            ("name", name),
             ("shape", shape),
             ("instance", &instance),
             ("template", &text(&literal(t.api_id(inv.target)))),
