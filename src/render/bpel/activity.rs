@@ -100,6 +100,7 @@ pub(crate) fn activity(
         let error = cx.state(crate::plugins::steps::state::ERROR)?;
         w.put("faults", ind, &[("name", name)])?;
         w.put("mark-error", ind, &[("url", url), ("error", error)])?;
+        w.put("log-cancelled", ind + 8, &[])?;
         w.put("faults-end", ind, &[("name", name)])?;
     }
     if !body.compensation.is_empty() {
@@ -245,6 +246,8 @@ fn each_instance(
         w.put("each-instance-local", ind, &[("var", v)])?;
     }
     w.put("each-instance-body", ind, &values)?;
+    w.put("log-cancelled", ind + 10, &[])?;
+    w.put("each-instance-steps", ind, &values)?;
     load_properties(cx, w, ind + 6, subject, &format!("{prefix}_load"))?;
     steps(cx, w, ind + 6, &body.steps, prefix, "s", subject)?;
     w.put("each-instance-end", ind, &[])
