@@ -171,6 +171,12 @@ def build_plan(p):
     return None
 
 
+def write_jsonl(path, rows):
+    """One JSON object a line (the harness's batch files, the checks of their runs)."""
+    with open(path, "w") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+
+
 def plan_runs(p, graph):
     """The runs a plan gets, as (label, run options, check expectations): `p` has the
     input's "name", the plan's "kind", its BPMN file "bpmn" (the BPMN twin's, for a
@@ -251,10 +257,8 @@ def prepare(plans_path, outdir):
             batch.append({"plan": p["dir"], **opts, "name": name, "trace": trace})
             checks.append({"graph": p["graph"], "kind": kind, **extra, "name": name, "trace": trace,
                            "plan_name": plan_name(p["bpmn"])})
-    with open(os.path.join(outdir, "batch.jsonl"), "w") as f:
-        f.writelines(json.dumps(b) + "\n" for b in batch)
-    with open(os.path.join(outdir, "checks.jsonl"), "w") as f:
-        f.writelines(json.dumps(c) + "\n" for c in checks)
+    write_jsonl(os.path.join(outdir, "batch.jsonl"), batch)
+    write_jsonl(os.path.join(outdir, "checks.jsonl"), checks)
     print(f"{len(batch)} engine runs of {plans} BPMN plans")
     return 1 if bad else 0
 
@@ -299,10 +303,8 @@ def prepare_bpel(bpel_path, bpmn_path, outdir):
             checks.append({"graph": p["graph"], "kind": p["kind"].split(":")[0], **extra, "name": name,
                            "trace": trace, "plan_name": p["plan_name"], "language": "bpel"})
     os.makedirs(os.path.join(outdir, "traces"), exist_ok=True)
-    with open(os.path.join(outdir, "bpel-batch.jsonl"), "w") as f:
-        f.writelines(json.dumps(b) + "\n" for b in batch)
-    with open(os.path.join(outdir, "bpel-checks.jsonl"), "w") as f:
-        f.writelines(json.dumps(c) + "\n" for c in checks)
+    write_jsonl(os.path.join(outdir, "bpel-batch.jsonl"), batch)
+    write_jsonl(os.path.join(outdir, "bpel-checks.jsonl"), checks)
     print(f"{len(batch)} ODE runs of {len(plans)} BPEL plans")
     return 1 if bad else 0
 

@@ -20,7 +20,8 @@ public final class OdeLog {
     private static final ThreadLocal<List<Entry>> SINK = new ThreadLocal<>();
     /** What ODE logged at ERROR level outside a compilation, on any thread (its engine's). */
     private static final List<Entry> RUN = new ArrayList<>();
-    private static final boolean DEBUG = System.getenv("TOSCANINI_ODE_DEBUG") != null;
+    /** TOSCANINI_ODE_DEBUG set: the harness prints what ODE logs, its jobs and bus callbacks. */
+    public static final boolean DEBUG = System.getenv("TOSCANINI_ODE_DEBUG") != null;
 
     private OdeLog() {
     }

@@ -62,12 +62,16 @@ final class PlanInstanceCheck {
     /** The flow of the activities: in the main sequence, or in a scope of it that undoes them. */
     private static Element activities(Element main) {
         Element flow = Xml.child(main, Xml.BPEL, "flow");
+        if (flow != null) {
+            return flow;
+        }
         for (Element scope : Xml.children(main, Xml.BPEL, "scope")) {
-            if (flow == null) {
-                flow = Xml.child(scope, Xml.BPEL, "flow");
+            flow = Xml.child(scope, Xml.BPEL, "flow");
+            if (flow != null) {
+                return flow;
             }
         }
-        return flow;
+        return null;
     }
 
     /** {@code planInstanceURL} is assigned the container's form of the plan instance URL. */

@@ -275,7 +275,7 @@ public final class BpelRun {
             line.put("ended", r.ended == null ? (settled ? "stuck" : "running") : r.ended);
             List<String> problems = new ArrayList<>(r.problems);
             if (ode.failure() != null) {
-                problems.add("ODE: " + describe(ode.failure()));
+                problems.add("ODE: " + OdeServer.describe(ode.failure()));
             }
             List<String> rejected = new ArrayList<>();
             for (Map<String, Object> e : trace.events()) {
@@ -322,15 +322,5 @@ public final class BpelRun {
             root.appendChild(e);
         }
         return root;
-    }
-
-    /** An exception ODE threw, with its causes. */
-    private static String describe(Throwable t) {
-        StringBuilder s = new StringBuilder(String.valueOf(t));
-        for (Throwable c = t.getCause(); c != null && c != t; c = c.getCause()) {
-            s.append(" <- ").append(c);
-            t = c;
-        }
-        return s.toString();
     }
 }

@@ -7,8 +7,10 @@ import java.util.PriorityQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.ode.bpel.iapi.ContextException;
 import org.apache.ode.bpel.iapi.Scheduler;
+import org.toscanini.bpel.OdeLog;
 
 /**
  * ODE's scheduler, in memory and on one worker thread: what ODE schedules (a message to match, a
@@ -27,8 +29,6 @@ final class MemScheduler implements Scheduler {
         final List<Synchronizer> synchronizers = new ArrayList<>();
         boolean rollbackOnly;
     }
-
-    private static final boolean DEBUG = System.getenv("TOSCANINI_ODE_DEBUG") != null;
 
     private final PriorityQueue<Job> queue = new PriorityQueue<>((a, b) -> a.due != b.due
             ? Long.compare(a.due, b.due) : Long.compare(a.seq, b.seq));
@@ -203,19 +203,20 @@ final class MemScheduler implements Scheduler {
     /** Forgets the failure and the dropped messages of an earlier run. */
     void clearFailure() {
         failure = null;
-        dropped = 0;
+        dropped.set(0);
     }
 
-    private volatile int dropped;
+    // Counted on the worker (work()) and on the thread awaiting a run (OdeServer.takeOdeErrors).
+    private final AtomicInteger dropped = new AtomicInteger();
 
     /** Counts a message ODE found no receive for and only logged (OdeServer.takeOdeErrors). */
     void countDropped() {
-        dropped++;
+        dropped.incrementAndGet();
     }
 
     /** Messages for which the process had no receive waiting (dropped, see work()). */
     int dropped() {
-        return dropped;
+        return dropped.get();
     }
 
     /** Whether `e` is ODE's failure to route a message (see work()). */
@@ -260,7 +261,7 @@ final class MemScheduler implements Scheduler {
                 }
                 job = queue.poll();
                 busy = true;
-                if (DEBUG) {
+                if (OdeLog.DEBUG) {
                     System.err.println("job " + job.info.jobName + " " + job.info.jobDetail);
                 }
             }
@@ -278,12 +279,12 @@ final class MemScheduler implements Scheduler {
                     // A bus callback no receive waits for any more (its scope faulted or was
                     // terminated while the call ran): the in-memory DAO fails on it where a
                     // persistent one queues it for good. Dropped, and counted.
-                    dropped++;
+                    dropped.incrementAndGet();
                     continue;
                 }
                 if (failure == null) {
                     failure = e;
-                    if (DEBUG) {
+                    if (OdeLog.DEBUG) {
                         e.printStackTrace();
                     }
                 }

@@ -148,12 +148,19 @@ final class OdeServer implements AutoCloseable {
                 scheduler.countDropped();
                 continue;
             }
-            String cause = "";
-            for (Throwable t = e.thrown(); t != null; t = t.getCause() == t ? null : t.getCause()) {
-                cause += " <- " + t;
-            }
-            r.problems.add("ODE logged an error (" + e.logger() + "): " + e.message() + cause);
+            r.problems.add("ODE logged an error (" + e.logger() + "): " + e.message()
+                    + (e.thrown() == null ? "" : " <- " + describe(e.thrown())));
         }
+    }
+
+    /** An exception ODE threw or logged, with its causes. */
+    static String describe(Throwable t) {
+        StringBuilder s = new StringBuilder(String.valueOf(t));
+        for (Throwable c = t.getCause(); c != null && c != t; c = c.getCause()) {
+            s.append(" <- ").append(c);
+            t = c;
+        }
+        return s.toString();
     }
 
     /** Jobs ODE scheduled that have not run. */
@@ -341,7 +348,7 @@ final class OdeServer implements AutoCloseable {
 
     /** The bus's answer, on the plan's callback port. */
     private void callback(Run r, String messageId, Map<String, String> result) {
-        if (System.getenv("TOSCANINI_ODE_DEBUG") != null) {
+        if (OdeLog.DEBUG) {
             System.err.println("callback " + messageId + " " + result.keySet());
         }
         Endpoint cb = r.deployment.provided("invoker");
