@@ -305,8 +305,10 @@ fn unread_variables(text: &str) -> Vec<&str> {
 /// 16,832 since a call's request is made by `invoke.xsl` from the request
 /// its operation shares, one copy with the call's values; 17,607 since an
 /// activity that fails says in the plan instance log that it was
-/// cancelled, as its BPMN twin does).
-const BPEL_BYTES_PER_NODE: usize = 17_700;
+/// cancelled, as its BPMN twin does; 17,236 since an activity's scope
+/// declares the correlation sets of its calls, which are no scopes of
+/// their own).
+const BPEL_BYTES_PER_NODE: usize = 17_300;
 
 /// The BPMN plans of a synthetic topology stay within a size per node
 /// (issue 17): the instance API and the management bus are called through

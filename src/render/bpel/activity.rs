@@ -95,46 +95,55 @@ pub(crate) fn activity(
     // nothing to fail but its log entries, which are no business of its
     // instance: it keeps the default handler too.
     let idle = body.steps.is_empty() && body.compensation.is_empty();
-    if !body.per_instance && !idle {
-        let url = cx.names.url(a.template);
-        let error = cx.state(crate::plugins::steps::state::ERROR)?;
-        w.put("faults", ind, &[("name", name)])?;
-        w.put("mark-error", ind, &[("url", url), ("error", error)])?;
-        w.put("log-cancelled", ind + 8, &[])?;
-        w.put("faults-end", ind, &[("name", name)])?;
-    }
-    if !body.compensation.is_empty() {
-        w.put("undo", ind, &[("name", name)])?;
-        steps(cx, w, ind + 6, &body.compensation, name, "c", a.template)?;
-        w.put("undo-end", ind, &[])?;
-    }
-    let (open, close, inner) = match failure {
-        Some(_) => ("try", "try-end", ind + 6),
-        None => ("steps", "steps-end", ind + 4),
-    };
-    w.put(
-        open,
-        ind,
-        &[("name", name), ("flag", failure.unwrap_or(""))],
-    )?;
-    // The plan instance's log says when the activity starts and ends; the
-    // second entry only replaces the text of the first.
-    let log = |w: &mut W, section: &str, event: &str, what: &str| {
+    // The calls of the activity (not those of its iterations or its
+    // compensation handler, which declare their own) are correlated in
+    // its scope: their sets go first in the text written apart.
+    w.declaring_calls(0, ind + 2, |w| {
+        if !body.per_instance && !idle {
+            let url = cx.names.url(a.template);
+            let error = cx.state(crate::plugins::steps::state::ERROR)?;
+            w.put("faults", ind, &[("name", name)])?;
+            w.put("mark-error", ind, &[("url", url), ("error", error)])?;
+            w.put("log-cancelled", ind + 8, &[])?;
+            w.put("faults-end", ind, &[("name", name)])?;
+        }
+        if !body.compensation.is_empty() {
+            w.put("undo", ind, &[("name", name)])?;
+            let at = w.out.len();
+            w.declaring_calls(at, ind + 6, |w| {
+                w.put("undo-steps", ind, &[])?;
+                steps(cx, w, ind + 8, &body.compensation, name, "c", a.template)
+            })?;
+            w.put("undo-end", ind, &[])?;
+        }
+        let (open, close, inner) = match failure {
+            Some(_) => ("try", "try-end", ind + 6),
+            None => ("steps", "steps-end", ind + 4),
+        };
         w.put(
-            section,
-            inner,
-            &[("name", name), ("event", event), ("what", what)],
-        )
-    };
-    log(w, "log", "Started", "started")?;
-    if body.per_instance {
-        each_instance(cx, w, inner, a.template, name, body)?;
-    } else if !idle {
-        steps(cx, w, inner, &body.steps, name, "s", a.template)?;
-    }
-    log(w, "log-again", "Finished", "finished")?;
-    w.put(close, ind, &[])?;
-    w.put("scope-end", ind, &[])?;
+            open,
+            ind,
+            &[("name", name), ("flag", failure.unwrap_or(""))],
+        )?;
+        // The plan instance's log says when the activity starts and ends;
+        // the second entry only replaces the text of the first.
+        let log = |w: &mut W, section: &str, event: &str, what: &str| {
+            w.put(
+                section,
+                inner,
+                &[("name", name), ("event", event), ("what", what)],
+            )
+        };
+        log(w, "log", "Started", "started")?;
+        if body.per_instance {
+            each_instance(cx, w, inner, a.template, name, body)?;
+        } else if !idle {
+            steps(cx, w, inner, &body.steps, name, "s", a.template)?;
+        }
+        log(w, "log-again", "Finished", "finished")?;
+        w.put(close, ind, &[])?;
+        w.put("scope-end", ind, &[])
+    })?;
     let rest = std::mem::replace(&mut w.out, head);
     declare_used(w, ind, &rest)?;
     w.out.push_str(&rest);
@@ -245,11 +254,15 @@ fn each_instance(
     for v in locals {
         w.put("each-instance-local", ind, &[("var", v)])?;
     }
-    w.put("each-instance-body", ind, &values)?;
-    w.put("log-cancelled", ind + 10, &[])?;
-    w.put("each-instance-steps", ind, &values)?;
-    load_properties(cx, w, ind + 6, subject, &format!("{prefix}_load"))?;
-    steps(cx, w, ind + 6, &body.steps, prefix, "s", subject)?;
+    w.put("each-instance-locals-end", ind, &[])?;
+    let at = w.out.len();
+    w.declaring_calls(at, ind + 4, |w| {
+        w.put("each-instance-body", ind, &values)?;
+        w.put("log-cancelled", ind + 10, &[])?;
+        w.put("each-instance-steps", ind, &values)?;
+        load_properties(cx, w, ind + 6, subject, &format!("{prefix}_load"))?;
+        steps(cx, w, ind + 6, &body.steps, prefix, "s", subject)
+    })?;
     w.put("each-instance-end", ind, &[])
 }
 

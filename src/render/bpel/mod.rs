@@ -265,6 +265,7 @@ fn write_body(
         out: String::with_capacity(CHUNK + CHUNK / 4),
         fr: fragments()?,
         layout,
+        calls: 0,
     };
     w.out.push_str(&parts[0]);
     let templates = cx.names.templates().iter();

@@ -416,18 +416,23 @@ fn invoke(
             values.push_str(&format!(", 'v{n}', {}", cx.expr(b)));
         }
     }
-    w.put("invoke", ind, &[("name", name)])?;
-    if !computed.is_empty() {
-        w.put("invoke-values", ind, &[])?;
+    // Computed values need variables, so such a call has a scope of its
+    // own; any other call is written where it is.
+    let ind = if computed.is_empty() {
+        ind
+    } else {
+        w.put("invoke-scope", ind, &[("name", name)])?;
         for (var, _) in &computed {
             w.put("invoke-value-variable", ind, &[("var", var)])?;
         }
-        w.put("invoke-values-end", ind, &[])?;
-    }
-    w.put("invoke-call", ind, &[])?;
+        w.put("invoke-scope-body", ind, &[])?;
+        ind + 4
+    };
+    w.put("invoke", ind, &[])?;
     for (var, expr) in &computed {
         w.put("invoke-value", ind, &[("var", var), ("expr", expr)])?;
     }
+    let set = w.next_call();
     w.put(
         "invoke-request",
         ind,
@@ -437,6 +442,7 @@ fn invoke(
             ("template", &text(&literal(t.api_id(inv.target)))),
             ("message_id", &message_id),
             ("values", &values),
+            ("set", &set),
         ],
     )?;
     // The outputs the operation returned are read in one assign; one it
@@ -456,5 +462,8 @@ fn invoke(
         }
         w.put("invoke-outputs-end", ind, &[])?;
     }
-    w.put("invoke-end", ind, &[])
+    if !computed.is_empty() {
+        w.put("invoke-scope-end", ind - 4, &[])?;
+    }
+    Ok(())
 }
