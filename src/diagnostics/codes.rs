@@ -84,6 +84,9 @@ pub const YAML_UNSUPPORTED: &str = "E0315";
 /// The catalog of TOSCA 2.0 profiles (§6.7) cannot be used: a directory
 /// cannot be read, or a profile name is declared twice.
 pub const YAML_PROFILE: &str = "E0316";
+/// A property value is not of its type or breaks a clause of its
+/// definition (constraints, validation), or a required property has none.
+pub const YAML_VALUE: &str = "E0317";
 
 // ---- 4: the topology model (model::)
 /// A type reference names no known type.

@@ -216,6 +216,9 @@ pub(crate) struct TypeDef {
     /// Node types: the same two lists of a capability definition, by
     /// capability name (they narrow the capability type's).
     pub capability_limits: Vec<CapabilityLimits>,
+    /// Data types: what a value of the type must be besides its base
+    /// type's (`constraints`, `validation`, schemas, scalar `units`).
+    pub schema: ValueSchema,
     /// The whole definition.
     pub span: Span,
 }
@@ -247,9 +250,29 @@ pub(crate) struct PropertyDef {
     pub value: Option<Node>,
     /// `description`.
     pub description: Option<String>,
+    /// What a value must be besides its type.
+    pub schema: ValueSchema,
 }
 
-/// A requirement definition in a node type.
+/// What a value must be besides being of its type: the clauses of a
+/// property definition or a data type that the values are checked against
+/// (`model::lower_yaml::check_values`). The nodes are kept as written.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ValueSchema {
+    /// 1.3 `constraints`: a list of constraint clauses.
+    pub constraints: Option<Node>,
+    /// 2.0 `validation`: a boolean expression of `$value`.
+    pub validation: Option<Node>,
+    /// `entry_schema` of a list or map: a type name or a definition.
+    pub entry_schema: Option<Node>,
+    /// `key_schema` of a map.
+    pub key_schema: Option<Node>,
+    /// 2.0 scalar data types (§9.1.2.2): the `units` and their
+    /// multipliers.
+    pub units: Vec<(String, f64)>,
+    /// 2.0 scalar data types: the `prefixes` a unit may take, and theirs.
+    pub prefixes: Vec<(String, f64)>,
+}
 #[derive(Clone, Debug)]
 pub(crate) struct RequirementDef {
     /// Name.

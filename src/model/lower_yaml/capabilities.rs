@@ -70,6 +70,18 @@ impl<'a> Lowerer<'a> {
                 );
                 cap_names.push(c.name.text.clone());
             }
+            // A capability's values are checked against its type; its
+            // required properties are not asked for: a node offers its
+            // capabilities whether its template writes them or not.
+            if let Some((ctype, cunit)) = cap_types.get(&c.name.text)
+                && let Some(ck) = self.resolve(TypeKind::Capability, ctype, *cunit)
+            {
+                let cdefs = self.defs(TypeKind::Capability, &ck);
+                let assigned: Vec<_> = c.properties.iter().map(|(k, v)| (k, v, unit)).collect();
+                let owner = format!("{name}.{}", c.name.text);
+                let at = (unit, Self::at(unit, c.name.span));
+                self.check_properties(&cdefs, &assigned, &owner, at, false);
+            }
             let values: Vec<(String, Value)> = c
                 .properties
                 .iter()

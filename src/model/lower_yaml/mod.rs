@@ -58,6 +58,7 @@ mod artifacts;
 mod attributes;
 mod candidates;
 mod capabilities;
+mod check_values;
 mod count;
 mod custom_functions;
 mod delegation;
@@ -86,6 +87,7 @@ mod substitute;
 mod substitution;
 mod topology;
 mod types;
+mod value_clauses;
 mod values;
 mod workflows;
 

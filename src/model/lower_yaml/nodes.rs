@@ -132,6 +132,12 @@ impl<'a> Lowerer<'a> {
         };
         let properties = self.properties(&defs, &n.properties, &n.attributes, unit, this, &name);
         let selection = self.existing_node(n, &properties, unit);
+        // A selected node's properties are the existing node's (§7.2).
+        if selection.is_none() {
+            let assigned: Vec<_> = n.properties.iter().map(|(k, v)| (k, v, unit)).collect();
+            let at = (unit, Self::at(unit, n.name.span));
+            self.check_properties(&defs, &assigned, &name, at, true);
+        }
         self.capabilities(&defs, n, id, unit, this);
         let (interfaces, deployment) = match shared {
             Some(shared) => shared,

@@ -135,6 +135,8 @@ impl<'a> Lowerer<'a> {
         let kind = self.relationship_kind(&p, &key);
         let defs = self.defs(TypeKind::Relationship, &key);
         let properties = self.relationship_properties(&defs, &p);
+        let at = (p.allocation.1, p.origin.clone());
+        self.check_properties(&defs, &p.properties, &p.id, at, true);
         let interfaces = self.relationship_interfaces(&defs, &p, &key);
         Some(RelationshipTemplate {
             id: p.id.clone(),

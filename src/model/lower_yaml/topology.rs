@@ -188,6 +188,7 @@ impl<'a> Lowerer<'a> {
     /// The topology's inputs, with their defaults.
     fn inputs(&mut self, topology: &mut Topology, topo: &'a ast::Topology, unit: Unit<'a>) {
         for i in &topo.inputs {
+            self.check_input(i, unit);
             let default = i
                 .default
                 .as_ref()

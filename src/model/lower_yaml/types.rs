@@ -230,6 +230,14 @@ impl<'a> Lowerer<'a> {
             let Some(parent) = &d.def.derived_from else {
                 break Some(out.clone());
             };
+            // A data type may derive from a built-in type (`integer`):
+            // the root of its ancestry here (check_values reads it).
+            if kind == TypeKind::Data
+                && super::check_values::is_primitive(&parent.text)
+                && !self.index.contains_key(&(kind, parent.text.clone()))
+            {
+                break Some(out.clone());
+            }
             let Some(pkey) = self.resolve(kind, &parent.text, d.unit) else {
                 let hint = self.similar(kind, &parent.text);
                 self.push_once(

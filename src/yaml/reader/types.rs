@@ -6,7 +6,9 @@
 //! (E0302).
 
 use super::Reader;
-use crate::yaml::ast::{CapabilityLimits, PropertyDef, RequirementDef, Spanned, TypeDef, TypeKind};
+use crate::yaml::ast::{
+    CapabilityLimits, PropertyDef, RequirementDef, Spanned, TypeDef, TypeKind, ValueSchema,
+};
 use crate::yaml::node::{Kind, Node};
 
 impl<'a> Reader<'a> {
@@ -26,6 +28,7 @@ impl<'a> Reader<'a> {
             valid_sources: Vec::new(),
             valid_relationships: Vec::new(),
             capability_limits: Vec::new(),
+            schema: Default::default(),
             span: node.span,
         };
         let what = format!("{} `{}`", kind.noun(), def.name.text);
@@ -94,7 +97,9 @@ impl<'a> Reader<'a> {
                 }
                 "interfaces" => def.interfaces = self.interfaces(v),
                 "artifacts" => def.artifacts = self.artifacts(v),
-                _ => {}
+                "units" => def.schema.units = multipliers(v),
+                "prefixes" => def.schema.prefixes = multipliers(v),
+                key => schema_clause(&mut def.schema, key, v),
             }
         }
         def
@@ -141,6 +146,7 @@ impl<'a> Reader<'a> {
                 default: None,
                 value: None,
                 description: None,
+                schema: Default::default(),
             };
             match &v.kind {
                 Kind::Map(_) => {
@@ -151,7 +157,7 @@ impl<'a> Reader<'a> {
                             "default" => p.default = Some(pv.clone()),
                             "value" => p.value = Some(pv.clone()),
                             "description" => p.description = pv.as_str().map(str::to_string),
-                            _ => {}
+                            key => schema_clause(&mut p.schema, key, pv),
                         }
                     }
                 }
@@ -241,6 +247,29 @@ impl<'a> Reader<'a> {
         }
         out
     }
+}
+
+/// A map of names to numbers (a scalar type's `units` or `prefixes`);
+/// an entry whose value is no number is left out (its checks then fail
+/// on values that use it).
+fn multipliers(node: &Node) -> Vec<(String, f64)> {
+    node.as_map()
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str()?.to_string(), v.as_str()?.trim().parse().ok()?)))
+        .collect()
+}
+
+/// Keep `node` if `key` is a clause of a value schema.
+fn schema_clause(schema: &mut ValueSchema, key: &str, node: &Node) {
+    let slot = match key {
+        "constraints" => &mut schema.constraints,
+        "validation" => &mut schema.validation,
+        "entry_schema" => &mut schema.entry_schema,
+        "key_schema" => &mut schema.key_schema,
+        _ => return,
+    };
+    *slot = Some(node.clone());
 }
 
 const TYPE_COMMON: &[&str] = &["derived_from", "version", "metadata", "description"];
