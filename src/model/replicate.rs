@@ -20,11 +20,34 @@ use super::{NodeId, RelId, TemplateRef, Topology, Value};
 /// count: each representation's index is put in its place here.
 pub const NODE_INDEX: &str = "node_index";
 
-/// Replicate the nodes of `counts` (node, number of representations ≥ 2).
-pub fn replicate(topology: &mut Topology, counts: &[(NodeId, u32)]) {
+/// Which representation of its target a relationship reaches (2.0
+/// §8.5.2 `node: [template, index]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Index {
+    /// That one.
+    Fixed(u32),
+    /// The one with its source's index (`$node_index`).
+    Same,
+}
+
+impl Index {
+    /// The target's index for a source of index `source`.
+    pub fn of(self, source: u32) -> u32 {
+        match self {
+            Index::Fixed(k) => k,
+            Index::Same => source,
+        }
+    }
+}
+
+/// Replicate the nodes of `counts` (node, number of representations ≥ 2);
+/// the relationships of `indexed` (and their copies) reach the
+/// representation of their target their index names (one that does not
+/// exist: the target itself; lowering reports it).
+pub fn replicate(topology: &mut Topology, counts: &[(NodeId, u32)], indexed: &[(RelId, Index)]) {
     // Nothing to do, and rebuilding the topology is a tenth of lowering a
     // large one.
-    if counts.is_empty() {
+    if counts.is_empty() && indexed.is_empty() {
         return;
     }
     let mut nodes = topology.nodes.clone();
@@ -42,10 +65,15 @@ pub fn replicate(topology: &mut Topology, counts: &[(NodeId, u32)]) {
         id
     };
     let mut replicas = HashMap::new();
+    // Each representation by template and index, and each relationship
+    // copy by the relationship it copies and its source's index.
+    let mut reps: HashMap<(NodeId, u32), NodeId> = HashMap::new();
+    let mut copies: Vec<(RelId, RelId, u32)> = Vec::new();
     for &(n, count) in counts {
         let own: Vec<RelId> = topology.outgoing(n).to_vec();
         for i in 1..count {
             let copy = NodeId(nodes.len() as u32);
+            reps.insert((n, i), copy);
             let mut node = topology.node(n).clone();
             node.id = fresh(&topology.node(n).id, i);
             with_index(&mut node, i);
@@ -55,6 +83,7 @@ pub fn replicate(topology: &mut Topology, counts: &[(NodeId, u32)]) {
                 let mut rel = topology.relationship(r).clone();
                 rel.id = fresh(&rel.id, i);
                 rel.source = copy;
+                copies.push((r, RelId(relationships.len() as u32), i));
                 replicas.insert(
                     TemplateRef::Relationship(RelId(relationships.len() as u32)),
                     TemplateRef::Relationship(r),
@@ -63,6 +92,23 @@ pub fn replicate(topology: &mut Topology, counts: &[(NodeId, u32)]) {
             }
         }
         with_index(&mut nodes[n.0 as usize], 0);
+    }
+    let rep = |t: NodeId, i: u32| {
+        if i == 0 {
+            Some(t)
+        } else {
+            reps.get(&(t, i)).copied()
+        }
+    };
+    for &(r, index) in indexed {
+        let target = topology.relationship(r).target;
+        let ends =
+            std::iter::once((r, 0)).chain(copies.iter().filter(|c| c.0 == r).map(|c| (c.1, c.2)));
+        for (rel, i) in ends {
+            if let Some(t) = rep(target, index.of(i)) {
+                relationships[rel.0 as usize].target = t;
+            }
+        }
     }
     topology.replace_templates(nodes, relationships);
     topology.replicas.extend(replicas);

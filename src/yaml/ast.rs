@@ -467,6 +467,13 @@ pub(crate) struct RequirementAssignment {
     pub node_filter: Option<Node>,
     /// `count` (2.0 §8.5.4): how many relationships the assignment makes.
     pub count: Option<u64>,
+    /// A `count` given by an input (`$get_input: n`, as chapter 14
+    /// writes it): the input's name.
+    pub count_input: Option<Spanned>,
+    /// `node: [template, index]` (2.0 §8.5.2): which representation of
+    /// a template with a `count` the relationship reaches, and where the
+    /// index is written.
+    pub node_index: Option<(NodeIndex, Span)>,
     /// `optional` (2.0): whether it may stay unfulfilled.
     pub optional: bool,
     /// `allocation` (2.0 §8.5.5): amounts of the target capability's
@@ -474,6 +481,15 @@ pub(crate) struct RequirementAssignment {
     pub allocation: Vec<(Spanned, Node)>,
     /// The whole entry.
     pub span: Span,
+}
+
+/// The index of `node: [template, index]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NodeIndex {
+    /// A number.
+    Fixed(u32),
+    /// `$node_index`: the source representation's own.
+    Same,
 }
 
 impl RequirementAssignment {

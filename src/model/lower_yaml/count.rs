@@ -92,6 +92,43 @@ impl<'a> Lowerer<'a> {
 }
 
 /// The input a `count` names: `{ $get_input: name }` or `{ get_input: name }`.
+impl<'a> Lowerer<'a> {
+    /// A requirement's `count` given by input `i` (chapter 14): its
+    /// default, with a warning (W0412) that the plans cannot take it when
+    /// they run; `None`, with a warning, where it has none.
+    pub(super) fn input_count(
+        &mut self,
+        i: &ast::Spanned,
+        what: &str,
+        unit: Unit<'a>,
+    ) -> Option<u64> {
+        let default = self.units[self.entry]
+            .file
+            .topology
+            .as_ref()
+            .and_then(|t| t.inputs.iter().find(|d| d.name.text == i.text))
+            .and_then(|d| d.default.as_ref().or(d.value.as_ref()))
+            .and_then(Node::as_str)
+            .and_then(|t| t.parse::<u64>().ok());
+        let message = match default {
+            Some(k) => format!(
+                "the `count` of {what} is input `{}`, which the plans cannot take when they run: they make its default, {k}",
+                i.text
+            ),
+            None => format!(
+                "the `count` of {what} is input `{}`, which has no integer default: the plans make one relationship",
+                i.text
+            ),
+        };
+        self.diags.push(
+            Diagnostic::warning(codes::W_IGNORED, message)
+                .at(Self::at(unit, i.span))
+                .hint("the plans are made before the service is deployed; give the count as a number, or regenerate them for another default"),
+        );
+        default
+    }
+}
+
 fn input_of(v: &Node) -> Option<&str> {
     let Kind::Map(entries) = &v.kind else {
         return None;
@@ -163,5 +200,62 @@ mod tests {
             d.iter()
                 .any(|d| d.message.contains("they create its default, 2"))
         );
+    }
+
+    /// The targets of `left`'s representations, in order.
+    fn left_targets(yaml: &str) -> (Vec<String>, crate::diagnostics::Diagnostics) {
+        let (t, d) = lower_text(yaml);
+        let t = t.unwrap();
+        let pairs = t
+            .relationship_ids()
+            .map(|r: RelId| {
+                let rel = t.relationship(r);
+                format!("{}->{}", t.node(rel.source).id, t.node(rel.target).id)
+            })
+            .collect();
+        (pairs, d)
+    }
+
+    const COUNTED: &str = "  inputs:\n    n: {type: integer, default: 2}\n  node_templates:\n    \
+         right: {type: tosca.nodes.Root, count: 3}\n    left:\n      type: tosca.nodes.Root\n";
+
+    #[test]
+    fn a_requirement_reaches_the_representation_its_index_names() {
+        // `$node_index`: each representation its own (§14.3, short form).
+        let (pairs, d) = left_targets(&format!(
+            "{HEAD}{COUNTED}      count: 3\n      requirements: [{{dependency: [right, $node_index]}}]\n"
+        ));
+        assert!(!d.has_errors(), "{d:?}");
+        assert_eq!(pairs, ["left->right", "left_1->right_1", "left_2->right_2"]);
+        // A number: that one, for every representation (§8.5.2).
+        let (pairs, _) = left_targets(&format!(
+            "{HEAD}{COUNTED}      requirements: [{{dependency: {{node: [right, 2]}}}}]\n"
+        ));
+        assert_eq!(pairs, ["left->right_2"]);
+    }
+
+    #[test]
+    fn an_index_beyond_the_representations_is_an_error() {
+        let (t, d) = lower_text(&format!(
+            "{HEAD}{COUNTED}      count: 4\n      requirements: [{{dependency: [right, $node_index]}}]\n"
+        ));
+        let _ = t;
+        let messages: Vec<&str> = d.iter().map(|d| d.message.as_str()).collect();
+        assert!(
+            messages.contains(
+                &"relationship `left_dependency` asks for representation 3 of `right` for `left`'s representation 3 (`$node_index`), but `right` has 3 (indexes 0 to 2)"
+            ),
+            "{messages:?}"
+        );
+    }
+
+    #[test]
+    fn a_requirement_count_from_an_input_takes_its_default() {
+        let (_, d) = left_targets(&format!(
+            "{HEAD}{COUNTED}      requirements: [{{dependency: {{node: right, count: {{$get_input: n}}}}}}]\n"
+        ));
+        assert!(!d.has_errors(), "{d:?}");
+        assert!(d.iter().any(|d| d.message
+            == "the `count` of requirement `dependency` of `left` is input `n`, which the plans cannot take when they run: they make its default, 2"));
     }
 }

@@ -227,6 +227,9 @@ struct Lowerer<'a> {
     implicit_profile: BTreeSet<String>,
     /// Static capability property values: (node, capability) → values.
     capability_values: HashMap<(NodeId, String), IndexMap<String, Value>>,
+    /// Relationships to one representation of a template with a `count`
+    /// (`node: [template, index]`): relationship id, index, where written.
+    indexed_targets: Vec<(String, crate::model::replicate::Index, Location)>,
     /// Capability names of each node.
     capability_names: CapabilityNames,
     /// Each distinct list of capability names once: templates of one type
@@ -292,6 +295,7 @@ impl<'a> Lowerer<'a> {
             rel_template_names: BTreeSet::new(),
             implicit_profile: BTreeSet::new(),
             capability_values: HashMap::new(),
+            indexed_targets: Vec::new(),
             capability_names: HashMap::new(),
             capability_name_lists: HashSet::new(),
             capability_types: HashMap::new(),

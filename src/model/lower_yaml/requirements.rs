@@ -206,7 +206,15 @@ impl<'a> Lowerer<'a> {
             return;
         }
         // `count` relationships (2.0 §8.5.4); a named template is one.
-        let count = match (a.count, self.node_names.contains(a.node_text())) {
+        let given = a.count.or_else(|| {
+            let i = a.count_input.as_ref()?;
+            self.input_count(
+                i,
+                &format!("requirement `{}` of `{name}`", a.name.text),
+                unit,
+            )
+        });
+        let count = match (given, self.node_names.contains(a.node_text())) {
             (Some(k), true) if k > 1 => {
                 self.push_once(
                     Diagnostic::warning(
@@ -238,6 +246,15 @@ impl<'a> Lowerer<'a> {
                 return;
             };
             let id = wiring.ids.name(rel.id_base.clone());
+            if let Some((index, span)) = a.node_index {
+                use crate::model::replicate::Index;
+                let index = match index {
+                    ast::NodeIndex::Fixed(k) => Index::Fixed(k),
+                    ast::NodeIndex::Same => Index::Same,
+                };
+                self.indexed_targets
+                    .push((id.clone(), index, Self::at(unit, span)));
+            }
             wiring.push(PendingRel {
                 id,
                 requirement: &a.name.text,

@@ -115,7 +115,59 @@ impl<'a> Lowerer<'a> {
                 None => {}
             }
         }
-        crate::model::replicate::replicate(topology, &found);
+        let indexed = self.indexed(topology, &found);
+        crate::model::replicate::replicate(topology, &found, &indexed);
+    }
+
+    /// The relationships that reach one representation of their target,
+    /// each checked: the representation its index names must exist (for
+    /// `$node_index`, one for each of the source's).
+    fn indexed(
+        &mut self,
+        topology: &Topology,
+        counts: &[(NodeId, u32)],
+    ) -> Vec<(crate::model::RelId, crate::model::replicate::Index)> {
+        use crate::model::replicate::Index;
+        let count_of = |n: NodeId| counts.iter().find(|c| c.0 == n).map_or(1, |c| c.1);
+        let mut out = Vec::new();
+        for (id, index, at) in std::mem::take(&mut self.indexed_targets) {
+            let Some(r) = topology
+                .relationship_ids()
+                .find(|&r| topology.relationship(r).id == id)
+            else {
+                continue;
+            };
+            let rel = topology.relationship(r);
+            let (source, target) = (count_of(rel.source), count_of(rel.target));
+            let last = match index {
+                Index::Fixed(k) => k,
+                Index::Same => source - 1,
+            };
+            if last >= target {
+                let t = &topology.node(rel.target).id;
+                let asked = match index {
+                    Index::Fixed(k) => format!("representation {k} of `{t}`"),
+                    Index::Same => format!(
+                        "representation {last} of `{t}` for `{}`'s representation {last} (`$node_index`)",
+                        topology.node(rel.source).id
+                    ),
+                };
+                self.diags.push(
+                    Diagnostic::error(
+                        codes::DANGLING_REFERENCE,
+                        format!(
+                            "relationship `{id}` asks for {asked}, but `{t}` has {target} (indexes 0 to {})",
+                            target - 1
+                        ),
+                    )
+                    .at(at)
+                    .hint("give the target a larger `count`, or name a representation it has"),
+                );
+                continue;
+            }
+            out.push((r, index));
+        }
+        out
     }
 
     /// The names values and calls may refer to: inputs (of the topology

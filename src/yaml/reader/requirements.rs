@@ -82,6 +82,8 @@ impl<'a> Reader<'a> {
             relationship: None,
             node_filter: None,
             count: None,
+            count_input: None,
+            node_index: None,
             optional: false,
             allocation: Vec::new(),
             span: item.span,
@@ -109,12 +111,20 @@ impl<'a> Reader<'a> {
                     ],
                 ) {
                     match rk.text.as_str() {
+                        "node" if rv.as_seq().is_some() => self.indexed_node(&mut r, rv, &what),
                         "node" => r.node = self.string(rv, "node"),
                         "capability" => r.capability = self.string(rv, "capability"),
                         "node_filter" => r.node_filter = Some(rv.clone()),
                         "count" => match rv.as_str().and_then(|c| c.parse::<u64>().ok()) {
                             Some(c) => r.count = Some(c),
-                            None => self.wrong_kind(rv, &what, "a non-negative integer (`count`)"),
+                            None => match input_call(rv) {
+                                Some(i) => r.count_input = Some(i),
+                                None => self.wrong_kind(
+                                    rv,
+                                    &what,
+                                    "a non-negative integer or an input (`count`)",
+                                ),
+                            },
                         },
                         "optional" => r.optional = rv.as_str() == Some("true"),
                         // csd07 §8.5.3 writes the property assignments
@@ -132,9 +142,36 @@ impl<'a> Reader<'a> {
                     }
                 }
             }
-            Kind::Seq(_) => self.wrong_kind(v, &what, "a node template name or a map"),
+            // The short form of `node: [template, index]` (2.0 §14.3).
+            Kind::Seq(_) => self.indexed_node(&mut r, v, &what),
         }
         Some(r)
+    }
+
+    /// `[template, index]`: a representation of a template with a
+    /// `count`, the index a number or `$node_index` (the source's own).
+    fn indexed_node(&mut self, r: &mut RequirementAssignment, v: &Node, what: &str) {
+        use crate::yaml::ast::NodeIndex as Index;
+        let items = v.as_seq().unwrap_or_default();
+        let index = |n: &Node| match n.as_str() {
+            Some("$node_index") => Some(Index::Same),
+            Some(t) => t.parse().ok().map(Index::Fixed),
+            None => match n.as_map() {
+                Some([(k, _)]) if k.as_str() == Some("$node_index") => Some(Index::Same),
+                _ => None,
+            },
+        };
+        match items {
+            [name, i] if name.as_str().is_some() && index(i).is_some() => {
+                r.node = self.string(name, "node");
+                r.node_index = index(i).map(|x| (x, i.span));
+            }
+            _ => self.wrong_kind(
+                v,
+                what,
+                "a node template name, `[template, index]` or a map",
+            ),
+        }
     }
 
     /// The `relationship` of a requirement assignment: a relationship
@@ -182,6 +219,17 @@ impl<'a> Reader<'a> {
             }
         }
     }
+}
+
+/// The input a `{ $get_input: name }` (or 1.x `get_input`) call reads.
+fn input_call(v: &Node) -> Option<Spanned> {
+    let [(k, arg)] = v.as_map()? else {
+        return None;
+    };
+    if !matches!(k.as_str(), Some("$get_input" | "get_input")) {
+        return None;
+    }
+    Some(Spanned::new(arg.as_str()?, arg.span))
 }
 
 #[cfg(test)]
