@@ -135,7 +135,17 @@ impl<'a> Reader<'a> {
         self.diags.push(
             Diagnostic::error(
                 codes::YAML_WRONG_KIND,
-                format!("`{key}` must be {expected}, but it is {}", describe(node)),
+                // `key` is a key (`node`) or already says what it is
+                // (requirement `uses` of node template `left`).
+                format!(
+                    "{} must be {expected}, but it is {}",
+                    if key.contains('`') {
+                        key.to_string()
+                    } else {
+                        format!("`{key}`")
+                    },
+                    describe(node)
+                ),
             )
             .at(self.source.location(node.span)),
         );
