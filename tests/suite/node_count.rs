@@ -62,3 +62,29 @@ fn plans_on_existing_instances_reach_the_representations_through_the_template() 
     );
     assert!(termination.bodies.iter().all(|b| b.per_instance));
 }
+
+/// `tests/features/count-pairs` (2.0 §14.3): sites hosted on the router of
+/// their own index (`[vpe, $node_index]`, matched pairs), and a monitor
+/// with `count: 2` on a requirement to the two routers (one to many).
+#[test]
+fn relationships_between_counted_templates_reach_the_representations_they_name() {
+    let (_, plans) = all_plans(&repo().join("tests/features/count-pairs"));
+    let build = plan(&plans, PlanKind::Build);
+    assert_eq!(
+        edges(&build.plan),
+        set(&[
+            ("vpe_provision", "site_provision"),
+            ("vpe_provision", "site_router_provision"),
+            ("site_provision", "site_router_provision"),
+            ("vpe_1_provision", "site_1_provision"),
+            ("vpe_1_provision", "site_router_1_provision"),
+            ("site_1_provision", "site_router_1_provision"),
+            ("vpe_provision", "monitor_provision"),
+            ("vpe_1_provision", "monitor_provision"),
+            ("vpe_provision", "monitor_watches_provision"),
+            ("vpe_1_provision", "monitor_watches_2_provision"),
+            ("monitor_provision", "monitor_watches_provision"),
+            ("monitor_provision", "monitor_watches_2_provision"),
+        ])
+    );
+}

@@ -93,6 +93,38 @@ impl<'a> Lowerer<'a> {
 
 /// The input a `count` names: `{ $get_input: name }` or `{ get_input: name }`.
 impl<'a> Lowerer<'a> {
+    /// How many representations node template `name` of the entry file's
+    /// topology will have (its `count`, as [`Lowerer::counts`] reads it,
+    /// without reporting), 1 in a substituting template.
+    pub(super) fn representations(&self, name: &str) -> u32 {
+        if self.stack.len() > 1 {
+            return 1;
+        }
+        let Some(topo) = self.units[self.entry].file.topology.as_ref() else {
+            return 1;
+        };
+        let Some(v) = topo
+            .node_templates
+            .iter()
+            .find(|n| n.name.text == name)
+            .and_then(|n| n.count.as_ref())
+        else {
+            return 1;
+        };
+        let text = match input_of(v) {
+            Some(i) => topo
+                .inputs
+                .iter()
+                .find(|d| d.name.text == i)
+                .and_then(|d| d.default.as_ref().or(d.value.as_ref()))
+                .and_then(Node::as_str),
+            None => v.as_str(),
+        };
+        text.and_then(|t| t.parse::<u32>().ok())
+            .filter(|&k| (1..=MOST as u32).contains(&k))
+            .unwrap_or(1)
+    }
+
     /// A requirement's `count` given by input `i` (chapter 14): its
     /// default, with a warning (W0412) that the plans cannot take it when
     /// they run; `None`, with a warning, where it has none.
@@ -257,5 +289,34 @@ mod tests {
         assert!(!d.has_errors(), "{d:?}");
         assert!(d.iter().any(|d| d.message
             == "the `count` of requirement `dependency` of `left` is input `n`, which the plans cannot take when they run: they make its default, 2"));
+    }
+
+    #[test]
+    fn a_requirement_count_to_a_counted_template_reaches_as_many_representations() {
+        // One to many (§14.3.2), and a full mesh from a counted source
+        // (§14.3.3): each relationship a different representation.
+        let (pairs, d) = left_targets(&format!(
+            "{HEAD}{COUNTED}      count: 2\n      requirements: [{{dependency: {{node: right, count: 3}}}}]\n"
+        ));
+        assert!(!d.has_errors(), "{d:?}");
+        let mut pairs = pairs;
+        pairs.sort();
+        assert_eq!(
+            pairs,
+            [
+                "left->right",
+                "left->right_1",
+                "left->right_2",
+                "left_1->right",
+                "left_1->right_1",
+                "left_1->right_2"
+            ]
+        );
+        // More than there are: an error.
+        let (_, d) = lower_text(&format!(
+            "{HEAD}{COUNTED}      requirements: [{{dependency: {{node: right, count: 4}}}}]\n"
+        ));
+        assert!(d.iter().any(|d| d.message
+            == "requirement `dependency` of `left` asks for 4 relationships to node template `right`, which has 3 representations"));
     }
 }

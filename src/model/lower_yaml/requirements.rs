@@ -214,7 +214,38 @@ impl<'a> Lowerer<'a> {
                 unit,
             )
         });
-        let count = match (given, self.node_names.contains(a.node_text())) {
+        // A named template with as many representations or more: one
+        // relationship to each of the first `k` (chapter 14.3.2, one to
+        // many; from a source with a count too, a full mesh, §14.3.3).
+        let named = self.node_names.contains(a.node_text());
+        let representations = if named {
+            self.representations(a.node_text())
+        } else {
+            1
+        };
+        let fan_out = match given {
+            Some(k) if named && k > 1 && representations > 1 && a.node_index.is_none() => {
+                if k > u64::from(representations) {
+                    self.diags.push(
+                        Diagnostic::error(
+                            codes::DANGLING_REFERENCE,
+                            format!(
+                                "requirement `{}` of `{name}` asks for {k} relationships to node template `{}`, which has {representations} representations",
+                                a.name.text,
+                                a.node_text()
+                            ),
+                        )
+                        .at(origin.clone())
+                        .hint("a relationship each reaches a different representation (TOSCA 2.0 §14.3.2): ask for at most as many as the template's `count`"),
+                    );
+                    return;
+                }
+                true
+            }
+            _ => false,
+        };
+        let count = match (given, named) {
+            (Some(k), _) if fan_out => k,
             (Some(k), true) if k > 1 => {
                 self.push_once(
                     Diagnostic::warning(
@@ -233,7 +264,7 @@ impl<'a> Lowerer<'a> {
             (Some(k), _) => k,
             (None, _) => 1,
         };
-        for _ in 0..count {
+        for j in 0..count {
             let Some(target) = self.assigned_target(
                 (name, source),
                 a,
@@ -254,6 +285,10 @@ impl<'a> Lowerer<'a> {
                 };
                 self.indexed_targets
                     .push((id.clone(), index, Self::at(unit, span)));
+            } else if fan_out {
+                let index = crate::model::replicate::Index::Fixed(j as u32);
+                self.indexed_targets
+                    .push((id.clone(), index, origin.clone()));
             }
             wiring.push(PendingRel {
                 id,

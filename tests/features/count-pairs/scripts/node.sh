@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "node created or deleted"
