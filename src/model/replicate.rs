@@ -22,20 +22,23 @@ pub const NODE_INDEX: &str = "node_index";
 
 /// Which representation of its target a relationship reaches (2.0
 /// §8.5.2 `node: [template, index]`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Index {
     /// That one.
     Fixed(u32),
     /// The one with its source's index (`$node_index`).
     Same,
+    /// For the source's representation i, the i-th (allocations, §14.3.5).
+    Table(Vec<u32>),
 }
 
 impl Index {
     /// The target's index for a source of index `source`.
-    pub fn of(self, source: u32) -> u32 {
+    pub fn of(&self, source: u32) -> u32 {
         match self {
-            Index::Fixed(k) => k,
+            Index::Fixed(k) => *k,
             Index::Same => source,
+            Index::Table(t) => t.get(source as usize).copied().unwrap_or(0),
         }
     }
 }
@@ -100,7 +103,8 @@ pub fn replicate(topology: &mut Topology, counts: &[(NodeId, u32)], indexed: &[(
             reps.get(&(t, i)).copied()
         }
     };
-    for &(r, index) in indexed {
+    for (r, index) in indexed {
+        let r = *r;
         let target = topology.relationship(r).target;
         let ends =
             std::iter::once((r, 0)).chain(copies.iter().filter(|c| c.0 == r).map(|c| (c.1, c.2)));

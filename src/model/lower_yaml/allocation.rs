@@ -103,7 +103,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The static value of property `prop` of capability `cap` of `target`.
-    fn capacity(&self, target: NodeId, cap: &str, prop: &str) -> Option<f64> {
+    pub(super) fn capacity(&self, target: NodeId, cap: &str, prop: &str) -> Option<f64> {
         self.capability_values
             .get(&(target, cap.to_string()))
             .and_then(|values| values.get(prop))
@@ -139,7 +139,7 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-fn amount_of(v: &Node) -> Option<f64> {
+pub(super) fn amount_of(v: &Node) -> Option<f64> {
     v.as_str().and_then(amount)
 }
 

@@ -76,6 +76,7 @@ mod policies;
 mod properties;
 mod relationship_copies;
 mod relationships;
+mod rep_allocation;
 mod requirements;
 mod rooms;
 mod select;
@@ -230,6 +231,10 @@ struct Lowerer<'a> {
     /// Relationships to one representation of a template with a `count`
     /// (`node: [template, index]`): relationship id, index, where written.
     indexed_targets: Vec<(String, crate::model::replicate::Index, Location)>,
+    /// Relationships that allocate on a capability where the source or
+    /// the target has several representations: what they take, decided
+    /// per representation when the counts are known (`rep_allocation.rs`).
+    rep_allocations: Vec<rep_allocation::Pending>,
     /// Capability names of each node.
     capability_names: CapabilityNames,
     /// Each distinct list of capability names once: templates of one type
@@ -296,6 +301,7 @@ impl<'a> Lowerer<'a> {
             implicit_profile: BTreeSet::new(),
             capability_values: HashMap::new(),
             indexed_targets: Vec::new(),
+            rep_allocations: Vec::new(),
             capability_names: HashMap::new(),
             capability_name_lists: HashSet::new(),
             capability_types: HashMap::new(),

@@ -60,13 +60,21 @@ impl<'a> Lowerer<'a> {
                 && let Some(c) = self.matching(target_type, wanted, unit)
             {
                 let requirement = (p.requirement, p.source);
-                self.allocate(
-                    requirement,
-                    p.allocation,
-                    (target, &c),
-                    &nodes.nodes,
-                    &mut used,
-                );
+                // Between templates with several representations, each
+                // representation allocates on its own target's.
+                if self.representations(&nodes.nodes[p.source.0 as usize].id) > 1
+                    || self.representations(&nodes.nodes[target.0 as usize].id) > 1
+                {
+                    self.defer_allocation(&p, target, &c, &nodes.nodes);
+                } else {
+                    self.allocate(
+                        requirement,
+                        p.allocation,
+                        (target, &c),
+                        &nodes.nodes,
+                        &mut used,
+                    );
+                }
             }
             let capability = p.capability.map(|(c, u)| (c.text.clone(), u));
             if let Some(rel) = self.relationship(p, target, &nodes.nodes) {

@@ -139,15 +139,17 @@ impl<'a> Lowerer<'a> {
             };
             let rel = topology.relationship(r);
             let (source, target) = (count_of(rel.source), count_of(rel.target));
-            let last = match index {
-                Index::Fixed(k) => k,
+            let last = match &index {
+                Index::Fixed(k) => *k,
                 Index::Same => source - 1,
+                // Made below, from the counts: always within them.
+                Index::Table(_) => 0,
             };
             if last >= target {
                 let t = &topology.node(rel.target).id;
-                let asked = match index {
+                let asked = match &index {
                     Index::Fixed(k) => format!("representation {k} of `{t}`"),
-                    Index::Same => format!(
+                    Index::Table(_) | Index::Same => format!(
                         "representation {last} of `{t}` for `{}`'s representation {last} (`$node_index`)",
                         topology.node(rel.source).id
                     ),
@@ -166,6 +168,11 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             out.push((r, index));
+        }
+        // Allocations decide the targets of their relationships.
+        for (r, table) in self.allocation_tables(topology, &count_of) {
+            out.retain(|(x, _)| *x != r);
+            out.push((r, table));
         }
         out
     }
