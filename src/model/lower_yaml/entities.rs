@@ -16,23 +16,29 @@ use crate::model::{Interface, NodeId, TemplateRef, Topology, Value};
 /// The node each requirement of each node leads to.
 pub(super) type ByRequirement<'a> = HashMap<(NodeId, &'a str), NodeId>;
 
+/// What the hops of calls read besides the templates.
+pub(super) struct Hops<'x, 'a> {
+    /// The node each requirement leads to.
+    pub(super) by_requirement: &'x ByRequirement<'a>,
+    /// Static capability property values.
+    pub(super) caps: &'x HashMap<(NodeId, String), IndexMap<String, Value>>,
+    /// Capability names of each node.
+    pub(super) cap_names: &'x super::CapabilityNames,
+    /// The capability of its target each relationship reaches, by RelId.
+    pub(super) reached: &'x [Option<String>],
+}
+
 /// Resolve entity keywords and requirement/capability hops in every value
 /// of the topology (see the module docs).
-pub(super) fn resolve_entities(
-    t: &mut Topology,
-    by_requirement: &ByRequirement<'_>,
-    caps: &HashMap<(NodeId, String), IndexMap<String, Value>>,
-    cap_names: &super::CapabilityNames,
-) {
+pub(super) fn resolve_entities(t: &mut Topology, hops: &Hops<'_, '_>) {
     // Resolution reads the topology's structure and property names, never
     // property values: each value is taken out, resolved against the
     // topology and put back. Only values with entity calls change, and
     // interfaces shared by a type stay shared unless one of their values
     // does (a copy of the topology, and of every template's interfaces,
     // was most of the memory of loading a large topology).
-    let resolve = |t: &Topology, ctx: TemplateRef, v: &mut Value| {
-        resolve_value(t, Some(ctx), v, by_requirement, caps, cap_names)
-    };
+    let resolve =
+        |t: &Topology, ctx: TemplateRef, v: &mut Value| resolve_value(t, Some(ctx), v, hops);
     let templates: Vec<TemplateRef> = t
         .node_ids()
         .map(TemplateRef::Node)
@@ -110,18 +116,19 @@ pub(super) fn resolve_value(
     t: &Topology,
     ctx: Option<TemplateRef>,
     v: &mut Value,
-    by_requirement: &ByRequirement<'_>,
-    caps: &HashMap<(NodeId, String), IndexMap<String, Value>>,
-    cap_names: &super::CapabilityNames,
+    hops: &Hops<'_, '_>,
 ) {
     match v {
         Value::Call(c) => {
             let crate::model::Call { function, args } = &mut **c;
             for a in args.iter_mut() {
-                resolve_value(t, ctx, a, by_requirement, caps, cap_names);
+                resolve_value(t, ctx, a, hops);
             }
             if !is_entity_fn(function) || is_plain_self(function, args) {
                 return;
+            }
+            if let Some(through) = incoming(t, ctx, args, hops.reached) {
+                *args = through;
             }
             tosca2_path(args);
             let Some(entity) = args.first().and_then(Value::as_str).map(str::to_string) else {
@@ -134,18 +141,22 @@ pub(super) fn resolve_value(
                 args[0] = Value::Scalar(t.node(n).id.clone());
                 return;
             }
-            match hop(t, n, function, args, by_requirement, caps, cap_names) {
+            match hop(
+                t,
+                n,
+                function,
+                args,
+                hops.by_requirement,
+                hops.caps,
+                hops.cap_names,
+            ) {
                 Some(Hopped::Value(value)) => *v = value,
                 Some(Hopped::Args(new_args)) => *args = new_args,
                 None => args[0] = Value::Scalar(t.node(n).id.clone()),
             }
         }
-        Value::List(l) => l
-            .iter_mut()
-            .for_each(|a| resolve_value(t, ctx, a, by_requirement, caps, cap_names)),
-        Value::Map(m) => m
-            .values_mut()
-            .for_each(|a| resolve_value(t, ctx, a, by_requirement, caps, cap_names)),
+        Value::List(l) => l.iter_mut().for_each(|a| resolve_value(t, ctx, a, hops)),
+        Value::Map(m) => m.values_mut().for_each(|a| resolve_value(t, ctx, a, hops)),
         _ => {}
     }
 }
@@ -269,6 +280,52 @@ fn hop(
     None
 }
 
+/// A TOSCA 2.0 path through an incoming relationship of a capability
+/// (the Standard's §10.3 `<cap_context>`): `[E, CAPABILITY, c,
+/// RELATIONSHIP, i, SOURCE|TARGET, …]` from a node, `[SELF, CAPABILITY,
+/// RELATIONSHIP, i, SOURCE|TARGET, …]` from a relationship (its target's
+/// capability). The incoming relationships of the capability are taken in
+/// the order the topology has them (the Standard leaves the order to the
+/// processor); the result names the node reached, then the rest of the
+/// path. `None` for any other call, or where the relationship is not
+/// there (the call then reads as written).
+fn incoming(
+    t: &Topology,
+    ctx: Option<TemplateRef>,
+    args: &[Value],
+    reached: &[Option<String>],
+) -> Option<Vec<Value>> {
+    let word = |i: usize| args.get(i).and_then(Value::as_str);
+    let (node, capability, at) = match (word(1), word(2), ctx) {
+        (Some("CAPABILITY"), Some("RELATIONSHIP"), Some(TemplateRef::Relationship(r)))
+            if word(0) == Some("SELF") =>
+        {
+            let c = reached.get(r.0 as usize)?.clone()?;
+            (t.relationship(r).target, c, 3)
+        }
+        (Some("CAPABILITY"), Some(c), _) if word(3) == Some("RELATIONSHIP") => {
+            let n = entity_node(t, ctx, word(0)?, args)?;
+            (n, c.to_string(), 4)
+        }
+        _ => return None,
+    };
+    let index: usize = word(at)?.parse().ok()?;
+    let end = word(at + 1)?;
+    let r = t
+        .incoming(node)
+        .iter()
+        .filter(|r| reached.get(r.0 as usize).and_then(Option::as_deref) == Some(&*capability))
+        .nth(index)?;
+    let reached_node = match end {
+        "SOURCE" => t.relationship(*r).source,
+        "TARGET" => node,
+        _ => return None,
+    };
+    let mut out = vec![Value::Scalar(t.node(reached_node).id.clone())];
+    out.extend(args[at + 2..].iter().cloned());
+    Some(out)
+}
+
 /// Rewrite a TOSCA 2.0 path (2.0 §10.2.1) into the 1.x argument form the
 /// hops above understand: `[SELF, TARGET, p]` → `[TARGET, p]`,
 /// `[E, RELATIONSHIP, r, (index,) TARGET, (CAPABILITY, c,) p]` → `[E, r, p]`,
@@ -381,5 +438,29 @@ mod tests {
             app.properties.get("peer"),
             Some(&call("get_attribute", &["db", "state"]))
         );
+    }
+
+    /// The Standard's path through an incoming relationship of a
+    /// capability (§10.3 `<cap_context>`) reaches the relationship's source.
+    #[test]
+    fn a_path_through_an_incoming_relationship_reaches_its_source() {
+        let (t, d) = lower_text(
+            "tosca_definitions_version: tosca_2_0\nimports:\n  - profile: org.oasis-open.simple:2.0\n\
+             capability_types:\n  Feature: {}\n\
+             node_types:\n  Right:\n    capabilities:\n      feature: {type: Feature}\n      other: {type: Feature}\n  \
+             Left:\n    properties:\n      name: {type: string}\n    \
+             requirements:\n      - uses: {capability: feature}\n\
+             service_template:\n  node_templates:\n    right:\n      type: Right\n      \
+             properties:\n        first: {$get_property: [SELF, CAPABILITY, feature, RELATIONSHIP, 1, SOURCE, name]}\n    \
+             a: {type: Left, properties: {name: A}, requirements: [{uses: right}]}\n    \
+             b: {type: Left, properties: {name: B}, requirements: [{uses: right}]}\n",
+        );
+        let t = t.unwrap();
+        assert!(!d.has_errors(), "{d:?}");
+        let right = t.node_by_id("right").unwrap();
+        let v = t.properties(crate::model::TemplateRef::Node(right))["first"]
+            .to_json()
+            .to_string();
+        assert!(v.contains("\"b\"") && v.contains("name"), "{v}");
     }
 }

@@ -202,6 +202,9 @@ struct Lowerer<'a> {
     /// The capability each relationship (by index) asks its target for, as
     /// written (a name or a type) with the unit to resolve it in.
     rel_capability: Vec<Option<(String, Unit<'a>)>>,
+    /// The capability of its target each relationship reaches (its
+    /// name), by RelId: what a path through incoming relationships reads.
+    rel_reached: Vec<Option<String>>,
     /// Nodes whose substitution failed with an error (no W0313 for them).
     substitution_failed: HashSet<String>,
     units: Vec<Unit<'a>>,
@@ -282,6 +285,7 @@ impl<'a> Lowerer<'a> {
             entry: 0,
             stack: loaded.units.first().map(|u| u.file).into_iter().collect(),
             rel_capability: Vec::new(),
+            rel_reached: Vec::new(),
             substitution_failed: HashSet::new(),
             units: Vec::new(),
             index: HashMap::new(),

@@ -77,8 +77,15 @@ impl<'a> Lowerer<'a> {
                 }
             }
             let capability = p.capability.map(|(c, u)| (c.text.clone(), u));
+            let reached = match (p.capability, nodes.asts.get(target.0 as usize)) {
+                (Some((wanted, unit)), Some((_, target_type))) => {
+                    self.matching(target_type, wanted, unit).map(|c| c.name)
+                }
+                _ => None,
+            };
             if let Some(rel) = self.relationship(p, target, &nodes.nodes) {
                 self.rel_capability.push(capability);
+                self.rel_reached.push(reached);
                 self.rel_by_requirement
                     .entry(key)
                     .or_default()

@@ -11,7 +11,7 @@ use foldhash::{HashMap, HashSet};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use super::entities::{ByRequirement, resolve_entities, resolve_value};
+use super::entities::{ByRequirement, Hops, resolve_entities, resolve_value};
 use super::fulfil::Pool;
 use super::requirements::{Targets, Wiring};
 use super::{Lowerer, This, Unit};
@@ -56,12 +56,17 @@ impl<'a> Lowerer<'a> {
         );
         // Entity keywords and requirement/capability hops, now that every
         // relationship is known.
+        let reached = std::mem::take(&mut self.rel_reached);
         resolve_entities(
             &mut topology,
-            &by_requirement,
-            &self.capability_values,
-            &self.capability_names,
+            &Hops {
+                by_requirement: &by_requirement,
+                caps: &self.capability_values,
+                cap_names: &self.capability_names,
+                reached: &reached,
+            },
         );
+        self.rel_reached = reached;
         self.check_weaving(&topology);
         self.check_artifact_calls(&topology);
         self.inputs(&mut topology, topo, unit);
@@ -282,9 +287,12 @@ impl<'a> Lowerer<'a> {
                         topology,
                         None,
                         &mut value,
-                        by_requirement,
-                        &self.capability_values,
-                        &self.capability_names,
+                        &Hops {
+                            by_requirement,
+                            caps: &self.capability_values,
+                            cap_names: &self.capability_names,
+                            reached: &self.rel_reached,
+                        },
                     );
                     topology.outputs.push(OutputDef {
                         name: name.text.clone(),
