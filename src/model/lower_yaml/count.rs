@@ -96,33 +96,49 @@ impl<'a> Lowerer<'a> {
     /// How many representations node template `name` of the entry file's
     /// topology will have (its `count`, as [`Lowerer::counts`] reads it,
     /// without reporting), 1 in a substituting template.
-    pub(super) fn representations(&self, name: &str) -> u32 {
+    pub(super) fn representations(&mut self, name: &str) -> u32 {
         if self.stack.len() > 1 {
             return 1;
         }
-        let Some(topo) = self.units[self.entry].file.topology.as_ref() else {
-            return 1;
-        };
-        let Some(v) = topo
-            .node_templates
-            .iter()
-            .find(|n| n.name.text == name)
-            .and_then(|n| n.count.as_ref())
-        else {
-            return 1;
-        };
-        let text = match input_of(v) {
-            Some(i) => topo
-                .inputs
-                .iter()
-                .find(|d| d.name.text == i)
-                .and_then(|d| d.default.as_ref().or(d.value.as_ref()))
-                .and_then(Node::as_str),
-            None => v.as_str(),
-        };
-        text.and_then(|t| t.parse::<u32>().ok())
-            .filter(|&k| (1..=MOST as u32).contains(&k))
+        // Made once: asked for every requirement that names a template.
+        if self.representation_counts.is_none() {
+            let counts = self.counted_templates();
+            self.representation_counts = Some(counts);
+        }
+        self.representation_counts
+            .as_ref()
+            .and_then(|m| m.get(name).copied())
             .unwrap_or(1)
+    }
+
+    /// The templates of the entry file's topology with a count other
+    /// than one, and their counts.
+    fn counted_templates(&self) -> foldhash::HashMap<String, u32> {
+        let mut out = foldhash::HashMap::default();
+        let Some(topo) = self.units[self.entry].file.topology.as_ref() else {
+            return out;
+        };
+        for n in &topo.node_templates {
+            let Some(v) = n.count.as_ref() else {
+                continue;
+            };
+            let text = match input_of(v) {
+                Some(i) => topo
+                    .inputs
+                    .iter()
+                    .find(|d| d.name.text == i)
+                    .and_then(|d| d.default.as_ref().or(d.value.as_ref()))
+                    .and_then(Node::as_str),
+                None => v.as_str(),
+            };
+            if let Some(k) = text
+                .and_then(|t| t.parse::<u32>().ok())
+                .filter(|&k| (2..=MOST as u32).contains(&k))
+            {
+                out.insert(n.name.text.clone(), k);
+            }
+        }
+        out
     }
 
     /// A requirement's `count` given by input `i` (chapter 14): its
