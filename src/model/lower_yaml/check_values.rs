@@ -81,17 +81,8 @@ impl<'a> Lowerer<'a> {
             // A definition's clauses are read where it is written; a
             // value's data types where the value is.
             if let Err(bad) = self.check_value(value, ty, &p.schema, def_unit, at, 0) {
-                self.diags.push(
-                    Diagnostic::error(
-                        codes::YAML_VALUE,
-                        format!("property `{}` of `{owner}`: {}", p.name.text, bad.what),
-                    )
-                    .at(Self::at(at, bad.span))
-                    .hint(format!(
-                        "give `{}` a value of type `{ty}` that meets its definition",
-                        p.name.text
-                    )),
-                );
+                let subject = format!("property `{}` of `{owner}`", p.name.text);
+                self.report(&subject, (&p.name.text, "a value"), ty, bad, at);
             }
         }
     }
@@ -106,18 +97,28 @@ impl<'a> Lowerer<'a> {
             return;
         }
         if let Err(bad) = self.check_value(value, ty, &i.schema, unit, unit, 0) {
-            self.diags.push(
-                Diagnostic::error(
-                    codes::YAML_VALUE,
-                    format!("the default of input `{}`: {}", i.name.text, bad.what),
-                )
+            let subject = format!("the default of input `{}`", i.name.text);
+            self.report(&subject, (&i.name.text, "a default"), ty, bad, unit);
+        }
+    }
+
+    /// E0317: what is wrong with the value of `subject` (`name`'s, which
+    /// should be `what` of type `ty`), at the value.
+    fn report(
+        &mut self,
+        subject: &str,
+        (name, what): (&str, &str),
+        ty: &str,
+        bad: Bad,
+        unit: Unit<'a>,
+    ) {
+        self.diags.push(
+            Diagnostic::error(codes::YAML_VALUE, format!("{subject}: {}", bad.what))
                 .at(Self::at(unit, bad.span))
                 .hint(format!(
-                    "give `{}` a default of type `{ty}` that meets its definition",
-                    i.name.text
+                    "give `{name}` {what} of type `{ty}` that meets its definition"
                 )),
-            );
-        }
+        );
     }
 
     fn missing_required(
@@ -312,38 +313,31 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-        if let Some(constraints) = &schema.constraints {
-            for clause in constraints.as_seq().unwrap_or_default() {
-                match super::value_clauses::constraint(v, clause, scale) {
-                    Some(true) => {}
-                    Some(false) => {
-                        return Err(Bad::at(
-                            v,
-                            format!(
-                                "{} does not meet the constraint {}",
-                                shown(v),
-                                shown(clause)
-                            ),
-                        ));
-                    }
-                    None => self.undecided(clause, ty, def_unit),
-                }
-            }
-        }
-        if let Some(validation) = &schema.validation {
-            match super::value_clauses::validation(v, validation, scale) {
+        // A 1.3 constraint clause each, and a 2.0 validation clause.
+        let constraints = schema.constraints.as_ref().and_then(Node::as_seq);
+        let clauses = constraints
+            .unwrap_or_default()
+            .iter()
+            .map(|c| (c, "meet the constraint"))
+            .chain(
+                schema
+                    .validation
+                    .iter()
+                    .map(|c| (c, "pass the validation clause")),
+            );
+        for (clause, verb) in clauses {
+            let holds = if verb == "meet the constraint" {
+                super::value_clauses::constraint(v, clause, scale)
+            } else {
+                super::value_clauses::validation(v, clause, scale)
+            };
+            match holds {
                 Some(true) => {}
                 Some(false) => {
-                    return Err(Bad::at(
-                        v,
-                        format!(
-                            "{} does not pass the validation clause {}",
-                            shown(v),
-                            shown(validation)
-                        ),
-                    ));
+                    let what = format!("{} does not {verb} {}", shown(v), shown(clause));
+                    return Err(Bad::at(v, what));
                 }
-                None => self.undecided(validation, ty, def_unit),
+                None => self.undecided(clause, ty, def_unit),
             }
         }
         Ok(())
@@ -556,15 +550,7 @@ fn with_article(noun: &str) -> String {
 }
 
 fn is_integer(s: &str) -> bool {
-    let s = s.trim();
-    let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
-    if let Some(hex) = digits.strip_prefix("0x") {
-        return !hex.is_empty() && hex.chars().all(|c| c.is_ascii_hexdigit());
-    }
-    if let Some(oct) = digits.strip_prefix("0o") {
-        return !oct.is_empty() && oct.chars().all(|c| ('0'..='7').contains(&c));
-    }
-    !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit())
+    super::value_clauses::is_core_integer(s.trim())
 }
 
 /// `major.minor[.fix[.qualifier[-build]]]` (1.3 §3.3.2; 2.0 §9.1.1.6);

@@ -111,7 +111,9 @@ pub(super) fn plain_kind(text: &str) -> &'static str {
     }
 }
 
-fn is_core_integer(s: &str) -> bool {
+/// An integer as YAML 1.2's core schema writes it: decimal with a sign,
+/// `0x` hexadecimal, `0o` octal.
+pub(super) fn is_core_integer(s: &str) -> bool {
     let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
     if let Some(h) = s.strip_prefix("0x") {
         return !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit());
