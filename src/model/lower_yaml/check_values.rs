@@ -20,7 +20,7 @@ use crate::yaml::functions::{Classified, classify};
 use crate::yaml::node::{Kind, Node};
 
 /// What is wrong with a value, and where.
-pub(super) struct Bad {
+struct Bad {
     span: Span,
     what: String,
 }
@@ -393,7 +393,7 @@ fn entry_type(node: &Node) -> (Option<String>, ValueSchema) {
 
 /// The built-in types, by their 1.3 and 2.0 names.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum Primitive {
+enum Primitive {
     String,
     Integer,
     Float,
