@@ -184,6 +184,10 @@ mod tests {
     /// `left` (count `lc`) uses `right` (count `rc`, room for one each)
     /// with `count` relationships per representation.
     fn pairs(rc: u32, lc: u32, count: u32) -> (Vec<String>, Vec<String>) {
+        pairs_with(rc, lc, count, "allocation")
+    }
+
+    fn pairs_with(rc: u32, lc: u32, count: u32, key: &str) -> (Vec<String>, Vec<String>) {
         let (t, d) = lower_text(&format!(
             "tosca_definitions_version: tosca_2_0\nimports:\n  - profile: org.oasis-open.simple:2.0\n\
              capability_types:\n  Feature:\n    properties:\n      slots: {{type: integer}}\n\
@@ -191,7 +195,7 @@ mod tests {
              Left:\n    requirements:\n      - uses: {{capability: Feature, count_range: [0, UNBOUNDED]}}\n\
              service_template:\n  node_templates:\n    right:\n      type: Right\n      count: {rc}\n      \
              capabilities: {{feature: {{properties: {{slots: 1}}}}}}\n    left:\n      type: Left\n      \
-             count: {lc}\n      requirements:\n        - uses: {{node: right, count: {count}, allocation: {{slots: 1}}}}\n"
+             count: {lc}\n      requirements:\n        - uses: {{node: right, count: {count}, {key}: {{slots: 1}}}}\n"
         ));
         let messages = d.iter().map(|d| d.message.clone()).collect();
         let Some(t) = t else {
@@ -231,5 +235,11 @@ mod tests {
         let (_, m) = pairs(3, 4, 1);
         assert!(m.iter().any(|m| m
             == "requirement `uses` of `left` (representation 3) finds none of the 3 representations of `right` with room on capability `feature` for its allocation (`slots` 1 of 1)"), "{m:?}");
+    }
+
+    #[test]
+    fn allocations_as_the_standard_s_examples_spell_it_allocates_too() {
+        let (p, _) = pairs_with(2, 2, 1, "allocations");
+        assert_eq!(p, ["left->right", "left_1->right_1"]);
     }
 }

@@ -107,6 +107,8 @@ impl<'a> Reader<'a> {
                         "directives",
                         "optional",
                         "allocation",
+                        // The Standard's §14.3 examples spell it so.
+                        "allocations",
                         "metadata",
                     ],
                 ) {
@@ -130,7 +132,16 @@ impl<'a> Reader<'a> {
                         // csd07 §8.5.3 writes the property assignments
                         // themselves; a `properties:` map around them is
                         // read the same.
-                        "allocation" => {
+                        "allocation" | "allocations" => {
+                            if rk.text == "allocations" {
+                                self.diags.push(
+                                    Diagnostic::warning(
+                                        codes::W_YAML_LENIENT,
+                                        "`allocations` is read as `allocation`, the keyname TOSCA 2.0 defines (§8.5.5; the examples of §14.3 write `allocations`)",
+                                    )
+                                    .at(self.source.location(rk.span)),
+                                );
+                            }
                             let inner = match rv.get("properties") {
                                 Some(p) if rv.as_map().is_some_and(|m| m.len() == 1) => p,
                                 _ => rv,
@@ -298,5 +309,16 @@ mod tests {
             "{}",
             errors[1].message
         );
+    }
+
+    #[test]
+    fn allocations_is_read_as_allocation_with_a_warning() {
+        let (r, d) = requirements("        - uses: {node: b, allocations: {slots: 1}}\n");
+        assert_eq!(r[0].allocation.len(), 1);
+        assert!(d.iter().any(|d| {
+            d.code == codes::W_YAML_LENIENT
+                && d.message
+                    .starts_with("`allocations` is read as `allocation`")
+        }));
     }
 }
