@@ -71,7 +71,7 @@ pub fn replicate(topology: &mut Topology, counts: &[(NodeId, u32)], indexed: &[(
     // Each representation by template and index, and each relationship
     // copy by the relationship it copies and its source's index.
     let mut reps: HashMap<(NodeId, u32), NodeId> = HashMap::new();
-    let mut copies: Vec<(RelId, RelId, u32)> = Vec::new();
+    let mut copies: HashMap<RelId, Vec<(RelId, u32)>> = HashMap::new();
     for &(n, count) in counts {
         let own: Vec<RelId> = topology.outgoing(n).to_vec();
         for i in 1..count {
@@ -86,7 +86,10 @@ pub fn replicate(topology: &mut Topology, counts: &[(NodeId, u32)], indexed: &[(
                 let mut rel = topology.relationship(r).clone();
                 rel.id = fresh(&rel.id, i);
                 rel.source = copy;
-                copies.push((r, RelId(relationships.len() as u32), i));
+                copies
+                    .entry(r)
+                    .or_default()
+                    .push((RelId(relationships.len() as u32), i));
                 replicas.insert(
                     TemplateRef::Relationship(RelId(relationships.len() as u32)),
                     TemplateRef::Relationship(r),
@@ -106,8 +109,7 @@ pub fn replicate(topology: &mut Topology, counts: &[(NodeId, u32)], indexed: &[(
     for (r, index) in indexed {
         let r = *r;
         let target = topology.relationship(r).target;
-        let ends =
-            std::iter::once((r, 0)).chain(copies.iter().filter(|c| c.0 == r).map(|c| (c.1, c.2)));
+        let ends = std::iter::once((r, 0)).chain(copies.get(&r).into_iter().flatten().copied());
         for (rel, i) in ends {
             if let Some(t) = rep(target, index.of(i)) {
                 relationships[rel.0 as usize].target = t;

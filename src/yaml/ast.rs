@@ -273,6 +273,23 @@ pub(crate) struct ValueSchema {
     /// 2.0 scalar data types: the `prefixes` a unit may take, and theirs.
     pub prefixes: Vec<(String, f64)>,
 }
+
+impl ValueSchema {
+    /// Keep `node` if `key` names one of the clauses (a definition's key,
+    /// or a schema definition's, e.g. an `entry_schema`'s).
+    pub(crate) fn take(&mut self, key: &str, node: &Node) {
+        let slot = match key {
+            "constraints" => &mut self.constraints,
+            "validation" => &mut self.validation,
+            "entry_schema" => &mut self.entry_schema,
+            "key_schema" => &mut self.key_schema,
+            _ => return,
+        };
+        *slot = Some(node.clone());
+    }
+}
+
+/// A requirement definition in a node type.
 #[derive(Clone, Debug)]
 pub(crate) struct RequirementDef {
     /// Name.

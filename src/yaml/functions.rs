@@ -64,6 +64,15 @@ pub(crate) const TOSCA_2: &[&str] = &[
     "in_range",
 ];
 
+/// The argument of `{ $get_input: name }` (or 1.x `{ get_input: name }`):
+/// the input a value such as a `count` names.
+pub(crate) fn input_argument(v: &Node) -> Option<&Node> {
+    match v.as_map()? {
+        [(k, arg)] if matches!(k.as_str(), Some("$get_input" | "get_input")) => Some(arg),
+        _ => None,
+    }
+}
+
 /// A function call found in a value.
 #[derive(Debug)]
 pub(crate) struct Call<'a> {

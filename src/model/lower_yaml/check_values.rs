@@ -193,7 +193,7 @@ impl<'a> Lowerer<'a> {
         def_unit: Unit<'a>,
         unit: Unit<'a>,
         depth: usize,
-    ) -> Result<Option<Scale>, Bad> {
+    ) -> Result<Option<Scale<'a>>, Bad> {
         let Some(key) = self.resolve(TypeKind::Data, ty, def_unit) else {
             // Unknown types are reported where types are resolved.
             return Ok(None);
@@ -218,10 +218,10 @@ impl<'a> Lowerer<'a> {
         let mut scale = Scale::default();
         for d in defs.iter() {
             if !d.def.schema.units.is_empty() {
-                scale.units = d.def.schema.units.clone();
+                scale.units = &d.def.schema.units;
             }
             if !d.def.schema.prefixes.is_empty() {
-                scale.prefixes = d.def.schema.prefixes.clone();
+                scale.prefixes = &d.def.schema.prefixes;
             }
         }
         let scale = (!scale.units.is_empty()).then_some(scale);
@@ -287,7 +287,7 @@ impl<'a> Lowerer<'a> {
         v: &Node,
         ty: &str,
         schema: &ValueSchema,
-        scale: Option<&Scale>,
+        scale: Option<&Scale<'_>>,
         def_unit: Unit<'a>,
         unit: Unit<'a>,
         depth: usize,
@@ -373,15 +373,11 @@ impl<'a> Lowerer<'a> {
 fn entry_type(node: &Node) -> (Option<String>, ValueSchema) {
     match &node.kind {
         Kind::Scalar { text, .. } => (Some(text.clone()), ValueSchema::default()),
-        Kind::Map(_) => {
-            let schema = ValueSchema {
-                constraints: node.get("constraints").cloned(),
-                validation: node.get("validation").cloned(),
-                entry_schema: node.get("entry_schema").cloned(),
-                key_schema: node.get("key_schema").cloned(),
-                units: Vec::new(),
-                prefixes: Vec::new(),
-            };
+        Kind::Map(entries) => {
+            let mut schema = ValueSchema::default();
+            for (k, v) in entries {
+                schema.take(k.as_str().unwrap_or_default(), v);
+            }
             (
                 node.get("type").and_then(Node::as_str).map(str::to_string),
                 schema,

@@ -11,7 +11,7 @@ use super::{Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::{Topology, Value};
 use crate::yaml::ast;
-use crate::yaml::node::{Kind, Node};
+use crate::yaml::node::Node;
 
 /// More representations than this of one template is taken for a slip.
 const MOST: u64 = 100_000;
@@ -91,7 +91,6 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// The input a `count` names: `{ $get_input: name }` or `{ get_input: name }`.
 impl<'a> Lowerer<'a> {
     /// How many representations node template `name` of the entry file's
     /// topology will have (its `count`, as [`Lowerer::counts`] reads it,
@@ -123,12 +122,7 @@ impl<'a> Lowerer<'a> {
                 continue;
             };
             let text = match input_of(v) {
-                Some(i) => topo
-                    .inputs
-                    .iter()
-                    .find(|d| d.name.text == i)
-                    .and_then(|d| d.default.as_ref().or(d.value.as_ref()))
-                    .and_then(Node::as_str),
+                Some(i) => self.entry_input_default(i),
                 None => v.as_str(),
             };
             if let Some(k) = text
@@ -141,6 +135,20 @@ impl<'a> Lowerer<'a> {
         out
     }
 
+    /// The default (or fixed value) of input `name` of the entry file's
+    /// topology, as written.
+    fn entry_input_default(&self, name: &str) -> Option<&'a str> {
+        self.units[self.entry]
+            .file
+            .topology
+            .as_ref()?
+            .inputs
+            .iter()
+            .find(|d| d.name.text == name)
+            .and_then(|d| d.default.as_ref().or(d.value.as_ref()))
+            .and_then(Node::as_str)
+    }
+
     /// A requirement's `count` given by input `i` (chapter 14): its
     /// default, with a warning (W0412) that the plans cannot take it when
     /// they run; `None`, with a warning, where it has none.
@@ -150,13 +158,8 @@ impl<'a> Lowerer<'a> {
         what: &str,
         unit: Unit<'a>,
     ) -> Option<u64> {
-        let default = self.units[self.entry]
-            .file
-            .topology
-            .as_ref()
-            .and_then(|t| t.inputs.iter().find(|d| d.name.text == i.text))
-            .and_then(|d| d.default.as_ref().or(d.value.as_ref()))
-            .and_then(Node::as_str)
+        let default = self
+            .entry_input_default(&i.text)
             .and_then(|t| t.parse::<u64>().ok());
         let message = match default {
             Some(k) => format!(
@@ -177,14 +180,9 @@ impl<'a> Lowerer<'a> {
     }
 }
 
+/// The input a `count` names: `{ $get_input: name }` or `{ get_input: name }`.
 fn input_of(v: &Node) -> Option<&str> {
-    let Kind::Map(entries) = &v.kind else {
-        return None;
-    };
-    match entries.as_slice() {
-        [(k, arg)] if matches!(k.as_str(), Some("$get_input" | "get_input")) => arg.as_str(),
-        _ => None,
-    }
+    crate::yaml::functions::input_argument(v)?.as_str()
 }
 
 #[cfg(test)]

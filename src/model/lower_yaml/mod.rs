@@ -233,7 +233,7 @@ struct Lowerer<'a> {
     capability_values: HashMap<(NodeId, String), IndexMap<String, Value>>,
     /// Relationships to one representation of a template with a `count`
     /// (`node: [template, index]`): relationship id, index, where written.
-    indexed_targets: Vec<(String, crate::model::replicate::Index, Location)>,
+    indexed_targets: Vec<(String, ast::NodeIndex, Location)>,
     /// Relationships that allocate on a capability where the source or
     /// the target has several representations: what they take, decided
     /// per representation when the counts are known (`rep_allocation.rs`).

@@ -54,10 +54,17 @@ impl<'a> Lowerer<'a> {
                 let source_type = nodes.asts.get(p.source.0 as usize).map(|(_, k)| &**k);
                 self.check_fulfils(&p, (target, target_type), source_type, &nodes.nodes);
             }
+            // The capability of the target the relationship reaches: what
+            // it allocates on, and what a path through incoming
+            // relationships reads.
+            let reached = match (p.capability, nodes.asts.get(target.0 as usize)) {
+                (Some((wanted, unit)), Some((_, target_type))) => {
+                    self.matching(target_type, wanted, unit)
+                }
+                _ => None,
+            };
             if !p.allocation.0.is_empty()
-                && let Some((_, target_type)) = nodes.asts.get(target.0 as usize)
-                && let Some((wanted, unit)) = p.capability
-                && let Some(c) = self.matching(target_type, wanted, unit)
+                && let Some(c) = &reached
             {
                 let requirement = (p.requirement, p.source);
                 // Between templates with several representations, each
@@ -65,27 +72,21 @@ impl<'a> Lowerer<'a> {
                 if self.representations(&nodes.nodes[p.source.0 as usize].id) > 1
                     || self.representations(&nodes.nodes[target.0 as usize].id) > 1
                 {
-                    self.defer_allocation(&p, target, &c, &nodes.nodes);
+                    self.defer_allocation(&p, target, c, &nodes.nodes);
                 } else {
                     self.allocate(
                         requirement,
                         p.allocation,
-                        (target, &c),
+                        (target, c),
                         &nodes.nodes,
                         &mut used,
                     );
                 }
             }
             let capability = p.capability.map(|(c, u)| (c.text.clone(), u));
-            let reached = match (p.capability, nodes.asts.get(target.0 as usize)) {
-                (Some((wanted, unit)), Some((_, target_type))) => {
-                    self.matching(target_type, wanted, unit).map(|c| c.name)
-                }
-                _ => None,
-            };
             if let Some(rel) = self.relationship(p, target, &nodes.nodes) {
                 self.rel_capability.push(capability);
-                self.rel_reached.push(reached);
+                self.rel_reached.push(reached.map(|c| c.name));
                 self.rel_by_requirement
                     .entry(key)
                     .or_default()

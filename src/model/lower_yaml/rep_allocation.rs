@@ -11,6 +11,7 @@
 //! representation finds no target with room.
 
 use foldhash::{HashMap, HashMapExt};
+use indexmap::IndexMap;
 
 use super::requirements::PendingRel;
 use super::{Lowerer, OfferedCapability};
@@ -84,6 +85,7 @@ impl<'a> Lowerer<'a> {
     pub(super) fn allocation_tables(
         &mut self,
         topology: &Topology,
+        by_id: &HashMap<&str, RelId>,
         count_of: &dyn Fn(NodeId) -> u32,
     ) -> Vec<(RelId, Index)> {
         let pending = std::mem::take(&mut self.rep_allocations);
@@ -91,27 +93,21 @@ impl<'a> Lowerer<'a> {
         // capability, property).
         let mut used: HashMap<(String, u32, String, String), f64> = HashMap::new();
         let mut out = Vec::new();
-        let mut groups: Vec<Vec<&Pending>> = Vec::new();
+        // The relationships of one requirement of one source template, in
+        // order: each of a source representation's reaches another target.
+        let mut groups: IndexMap<(&str, &str), Vec<&Pending>> = IndexMap::new();
         for p in &pending {
-            match groups
-                .iter_mut()
-                .find(|g| g[0].source == p.source && g[0].requirement == p.requirement)
-            {
-                Some(g) => g.push(p),
-                None => groups.push(vec![p]),
-            }
+            groups
+                .entry((p.source.as_str(), p.requirement.as_str()))
+                .or_default()
+                .push(p);
         }
-        for group in groups {
+        for ((source, _), group) in groups {
             let ids: Vec<Option<RelId>> = group
                 .iter()
-                .map(|p| {
-                    topology
-                        .relationship_ids()
-                        .find(|&r| topology.relationship(r).id == p.rel)
-                })
+                .map(|p| by_id.get(p.rel.as_str()).copied())
                 .collect();
-            let (Some(source), Some(first)) = (topology.node_by_id(&group[0].source), ids[0])
-            else {
+            let (Some(source), Some(first)) = (topology.node_by_id(source), ids[0]) else {
                 continue;
             };
             let target = topology.relationship(first).target;

@@ -278,15 +278,10 @@ impl<'a> Lowerer<'a> {
             };
             let id = wiring.ids.name(rel.id_base.clone());
             if let Some((index, span)) = a.node_index {
-                use crate::model::replicate::Index;
-                let index = match index {
-                    ast::NodeIndex::Fixed(k) => Index::Fixed(k),
-                    ast::NodeIndex::Same => Index::Same,
-                };
                 self.indexed_targets
                     .push((id.clone(), index, Self::at(unit, span)));
             } else if fan_out {
-                let index = crate::model::replicate::Index::Fixed(j as u32);
+                let index = ast::NodeIndex::Fixed(j as u32);
                 self.indexed_targets
                     .push((id.clone(), index, origin.clone()));
             }

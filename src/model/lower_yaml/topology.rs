@@ -126,35 +126,36 @@ impl<'a> Lowerer<'a> {
 
     /// The relationships that reach one representation of their target,
     /// each checked: the representation its index names must exist (for
-    /// `$node_index`, one for each of the source's).
+    /// `$node_index`, one for each of the source's). Where allocations
+    /// decide the targets (`rep_allocation.rs`), they take precedence.
     fn indexed(
         &mut self,
         topology: &Topology,
         counts: &[(NodeId, u32)],
     ) -> Vec<(crate::model::RelId, crate::model::replicate::Index)> {
         use crate::model::replicate::Index;
-        let count_of = |n: NodeId| counts.iter().find(|c| c.0 == n).map_or(1, |c| c.1);
-        let mut out = Vec::new();
+        let counted: HashMap<NodeId, u32> = counts.iter().copied().collect();
+        let count_of = |n: NodeId| counted.get(&n).copied().unwrap_or(1);
+        let by_id: HashMap<&str, crate::model::RelId> = topology
+            .relationship_ids()
+            .map(|r| (topology.relationship(r).id.as_str(), r))
+            .collect();
+        let mut out = indexmap::IndexMap::new();
         for (id, index, at) in std::mem::take(&mut self.indexed_targets) {
-            let Some(r) = topology
-                .relationship_ids()
-                .find(|&r| topology.relationship(r).id == id)
-            else {
+            let Some(&r) = by_id.get(id.as_str()) else {
                 continue;
             };
             let rel = topology.relationship(r);
             let (source, target) = (count_of(rel.source), count_of(rel.target));
-            let last = match &index {
-                Index::Fixed(k) => *k,
-                Index::Same => source - 1,
-                // Made below, from the counts: always within them.
-                Index::Table(_) => 0,
+            let (last, index) = match index {
+                ast::NodeIndex::Fixed(k) => (k, Index::Fixed(k)),
+                ast::NodeIndex::Same => (source - 1, Index::Same),
             };
             if last >= target {
                 let t = &topology.node(rel.target).id;
-                let asked = match &index {
+                let asked = match index {
                     Index::Fixed(k) => format!("representation {k} of `{t}`"),
-                    Index::Table(_) | Index::Same => format!(
+                    _ => format!(
                         "representation {last} of `{t}` for `{}`'s representation {last} (`$node_index`)",
                         topology.node(rel.source).id
                     ),
@@ -172,14 +173,10 @@ impl<'a> Lowerer<'a> {
                 );
                 continue;
             }
-            out.push((r, index));
+            out.insert(r, index);
         }
-        // Allocations decide the targets of their relationships.
-        for (r, table) in self.allocation_tables(topology, &count_of) {
-            out.retain(|(x, _)| *x != r);
-            out.push((r, table));
-        }
-        out
+        out.extend(self.allocation_tables(topology, &by_id, &count_of));
+        out.into_iter().collect()
     }
 
     /// The names values and calls may refer to: inputs (of the topology

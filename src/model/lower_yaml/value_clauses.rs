@@ -52,23 +52,17 @@ pub(super) const BITRATE_UNITS: Units = &[
 /// The units of a 2.0 scalar type (§9.1.2.2), with the prefixes they
 /// may take: how a value such as `15 cm` reads as a number of the base
 /// unit.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Scale {
-    pub(super) units: Vec<(String, f64)>,
-    pub(super) prefixes: Vec<(String, f64)>,
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Scale<'s> {
+    pub(super) units: &'s [(String, f64)],
+    pub(super) prefixes: &'s [(String, f64)],
 }
 
-impl Scale {
+impl Scale<'_> {
     /// `text` in the base unit: a number, then (after optional space) a
     /// unit, which may carry a prefix.
     pub(super) fn read(&self, text: &str) -> Option<f64> {
-        let t = text.trim();
-        let split = match t.rfind(char::is_whitespace) {
-            Some(at) => at,
-            None => t.find(|c: char| !(c.is_ascii_digit() || "+-.".contains(c)))?,
-        };
-        let (n, u) = (t[..split].trim(), t[split..].trim());
-        let amount = number(n)?;
+        let (amount, u) = amount_and_unit(text)?;
         if let Some((_, m)) = self.units.iter().find(|(name, _)| name == u) {
             return Some(amount * m);
         }
@@ -177,13 +171,21 @@ pub(super) fn number(text: &str) -> Option<f64> {
     None
 }
 
+/// A scalar as written: a number, then (after optional space) a unit.
+fn amount_and_unit(text: &str) -> Option<(f64, &str)> {
+    let t = text.trim();
+    let split = match t.rfind(char::is_whitespace) {
+        Some(at) => at,
+        None => t.find(|c: char| !(c.is_ascii_digit() || "+-.".contains(c)))?,
+    };
+    let (n, u) = (t[..split].trim(), t[split..].trim());
+    Some((number(n)?, u))
+}
+
 /// A scalar-unit value (`4 GB`, `500ms`) in its base unit, if it has one
 /// of `units` (matched without regard to case, as 1.3 reads them).
 pub(super) fn scalar(text: &str, units: Units) -> Option<f64> {
-    let t = text.trim();
-    let split = t.find(|c: char| c.is_ascii_alphabetic())?;
-    let (n, u) = (t[..split].trim(), t[split..].trim());
-    let amount = number(n)?;
+    let (amount, u) = amount_and_unit(text)?;
     let factor = units
         .iter()
         .find(|(name, _)| name.eq_ignore_ascii_case(u))
@@ -203,7 +205,7 @@ enum Val {
 impl Val {
     /// A literal: numbers and scalars as numbers (in base units: of
     /// `scale`, a 2.0 scalar type's, or of 1.3's scalar-units).
-    fn of(n: &Node, scale: Option<&Scale>) -> Option<Val> {
+    fn of(n: &Node, scale: Option<&Scale<'_>>) -> Option<Val> {
         Some(match &n.kind {
             Kind::Scalar { text, quoted } => {
                 if !quoted && plain_kind(text) == "boolean" {
@@ -267,7 +269,7 @@ fn length_of(n: &Node) -> Option<f64> {
 
 /// Whether `v` meets the 1.3 constraint clause `clause` (a map of one
 /// operator to its argument).
-pub(super) fn constraint(v: &Node, clause: &Node, scale: Option<&Scale>) -> Option<bool> {
+pub(super) fn constraint(v: &Node, clause: &Node, scale: Option<&Scale<'_>>) -> Option<bool> {
     let [(op, arg)] = clause.as_map()? else {
         return None;
     };
@@ -288,7 +290,7 @@ pub(super) fn constraint(v: &Node, clause: &Node, scale: Option<&Scale>) -> Opti
 }
 
 /// A comparison operator (1.3 names) of `value` with `arg` as written.
-fn compare(op: &str, value: &Val, arg: &Node, scale: Option<&Scale>) -> Option<bool> {
+fn compare(op: &str, value: &Val, arg: &Node, scale: Option<&Scale<'_>>) -> Option<bool> {
     use std::cmp::Ordering::*;
     let of = |n: &Node| Val::of(n, scale);
     match op {
@@ -328,7 +330,7 @@ fn matches(value: &Val, pattern: &Val) -> Option<bool> {
 }
 
 /// Whether `v` passes the 2.0 validation clause `clause`.
-pub(super) fn validation(v: &Node, clause: &Node, scale: Option<&Scale>) -> Option<bool> {
+pub(super) fn validation(v: &Node, clause: &Node, scale: Option<&Scale<'_>>) -> Option<bool> {
     match eval(clause, v, scale)? {
         Val::Bool(b) => Some(b),
         _ => None,
@@ -336,7 +338,7 @@ pub(super) fn validation(v: &Node, clause: &Node, scale: Option<&Scale>) -> Opti
 }
 
 /// The value of expression `e` where `$value` is `v`.
-fn eval(e: &Node, v: &Node, scale: Option<&Scale>) -> Option<Val> {
+fn eval(e: &Node, v: &Node, scale: Option<&Scale<'_>>) -> Option<Val> {
     match &e.kind {
         Kind::Scalar {
             text,
@@ -363,7 +365,7 @@ fn eval(e: &Node, v: &Node, scale: Option<&Scale>) -> Option<Val> {
 }
 
 /// A function of §10.2.2 (and `$length`) on its arguments.
-fn call(name: &str, args: &[&Node], v: &Node, scale: Option<&Scale>) -> Option<Val> {
+fn call(name: &str, args: &[&Node], v: &Node, scale: Option<&Scale<'_>>) -> Option<Val> {
     let eval = |n: &Node, v: &Node| eval(n, v, scale);
     let bool_of = |n: &Node| match eval(n, v)? {
         Val::Bool(b) => Some(b),
@@ -522,9 +524,17 @@ mod tests {
 
     #[test]
     fn scalars_of_2_0_read_their_units_and_prefixes() {
+        let (units, prefixes) = (
+            [("m".to_string(), 1.0)],
+            [
+                ("c".to_string(), 0.01),
+                ("m".to_string(), 0.001),
+                ("k".to_string(), 1e3),
+            ],
+        );
         let length = Scale {
-            units: vec![("m".into(), 1.0)],
-            prefixes: vec![("c".into(), 0.01), ("m".into(), 0.001), ("k".into(), 1e3)],
+            units: &units,
+            prefixes: &prefixes,
         };
         assert_eq!(length.read("15 cm"), Some(0.15));
         assert_eq!(length.read("200 mm"), Some(0.2));

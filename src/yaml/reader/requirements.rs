@@ -173,9 +173,12 @@ impl<'a> Reader<'a> {
             },
         };
         match items {
-            [name, i] if name.as_str().is_some() && index(i).is_some() => {
+            [name, i]
+                if name.as_str().is_some()
+                    && let Some(x) = index(i) =>
+            {
                 r.node = self.string(name, "node");
-                r.node_index = index(i).map(|x| (x, i.span));
+                r.node_index = Some((x, i.span));
             }
             _ => self.wrong_kind(
                 v,
@@ -234,12 +237,7 @@ impl<'a> Reader<'a> {
 
 /// The input a `{ $get_input: name }` (or 1.x `get_input`) call reads.
 fn input_call(v: &Node) -> Option<Spanned> {
-    let [(k, arg)] = v.as_map()? else {
-        return None;
-    };
-    if !matches!(k.as_str(), Some("$get_input" | "get_input")) {
-        return None;
-    }
+    let arg = crate::yaml::functions::input_argument(v)?;
     Some(Spanned::new(arg.as_str()?, arg.span))
 }
 

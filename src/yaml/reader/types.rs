@@ -6,9 +6,7 @@
 //! (E0302).
 
 use super::Reader;
-use crate::yaml::ast::{
-    CapabilityLimits, PropertyDef, RequirementDef, Spanned, TypeDef, TypeKind, ValueSchema,
-};
+use crate::yaml::ast::{CapabilityLimits, PropertyDef, RequirementDef, Spanned, TypeDef, TypeKind};
 use crate::yaml::node::{Kind, Node};
 
 impl<'a> Reader<'a> {
@@ -99,7 +97,7 @@ impl<'a> Reader<'a> {
                 "artifacts" => def.artifacts = self.artifacts(v),
                 "units" => def.schema.units = multipliers(v),
                 "prefixes" => def.schema.prefixes = multipliers(v),
-                key => schema_clause(&mut def.schema, key, v),
+                key => def.schema.take(key, v),
             }
         }
         def
@@ -157,7 +155,7 @@ impl<'a> Reader<'a> {
                             "default" => p.default = Some(pv.clone()),
                             "value" => p.value = Some(pv.clone()),
                             "description" => p.description = pv.as_str().map(str::to_string),
-                            key => schema_clause(&mut p.schema, key, pv),
+                            key => p.schema.take(key, pv),
                         }
                     }
                 }
@@ -258,18 +256,6 @@ fn multipliers(node: &Node) -> Vec<(String, f64)> {
         .iter()
         .filter_map(|(k, v)| Some((k.as_str()?.to_string(), v.as_str()?.trim().parse().ok()?)))
         .collect()
-}
-
-/// Keep `node` if `key` is a clause of a value schema.
-fn schema_clause(schema: &mut ValueSchema, key: &str, node: &Node) {
-    let slot = match key {
-        "constraints" => &mut schema.constraints,
-        "validation" => &mut schema.validation,
-        "entry_schema" => &mut schema.entry_schema,
-        "key_schema" => &mut schema.key_schema,
-        _ => return,
-    };
-    *slot = Some(node.clone());
 }
 
 const TYPE_COMMON: &[&str] = &["derived_from", "version", "metadata", "description"];
