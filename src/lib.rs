@@ -71,6 +71,9 @@ pub struct Options {
     /// Directories of TOSCA 2.0 profiles (`--profiles`): the catalog that
     /// `imports` entries with `profile: NAME` are found in.
     pub profiles: Vec<std::path::PathBuf>,
+    /// Input values given when the plans are made (`--input NAME=VALUE`,
+    /// the value in YAML): see [`LoadOptions::inputs`].
+    pub inputs: Vec<(String, String)>,
     /// Override the dialect's default for serialising nodes on one host.
     pub same_host_serial: Option<bool>,
     /// How unknown relationship kinds order their ends.
@@ -88,6 +91,7 @@ impl Options {
             limits: self.limits.clone(),
             service_template: self.service_template.clone(),
             profiles: self.profiles.clone(),
+            inputs: self.inputs.clone(),
         }
     }
 }

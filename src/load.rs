@@ -20,6 +20,12 @@ pub struct LoadOptions {
     pub service_template: Option<String>,
     /// Directories of TOSCA 2.0 profiles that `profile` imports name.
     pub profiles: Vec<std::path::PathBuf>,
+    /// Values of the topology's inputs given when the plans are made
+    /// (name, value in YAML): each takes the place of every `get_input`
+    /// of its input, and of the input's default where the plans need a
+    /// value before they run. A name that is no input of the topology is
+    /// an error (E0318).
+    pub inputs: Vec<(String, String)>,
 }
 
 /// The front end's result: the archive and its topology.
@@ -83,13 +89,21 @@ pub(crate) fn load_csar(
     let xml_options = model::lower_xml::XmlOptions {
         service_template: options.service_template.clone(),
     };
-    let (topology, d) = {
+    let (mut topology, d) = {
         let mut fallback =
             || xml::imports::load_rest(&csar, &loaded, max_depth, &mut fallback_sources);
         model::lower_xml::lower(&docs, &mut fallback, &csar, &xml_options)
     };
     sources.extend(fallback_sources);
     diags.extend(d);
+    if let Some(t) = topology.as_mut() {
+        // The YAML rules of the values matter little: TOSCA 1.0 takes text.
+        match yaml::given::document(&options.inputs, yaml::version::Version::V1_3, sources) {
+            Ok(Some(given)) => diags.extend(model::lower_xml::given::bind(t, &given)),
+            Ok(None) => {}
+            Err(d) => diags.push(d),
+        }
+    }
     match topology {
         Some(topology) if !diags.has_errors() => {
             // Write-back needs the entry document's text only; its syntax
@@ -155,7 +169,14 @@ fn load_yaml(
     if unreadable || files.files.is_empty() {
         return Err(Error::Input(diags));
     }
-    let (topology, d) = model::lower_yaml::lower(&files, &mut csar);
+    let given = match yaml::given::document(&options.inputs, files.files[0].version, sources) {
+        Ok(given) => given,
+        Err(d) => {
+            diags.push(d);
+            return Err(Error::Input(diags));
+        }
+    };
+    let (topology, d) = model::lower_yaml::lower(&files, given.as_ref(), &mut csar);
     diags.extend(d);
     match topology {
         Some(topology) if !diags.has_errors() => Ok(Loaded {

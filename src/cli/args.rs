@@ -70,6 +70,12 @@ pub(crate) struct CompileArgs {
     /// loads; may be repeated.
     #[arg(long = "profiles", value_name = "DIR")]
     pub profile_dirs: Vec<PathBuf>,
+    /// Give input NAME of a TOSCA YAML topology the value VALUE (YAML: 5,
+    /// [80, 443], '"a: b"') when the plans are made: it takes the place of
+    /// every `get_input` of it, and of the input's default where the plans
+    /// need a value before they run (a `count`); may be repeated.
+    #[arg(long = "input", value_name = "NAME=VALUE", value_parser = name_value)]
+    pub inputs: Vec<(String, String)>,
     /// Generate plans even if no plugin handles some template (a warning
     /// instead of an error; such activities do nothing).
     #[arg(long)]
@@ -270,4 +276,12 @@ pub(crate) enum PluginsAction {
         /// The plugin file.
         file: PathBuf,
     },
+}
+
+/// `NAME=VALUE`, split at the first `=`.
+fn name_value(pair: &str) -> Result<(String, String), String> {
+    match pair.split_once('=') {
+        Some((name, value)) => Ok((name.trim().to_string(), value.trim().to_string())),
+        None => Err(format!("`{pair}` is not NAME=VALUE")),
+    }
 }

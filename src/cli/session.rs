@@ -101,6 +101,7 @@ impl Session {
             },
             service_template: a.service_template.clone(),
             profiles: a.profile_dirs.clone(),
+            inputs: a.inputs.clone(),
             same_host_serial: a.same_host.map(|s| matches!(s, SameHost::Serial)),
             unknown_relationships: Some(match a.unknown_relationships {
                 UnknownRelationships::DependsOn => UnknownOrdering::DependsOn,

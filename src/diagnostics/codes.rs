@@ -87,6 +87,9 @@ pub const YAML_PROFILE: &str = "E0316";
 /// A property value is not of its type or breaks a clause of its
 /// definition (constraints, validation), or a required property has none.
 pub const YAML_VALUE: &str = "E0317";
+/// An input value given when the plans are made (`--input NAME=VALUE`)
+/// names no input of the topology, or is not NAME=VALUE on one line.
+pub const INPUT_GIVEN: &str = "E0318";
 
 // ---- 4: the topology model (model::)
 /// A type reference names no known type.

@@ -361,6 +361,9 @@ pub struct InputDef {
     pub default: Option<Value>,
     /// Whether it must be given.
     pub required: bool,
+    /// Whether its value was given when the plans were made (`--input`):
+    /// `default` holds it, and the plans do not ask for it.
+    pub given: bool,
 }
 
 /// An output of the service (YAML `outputs`, TOSCA 1.0 boundary property

@@ -318,7 +318,7 @@ mod tests {
         let (loaded, d) =
             crate::yaml::imports::load(&mut csar, "s.yaml", &[], 64, &[], &mut sources);
         assert!(!d.has_errors(), "{d:?}");
-        let (t, d) = crate::model::lower_yaml::lower(&loaded, &mut csar);
+        let (t, d) = crate::model::lower_yaml::lower(&loaded, None, &mut csar);
         t.unwrap_or_else(|| panic!("{d:?}"))
     }
 

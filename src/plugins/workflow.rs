@@ -233,7 +233,7 @@ mod tests {
         let mut sources = crate::diagnostics::SourceMap::default();
         let (loaded, _) =
             crate::yaml::imports::load(&mut csar, "s.yaml", &[], 64, &[], &mut sources);
-        crate::model::lower_yaml::lower(&loaded, &mut csar)
+        crate::model::lower_yaml::lower(&loaded, None, &mut csar)
             .0
             .unwrap()
     }

@@ -20,6 +20,36 @@ pub use self::output::PlanFile;
 pub use self::rendered::{Language, Layout, RenderedPlan};
 use crate::model::Topology;
 
+/// The service template a plan is made from, for the file's comment:
+/// `{namespace}id`, and the inputs given values when the plans were made
+/// (`--input`), which the plan does not ask for. No `--`, which would
+/// end the comment.
+fn made_from(topology: &Topology) -> String {
+    let st = &topology.service_template;
+    let mut out = format!("{{{}}}{}", st.namespace, st.id);
+    let given: Vec<String> = topology
+        .inputs
+        .values()
+        .filter(|i| i.given)
+        .map(|i| {
+            let value = match &i.default {
+                Some(crate::model::Value::Scalar(s)) => s.clone(),
+                Some(v) => v.to_json().to_string(),
+                None => String::new(),
+            };
+            format!("{} = {value}", i.name)
+        })
+        .collect();
+    if !given.is_empty() {
+        out.push_str(" with inputs given when the plans were made: ");
+        out.push_str(&given.join(", "));
+    }
+    while out.contains("--") {
+        out = out.replace("--", "- -");
+    }
+    out
+}
+
 /// The template variables of `plan`, named once for every language it is
 /// rendered in (in a large plan they are much of each rendering's memory),
 /// clear of every name either backend gives its own variables and inputs.

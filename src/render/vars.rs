@@ -402,7 +402,7 @@ pub(crate) mod tests {
         let mut sources = crate::diagnostics::SourceMap::default();
         let (loaded, _) =
             crate::yaml::imports::load(&mut csar, "s.yaml", &[], 64, &[], &mut sources);
-        let topology = crate::model::lower_yaml::lower(&loaded, &mut csar)
+        let topology = crate::model::lower_yaml::lower(&loaded, None, &mut csar)
             .0
             .unwrap();
         let registry = Registry::new(Registry::builtin());

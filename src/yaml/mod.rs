@@ -5,12 +5,14 @@
 //! for `model::lower_yaml`. One concept per file: [`node`] is the YAML 1.2
 //! tree (all saphyr use), [`version`] the dialect, [`reader`] the TOSCA
 //! grammar, [`functions`] intrinsic function calls, [`imports`] loading
-//! (`import_paths` its path arithmetic),
+//! (`import_paths` its path arithmetic), [`given`] input values given
+//! when the plans are made,
 //! [`normative`] the built-in types, [`rewrite`] the text edit that writes
 //! plans back.
 
 pub(crate) mod ast;
 pub(crate) mod functions;
+pub(crate) mod given;
 mod import_paths;
 pub(crate) mod imports;
 pub(crate) mod meta;

@@ -588,3 +588,42 @@ fn message_format_json_prints_one_object_per_line() {
     );
     assert!(!std::path::Path::new(out).exists());
 }
+
+#[test]
+fn inputs_given_when_the_plans_are_made_replace_their_plan_inputs() {
+    let dir = temp_dir("cli-input");
+    let out = dir.join("unit");
+    let export = |extra: &[&str]| {
+        let mut args = vec![
+            "export",
+            "samples/mytinytodo-docker",
+            "--plan",
+            "build",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        toscanini(&repo(), &args)
+    };
+    // OpenTOSCA's `get_input: DockerEngineURL`: a build plan input, or
+    // the value given.
+    let run = export(&["--input", "DockerEngineURL=tcp://10.0.0.1:2375"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let name = "MyTinyToDo-DockerEngine-Test_w1-wip1_buildPlan";
+    let wsdl = std::fs::read_to_string(out.join(format!("{name}.wsdl"))).unwrap();
+    let bpel = std::fs::read_to_string(out.join(format!("{name}.bpel"))).unwrap();
+    assert!(!wsdl.contains("DockerEngineURL"), "still a plan input");
+    assert!(wsdl.contains("ApplicationPort"), "an input not given stays");
+    assert!(bpel.contains("'tcp://10.0.0.1:2375'"));
+    assert!(bpel.contains(
+        "with inputs given when the plans were made: DockerEngineURL = tcp://10.0.0.1:2375;"
+    ));
+    // A name no property reads is an error where it was given.
+    std::fs::remove_dir_all(&out).unwrap();
+    let run = export(&["--input", "DockerEngineUrl=x"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.starts_with(
+        "error[E0318]: --input gives `DockerEngineUrl`, which no property of the topology reads (`get_input: DockerEngineUrl`)\n --> --input:1:1\n"
+    ), "{}", run.stderr);
+    assert!(!out.exists(), "a failed run writes nothing");
+}

@@ -8,7 +8,7 @@ use toscanini::model::TemplateRef;
 use toscanini::plan::PlanKind;
 use toscanini::plugins::ConcretePlan;
 
-use crate::support::{all_plans, id_pairs as set, plan_edges as edges, repo};
+use crate::support::{all_plans, all_plans_with, id_pairs as set, plan_edges as edges, repo};
 
 fn plans() -> (toscanini::Loaded, Vec<ConcretePlan>) {
     all_plans(&repo().join("tests/features/node-count"))
@@ -87,4 +87,70 @@ fn relationships_between_counted_templates_reach_the_representations_they_name()
             ("monitor_provision", "monitor_watches_2_provision"),
         ])
     );
+}
+
+/// `tests/features/count-input`: the count of `worker` is input `workers`.
+fn workers(given: &[(&str, &str)]) -> (toscanini::Loaded, Vec<ConcretePlan>) {
+    let options = toscanini::Options {
+        inputs: given
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect(),
+        ..toscanini::Options::default()
+    };
+    all_plans_with(&repo().join("tests/features/count-input"), &options)
+}
+
+#[test]
+fn a_count_from_an_input_is_the_value_given_when_the_plans_are_made() {
+    let provisioned = |plans: &[ConcretePlan]| -> Vec<String> {
+        let build = plan(plans, PlanKind::Build);
+        let mut ids: Vec<String> = build
+            .plan
+            .activities
+            .iter()
+            .map(|a| a.id.clone())
+            .filter(|id| id.starts_with("worker") && !id.contains("queue"))
+            .collect();
+        ids.sort();
+        ids
+    };
+    // The default (W0412 says so), then the value given.
+    let (loaded, plans) = workers(&[]);
+    assert_eq!(
+        provisioned(&plans),
+        ["worker_1_provision", "worker_provision"]
+    );
+    assert!(
+        loaded
+            .warnings
+            .iter()
+            .any(|d| d.code == "W0412" && d.message.contains("they create its default, 2"))
+    );
+    let (loaded, plans) = workers(&[("workers", "3"), ("prefix", "w")]);
+    assert_eq!(
+        provisioned(&plans),
+        [
+            "worker_1_provision",
+            "worker_2_provision",
+            "worker_provision"
+        ]
+    );
+    assert!(
+        !loaded.warnings.iter().any(|d| d.code == "W0412"),
+        "{:?}",
+        loaded.warnings
+    );
+    // Every representation's name from the given prefix, and neither
+    // input asked for by the plans.
+    let t = &loaded.topology;
+    let name = t.node(t.node_by_id("worker_2").unwrap()).properties["worker_name"].to_json();
+    assert_eq!(name.to_string(), r#"{"concat":["w","-","2"]}"#);
+    for p in &plans {
+        assert!(
+            p.inputs.iter().all(|i| i != "workers" && i != "prefix"),
+            "{:?}",
+            p.inputs
+        );
+    }
 }

@@ -99,13 +99,20 @@ pub fn corpus_xml() -> Vec<PathBuf> {
 /// Load `path` (any input toscanini takes) and derive every plan it has,
 /// with the default options; panics with the diagnostics on failure.
 pub fn all_plans(path: &Path) -> (toscanini::Loaded, Vec<toscanini::plugins::ConcretePlan>) {
+    all_plans_with(path, &toscanini::Options::default())
+}
+
+/// [`all_plans`] with `options`.
+pub fn all_plans_with(
+    path: &Path,
+    options: &toscanini::Options,
+) -> (toscanini::Loaded, Vec<toscanini::plugins::ConcretePlan>) {
     let mut sources = toscanini::diagnostics::SourceMap::new();
-    let options = toscanini::Options::default();
-    let loaded = toscanini::load(path, &options, &mut sources)
+    let loaded = toscanini::load(path, options, &mut sources)
         .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
     let (registry, _) = toscanini::plugins::Registry::standard(&[], &mut sources).unwrap();
     let kinds = toscanini::all_plans(&loaded.topology);
-    let (plans, _) = toscanini::derive(&loaded.topology, &kinds, &registry, &options)
+    let (plans, _) = toscanini::derive(&loaded.topology, &kinds, &registry, options)
         .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
     (loaded, plans)
 }

@@ -13,6 +13,7 @@
 //! `topology` picks the service template and lowers its parts in order.
 
 mod artifacts;
+pub(crate) mod given;
 mod index;
 mod interfaces;
 mod nodes;

@@ -99,6 +99,7 @@ impl<'a> Lowerer<'a> {
             let input = format!("{node_id}_{attr}");
             *slot = Value::input(input.clone());
             t.inputs.entry(input.clone()).or_insert(InputDef {
+                given: false,
                 name: input,
                 type_name: Some("string".into()),
                 default: None,

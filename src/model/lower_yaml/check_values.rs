@@ -102,6 +102,24 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Check the value given to input `i` with --input (in `given`, the
+    /// document of given values) against its definition.
+    pub(super) fn check_given_input(
+        &mut self,
+        i: &'a ast::PropertyDef,
+        value: &Node,
+        given: Unit<'a>,
+        unit: Unit<'a>,
+    ) {
+        let Some(ty) = &i.type_name else {
+            return;
+        };
+        if let Err(bad) = self.check_value(value, ty, &i.schema, unit, given, 0) {
+            let subject = format!("the value --input gives input `{}`", i.name.text);
+            self.report(&subject, (&i.name.text, "a value"), ty, bad, given);
+        }
+    }
+
     /// E0317: what is wrong with the value of `subject` (`name`'s, which
     /// should be `what` of type `ty`), at the value.
     fn report(

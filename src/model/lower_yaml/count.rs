@@ -1,7 +1,8 @@
 //! Node template `count` (TOSCA 2.0 §7.2): how many node representations
 //! the plans create. The count is a non-negative integer or, as chapter 14
 //! writes it, an input; the plans are made before the service is
-//! deployed, so an input's default is the count (W0412 says so).
+//! deployed, so the count is the value given to the input with --input
+//! or else its default (W0412 says so).
 //!
 //! In: the node templates and the topology's inputs. Out: per counted
 //! template its number of representations (at least one), for
@@ -62,7 +63,7 @@ impl<'a> Lowerer<'a> {
         let problem = match (parsed, input) {
             (Some(k), _) if k > MOST => format!("asks for {k} representations, more than the {MOST} the plans make of one template"),
             (Some(0), _) => "is 0: the plans create one representation all the same, as a template without a count".to_string(),
-            (Some(k), Some(i)) => {
+            (Some(k), Some(i)) if self.given(i).is_none() => {
                 self.diags.push(
                     Diagnostic::warning(
                         codes::W_IGNORED,
@@ -71,11 +72,11 @@ impl<'a> Lowerer<'a> {
                         ),
                     )
                     .at(at.clone())
-                    .hint("the plans are made before the service is deployed; give the count as a number, or regenerate them for another default"),
+                    .hint("the plans are made before the service is deployed: give the input its value when they are made (`--input NAME=VALUE`), or the count as a number"),
                 );
                 return k as u32;
             }
-            (Some(k), None) => return k as u32,
+            (Some(k), _) => return k as u32,
             (None, Some(i)) => format!("is input `{i}`, which has no default, so the plans cannot know it: they create one representation"),
             (None, None) => "is neither a non-negative integer nor an input: the plans create one representation".to_string(),
         };
@@ -135,9 +136,12 @@ impl<'a> Lowerer<'a> {
         out
     }
 
-    /// The default (or fixed value) of input `name` of the entry file's
-    /// topology, as written.
+    /// The value given to input `name` of the entry file's topology with
+    /// --input, or else its default (or fixed value), as written.
     fn entry_input_default(&self, name: &str) -> Option<&'a str> {
+        if let Some(given) = self.given(name) {
+            return given.as_str();
+        }
         self.units[self.entry]
             .file
             .topology
@@ -161,6 +165,9 @@ impl<'a> Lowerer<'a> {
         let default = self
             .entry_input_default(&i.text)
             .and_then(|t| t.parse::<u64>().ok());
+        if self.given(&i.text).is_some() && default.is_some() {
+            return default;
+        }
         let message = match default {
             Some(k) => format!(
                 "the `count` of {what} is input `{}`, which the plans cannot take when they run: they make its default, {k}",
@@ -174,7 +181,7 @@ impl<'a> Lowerer<'a> {
         self.diags.push(
             Diagnostic::warning(codes::W_IGNORED, message)
                 .at(Self::at(unit, i.span))
-                .hint("the plans are made before the service is deployed; give the count as a number, or regenerate them for another default"),
+                .hint("the plans are made before the service is deployed: give the input its value when they are made (`--input NAME=VALUE`), or the count as a number"),
         );
         default
     }

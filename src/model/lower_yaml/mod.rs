@@ -65,6 +65,7 @@ mod delegation;
 mod entities;
 mod fold;
 mod fulfil;
+mod given;
 mod interfaces;
 mod keyed_attributes;
 mod mapping_routes;
@@ -108,8 +109,18 @@ use crate::yaml::normative;
 
 /// Lower the loaded files into a topology. `csar` is used to check (and,
 /// for a single-file input, read) the artifact files operations name.
-pub(crate) fn lower(loaded: &Loaded, csar: &mut Csar) -> (Option<Topology>, Diagnostics) {
+pub(crate) fn lower(
+    loaded: &Loaded,
+    given: Option<&ast::File>,
+    csar: &mut Csar,
+) -> (Option<Topology>, Diagnostics) {
     let mut l = Lowerer::new(loaded, csar);
+    let scope = loaded
+        .units
+        .first()
+        .map(|u| u.scope.as_slice())
+        .unwrap_or_default();
+    l.given = given.map(|f| given::Given::new(f, scope));
     let Some(entry) = loaded.files.first() else {
         return (None, l.diags);
     };
@@ -276,6 +287,8 @@ struct Lowerer<'a> {
     rooms: HashMap<String, rooms::Room>,
     /// The same, among the candidates one set of filters does not reject.
     rooms_passing: HashMap<String, rooms::RoomPassing>,
+    /// Input values given when the plans are made (`given.rs`).
+    given: Option<given::Given<'a>>,
 }
 
 /// A template's interfaces and deployment artifacts, as its type gives them.
@@ -321,6 +334,7 @@ impl<'a> Lowerer<'a> {
             candidate_indexes: 0,
             rooms: HashMap::new(),
             rooms_passing: HashMap::new(),
+            given: None,
         };
         for u in &loaded.units {
             l.units.push(Unit {
@@ -386,7 +400,28 @@ fn lower_text(yaml: &str) -> (Option<Topology>, Diagnostics) {
     let (loaded, diags) =
         crate::yaml::imports::load(&mut csar, "service.yaml", &[], 64, &[], &mut sources);
     assert!(!diags.has_errors(), "{diags:?}");
-    lower(&loaded, &mut csar)
+    lower(&loaded, None, &mut csar)
+}
+
+/// Lower `yaml` with input values given as with --input `NAME=VALUE`.
+#[cfg(test)]
+fn lower_given(yaml: &str, pairs: &[(&str, &str)]) -> (Option<Topology>, Diagnostics) {
+    let mut csar = Csar::from_entries(
+        "test",
+        [("service.yaml".to_string(), yaml.as_bytes().to_vec())],
+    );
+    let mut sources = crate::diagnostics::SourceMap::default();
+    let (loaded, diags) =
+        crate::yaml::imports::load(&mut csar, "service.yaml", &[], 64, &[], &mut sources);
+    assert!(!diags.has_errors(), "{diags:?}");
+    let pairs: Vec<(String, String)> = pairs
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.to_string()))
+        .collect();
+    let given = crate::yaml::given::document(&pairs, loaded.files[0].version, &mut sources)
+        .unwrap()
+        .unwrap();
+    lower(&loaded, Some(&given), &mut csar)
 }
 
 /// Lower the service template `files[0]` of a CSAR of `files` (unit tests
@@ -403,5 +438,5 @@ fn lower_files(files: &[(&str, &str)]) -> (Option<Topology>, Diagnostics) {
     let (loaded, diags) =
         crate::yaml::imports::load(&mut csar, files[0].0, &[], 64, &[], &mut sources);
     assert!(!diags.has_errors(), "{diags:?}");
-    lower(&loaded, &mut csar)
+    lower(&loaded, None, &mut csar)
 }

@@ -127,6 +127,7 @@ impl Values<'_> {
             );
         }
         self.new_inputs.entry(input.clone()).or_insert(InputDef {
+            given: false,
             name: input.clone(),
             type_name: Some("string".into()),
             default: None,

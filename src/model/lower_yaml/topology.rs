@@ -246,15 +246,22 @@ impl<'a> Lowerer<'a> {
         wiring
     }
 
-    /// The topology's inputs, with their defaults.
+    /// The topology's inputs, with their defaults (or the values given
+    /// with --input).
     fn inputs(&mut self, topology: &mut Topology, topo: &'a ast::Topology, unit: Unit<'a>) {
+        self.check_given(&topo.inputs, unit);
         for i in &topo.inputs {
-            self.check_input(i, unit);
-            let default = i
-                .default
-                .as_ref()
-                .or(i.value.as_ref())
-                .map(|d| self.value(d, unit, This::Nothing));
+            let given = self.given(&i.name.text);
+            let default = match given {
+                Some(given) => Some(super::given::data(given)),
+                None => {
+                    self.check_input(i, unit);
+                    i.default
+                        .as_ref()
+                        .or(i.value.as_ref())
+                        .map(|d| self.value(d, unit, This::Nothing))
+                }
+            };
             topology.inputs.insert(
                 i.name.text.clone(),
                 InputDef {
@@ -262,6 +269,7 @@ impl<'a> Lowerer<'a> {
                     type_name: i.type_name.clone(),
                     required: i.required && default.is_none(),
                     default,
+                    given: given.is_some(),
                 },
             );
         }

@@ -22,6 +22,11 @@ impl<'a> Lowerer<'a> {
                     .map(|a| self.value(a, unit, this))
                     .collect();
                 self.check_call(&call.name, &args, call.span, unit, this);
+                if call.name == "get_input"
+                    && let Some(given) = self.given_call(&args, call.span, unit)
+                {
+                    return given;
+                }
                 match call.name.as_str() {
                     "node_index" | "relationship_index" => {
                         return self.index(&call.name, call.span, unit, this);

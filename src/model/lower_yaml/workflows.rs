@@ -134,6 +134,7 @@ fn workflow<'a>(
                 .or(i.value.as_ref())
                 .map(|d| l.value(d, unit, This::Nothing));
             InputDef {
+                given: false,
                 name: i.name.text.clone(),
                 type_name: i.type_name.clone(),
                 required: i.required && default.is_none(),

@@ -119,7 +119,7 @@ pub(crate) fn render_into(
     let st = &topology.service_template;
     let process = Process {
         title: format!("{} plan of {}", kind.slug(), st.id),
-        service_template: &format!("{{{}}}{}", st.namespace, st.id),
+        service_template: &super::made_from(topology),
         name: &name,
         namespace: &namespace,
         operation: &operation,

@@ -188,12 +188,11 @@ pub(crate) fn render_into(
 
     let process = process::build(&mut cx, plan, &name, &parameters);
     let title = format!("{} plan of {}", kind.slug(), topology.service_template.id);
-    let st = &topology.service_template;
     let document = Document {
         name: &name,
         namespace: &namespace,
         title: &title,
-        service_template: &format!("{{{}}}{}", st.namespace, st.id),
+        service_template: &super::made_from(topology),
         parameters: &parameters,
     };
     write_process(&mut cx, plan, process, &document, templates, &mut output)?;

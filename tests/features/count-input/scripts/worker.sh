@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "worker $WORKER_NAME"
