@@ -10,7 +10,8 @@
 //! type or breaks a clause, and for each required property left without a
 //! value (a warning, W0311, in 1.x files); a warning (W0311) for a clause
 //! that cannot be decided before the plan runs. A value given by a function (`get_input`, `$get_property`,
-//! …) is known only when the plan runs and is not checked here.
+//! …) is known only when the plan runs and is not checked here, but for
+//! `get_input` of an input given with --input, whose value is checked.
 
 use super::value_clauses::Scale;
 use super::{Def, Lowerer, Unit};
@@ -54,6 +55,11 @@ impl<'a> Lowerer<'a> {
         if unit.builtin {
             return;
         }
+        // What `$get_property: [SELF, p]` in a clause reads.
+        self.clause_self = assigned
+            .iter()
+            .map(|(k, v, _)| (k.text.as_str(), *v))
+            .collect();
         // The most derived definition of each name counts.
         let mut last: Vec<(&'a ast::PropertyDef, Unit<'a>)> = Vec::new();
         for d in defs {
@@ -78,10 +84,18 @@ impl<'a> Lowerer<'a> {
             let Some(ty) = p.type_name.as_deref() else {
                 continue;
             };
+            let mut subject = format!("property `{}` of `{owner}`", p.name.text);
+            // An input given when the plans are made is known now.
+            let (value, at) = match self.given_input_of(value) {
+                Some((name, given, given_unit)) => {
+                    subject.push_str(&format!(" (input `{name}`, given with --input)"));
+                    (given, given_unit)
+                }
+                None => (value, at),
+            };
             // A definition's clauses are read where it is written; a
             // value's data types where the value is.
             if let Err(bad) = self.check_value(value, ty, &p.schema, def_unit, at, 0) {
-                let subject = format!("property `{}` of `{owner}`", p.name.text);
                 self.report(&subject, (&p.name.text, "a value"), ty, bad, at);
             }
         }
@@ -347,7 +361,8 @@ impl<'a> Lowerer<'a> {
             let holds = if verb == "meet the constraint" {
                 super::value_clauses::constraint(v, clause, scale)
             } else {
-                super::value_clauses::validation(v, clause, scale)
+                let known = self.known_operands(clause);
+                super::value_clauses::validation(v, known.as_ref().unwrap_or(clause), scale)
             };
             match holds {
                 Some(true) => {}
@@ -359,6 +374,29 @@ impl<'a> Lowerer<'a> {
             }
         }
         Ok(())
+    }
+
+    /// `clause` with the operands known now in place of the functions
+    /// that read them: `$get_input` of an input given with --input, and
+    /// `$get_property: [SELF, p]` of a property the template gives a
+    /// plain value. `None` where there are none.
+    fn known_operands(&self, clause: &Node) -> Option<Node> {
+        let known = |n: &Node| -> Option<Node> {
+            if let Some((_, given, _)) = self.given_input_of(n) {
+                return Some(given.clone());
+            }
+            let args = n.get("$get_property")?.as_seq()?;
+            let [entity, property] = args else {
+                return None;
+            };
+            if entity.as_str() != Some("SELF") {
+                return None;
+            }
+            let name = property.as_str()?;
+            let (_, value) = self.clause_self.iter().find(|(p, _)| *p == name)?;
+            (!has_function(value)).then(|| (*value).clone())
+        };
+        replace(clause, &known)
     }
 
     /// A clause that cannot be decided on the value as written.
@@ -374,7 +412,8 @@ impl<'a> Lowerer<'a> {
                     shown(clause)
                 ),
             )
-            .at(Self::at(def_unit, clause.span)),
+            .at(Self::at(def_unit, clause.span))
+            .hint("the operands toscanini knows are `$value`, literals, the template's own plain property values (`$get_property: [SELF, p]`) and inputs given with `--input NAME=VALUE`"),
         );
     }
 
@@ -658,6 +697,56 @@ fn flow(n: &Node) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+    }
+}
+
+/// `n` with `known` applied where it gives a node; `None` where it gives
+/// none anywhere.
+fn replace(n: &Node, known: &dyn Fn(&Node) -> Option<Node>) -> Option<Node> {
+    if let Some(k) = known(n) {
+        return Some(k);
+    }
+    let kind = match &n.kind {
+        Kind::Seq(items) => {
+            let new: Vec<Option<Node>> = items.iter().map(|i| replace(i, known)).collect();
+            if new.iter().all(Option::is_none) {
+                return None;
+            }
+            Kind::Seq(
+                new.into_iter()
+                    .zip(items)
+                    .map(|(r, i)| r.unwrap_or_else(|| i.clone()))
+                    .collect(),
+            )
+        }
+        Kind::Map(entries) => {
+            let new: Vec<Option<Node>> = entries.iter().map(|(_, v)| replace(v, known)).collect();
+            if new.iter().all(Option::is_none) {
+                return None;
+            }
+            Kind::Map(
+                new.into_iter()
+                    .zip(entries)
+                    .map(|(r, (k, v))| (k.clone(), r.unwrap_or_else(|| v.clone())))
+                    .collect(),
+            )
+        }
+        _ => return None,
+    };
+    Some(Node { kind, span: n.span })
+}
+
+/// Whether a value holds a function call (a map with a `$` key, or 1.x's
+/// `get_*`/`concat`), which only the plan knows.
+fn has_function(n: &Node) -> bool {
+    match &n.kind {
+        Kind::Seq(items) => items.iter().any(has_function),
+        Kind::Map(entries) => entries.iter().any(|(k, v)| {
+            k.as_str()
+                .is_some_and(|k| k.starts_with('$') || k.starts_with("get_") || k == "concat")
+                || has_function(v)
+        }),
+        _ => false,
     }
 }
 

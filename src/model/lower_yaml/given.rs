@@ -56,6 +56,16 @@ impl<'a> Lowerer<'a> {
         self.given.as_ref()?.values.get(name).map(|(_, v)| *v)
     }
 
+    /// Where `value` is `{ $get_input: name }` of an input given with
+    /// --input: the name, the given value and the document it is in.
+    pub(super) fn given_input_of(&self, value: &Node) -> Option<(&'a str, &'a Node, Unit<'a>)> {
+        let name = crate::yaml::functions::input_argument(value)?.as_str()?;
+        let given = self.given.as_ref()?;
+        let (key, node) = given.values.get(name)?;
+        self.given(name)?;
+        Some((key.as_str()?, node, given.unit))
+    }
+
     /// A `get_input` call's value where its input was given: the value,
     /// or the item of it the further arguments name (2.0 §10.2.1.1).
     pub(super) fn given_call(
@@ -206,6 +216,24 @@ mod tests {
         let located = d.iter().find(|d| d.code == codes::INPUT_GIVEN).unwrap();
         let at = located.location.as_ref().unwrap();
         assert_eq!((at.file.as_str(), at.line, at.column), ("--input", 2, 1));
+        // A property given by a given input is checked with its value.
+        let (_, d) = lower_given(
+            &SERVICE
+                .replace("label: {$get_input: label}", "first: {$get_input: label}")
+                .replace("first: {$get_input: [ports, 1]}, ", ""),
+            &[("label", "many")],
+        );
+        let bad: Vec<&str> = d
+            .iter()
+            .filter(|d| d.code == codes::YAML_VALUE && d.message.contains("`first`"))
+            .map(|d| d.message.as_str())
+            .collect();
+        assert_eq!(
+            bad,
+            [
+                "property `first` of `leaf` (input `label`, given with --input): `many` is not an integer"
+            ]
+        );
         // An item the value does not have.
         let (_, d) = lower_given(SERVICE, &[("ports", "[80]")]);
         assert!(

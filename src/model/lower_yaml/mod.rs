@@ -289,6 +289,9 @@ struct Lowerer<'a> {
     rooms_passing: HashMap<String, rooms::RoomPassing>,
     /// Input values given when the plans are made (`given.rs`).
     given: Option<given::Given<'a>>,
+    /// The properties of the template whose values are being checked,
+    /// for `$get_property: [SELF, p]` in a clause (`check_values.rs`).
+    clause_self: Vec<(&'a str, &'a crate::yaml::node::Node)>,
 }
 
 /// A template's interfaces and deployment artifacts, as its type gives them.
@@ -335,6 +338,7 @@ impl<'a> Lowerer<'a> {
             rooms: HashMap::new(),
             rooms_passing: HashMap::new(),
             given: None,
+            clause_self: Vec::new(),
         };
         for u in &loaded.units {
             l.units.push(Unit {
