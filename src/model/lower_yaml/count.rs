@@ -10,7 +10,6 @@
 
 use super::{Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, codes};
-use crate::model::{Topology, Value};
 use crate::yaml::ast;
 use crate::yaml::node::Node;
 
@@ -19,10 +18,11 @@ const MOST: u64 = 100_000;
 
 impl<'a> Lowerer<'a> {
     /// The counts of the templates that have one, by template name.
+    /// Made before the requirements are lowered, which ask for them
+    /// ([`Lowerer::representations`]).
     pub(super) fn counts(
         &mut self,
         templates: &[&'a ast::NodeTemplate],
-        topology: &Topology,
         unit: Unit<'a>,
     ) -> Vec<(String, u32)> {
         let mut out = Vec::new();
@@ -30,36 +30,25 @@ impl<'a> Lowerer<'a> {
             let Some(v) = &n.count else {
                 continue;
             };
-            let k = self.count(n, v, topology, unit);
+            let k = self.count(n, v, unit);
             out.push((n.name.text.clone(), k));
+        }
+        if self.stack.len() <= 1 {
+            self.representation_counts = out.iter().filter(|(_, k)| *k > 1).cloned().collect();
         }
         out
     }
 
     /// One template's count: the literal or the input's default; one,
     /// with a warning, for anything else.
-    fn count(
-        &mut self,
-        n: &ast::NodeTemplate,
-        v: &Node,
-        topology: &Topology,
-        unit: Unit<'a>,
-    ) -> u32 {
+    fn count(&mut self, n: &ast::NodeTemplate, v: &Node, unit: Unit<'a>) -> u32 {
         let name = &n.name.text;
         let at = Self::at(unit, v.span);
         let (value, input) = match input_of(v) {
-            Some(i) => {
-                let default = topology
-                    .inputs
-                    .get(i)
-                    .and_then(|d| d.default.as_ref())
-                    .and_then(Value::as_str)
-                    .map(str::to_string);
-                (default, Some(i))
-            }
-            None => (v.as_str().map(str::to_string), None),
+            Some(i) => (self.entry_input_default(i), Some(i)),
+            None => (v.as_str(), None),
         };
-        let parsed = value.as_deref().and_then(|t| t.parse::<u64>().ok());
+        let parsed = value.and_then(|t| t.parse::<u64>().ok());
         let problem = match (parsed, input) {
             (Some(k), _) if k > MOST => format!("asks for {k} representations, more than the {MOST} the plans make of one template"),
             (Some(0), _) => "is 0: the plans create one representation all the same, as a template without a count".to_string(),
@@ -86,7 +75,10 @@ impl<'a> Lowerer<'a> {
                 format!("the `count` of node template `{name}` {problem}"),
             )
             .at(at)
-            .hint("give `count` a number of representations (1 or more)"),
+            .hint(match input {
+                Some(i) => format!("give input `{i}` a number of representations (1 or more) when the plans are made (`--input {i}=3`), or a default"),
+                None => "give `count` a number of representations (1 or more)".to_string(),
+            }),
         );
         1
     }
@@ -94,46 +86,13 @@ impl<'a> Lowerer<'a> {
 
 impl<'a> Lowerer<'a> {
     /// How many representations node template `name` of the entry file's
-    /// topology will have (its `count`, as [`Lowerer::counts`] reads it,
-    /// without reporting), 1 in a substituting template.
-    pub(super) fn representations(&mut self, name: &str) -> u32 {
+    /// topology will have (its `count`, as [`Lowerer::counts`] read it),
+    /// 1 in a substituting template.
+    pub(super) fn representations(&self, name: &str) -> u32 {
         if self.stack.len() > 1 {
             return 1;
         }
-        // Made once: asked for every requirement that names a template.
-        if self.representation_counts.is_none() {
-            let counts = self.counted_templates();
-            self.representation_counts = Some(counts);
-        }
-        self.representation_counts
-            .as_ref()
-            .and_then(|m| m.get(name).copied())
-            .unwrap_or(1)
-    }
-
-    /// The templates of the entry file's topology with a count other
-    /// than one, and their counts.
-    fn counted_templates(&self) -> foldhash::HashMap<String, u32> {
-        let mut out = foldhash::HashMap::default();
-        let Some(topo) = self.units[self.entry].file.topology.as_ref() else {
-            return out;
-        };
-        for n in &topo.node_templates {
-            let Some(v) = n.count.as_ref() else {
-                continue;
-            };
-            let text = match input_of(v) {
-                Some(i) => self.entry_input_default(i),
-                None => v.as_str(),
-            };
-            if let Some(k) = text
-                .and_then(|t| t.parse::<u32>().ok())
-                .filter(|&k| (2..=MOST as u32).contains(&k))
-            {
-                out.insert(n.name.text.clone(), k);
-            }
-        }
-        out
+        self.representation_counts.get(name).copied().unwrap_or(1)
     }
 
     /// The value given to input `name` of the entry file's topology with

@@ -249,9 +249,9 @@ struct Lowerer<'a> {
     /// the target has several representations: what they take, decided
     /// per representation when the counts are known (`rep_allocation.rs`).
     rep_allocations: Vec<rep_allocation::Pending>,
-    /// The templates with several representations, by name (made when
-    /// first asked for, `count.rs`).
-    representation_counts: Option<HashMap<String, u32>>,
+    /// The templates of the entry's topology with several
+    /// representations, by name (`count.rs`).
+    representation_counts: HashMap<String, u32>,
     /// Capability names of each node.
     capability_names: CapabilityNames,
     /// Each distinct list of capability names once: templates of one type
@@ -325,7 +325,7 @@ impl<'a> Lowerer<'a> {
             capability_values: HashMap::new(),
             indexed_targets: Vec::new(),
             rep_allocations: Vec::new(),
-            representation_counts: None,
+            representation_counts: HashMap::new(),
             capability_names: HashMap::new(),
             capability_name_lists: HashSet::new(),
             capability_types: HashMap::new(),
