@@ -442,7 +442,7 @@ pub(crate) struct NodeTemplate {
     pub interfaces: Vec<Interface>,
     /// `artifacts`.
     pub artifacts: Vec<ArtifactDef>,
-    /// `copy`.
+    /// `copy` (made by the reader, which clears it).
     pub copy: Option<Spanned>,
     /// `node_filter`: with the `select` directive, what the existing node
     /// must pass (also read as leaving every requirement's target to the
@@ -545,6 +545,8 @@ pub(crate) struct RelationshipTemplate {
     pub properties: Vec<(Spanned, Node)>,
     /// `interfaces`.
     pub interfaces: Vec<Interface>,
+    /// `copy` (made by the reader, which clears it).
+    pub copy: Option<Spanned>,
     /// The whole entry.
     pub span: Span,
 }

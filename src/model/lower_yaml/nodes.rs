@@ -74,33 +74,6 @@ impl<'a> Lowerer<'a> {
         out
     }
 
-    /// Node templates with `copy` replaced by a merged copy.
-    pub(super) fn expand_copies(
-        &mut self,
-        list: &'a [ast::NodeTemplate],
-        unit: Unit<'a>,
-    ) -> Vec<&'a ast::NodeTemplate> {
-        for n in list {
-            if let Some(c) = &n.copy {
-                self.push_once(
-                    Diagnostic::error(
-                        codes::YAML_DIALECT,
-                        format!(
-                            "node template `{}` uses `copy`, which toscanini does not support",
-                            n.name.text
-                        ),
-                    )
-                    .at(Self::at(unit, c.span))
-                    .hint(format!(
-                        "write the template out instead of copying `{}`",
-                        c.text
-                    )),
-                );
-            }
-        }
-        list.iter().filter(|n| n.copy.is_none()).collect()
-    }
-
     /// Everything of one node template except its relationships.
     fn node_template(
         &mut self,

@@ -38,7 +38,8 @@ impl<'a> Lowerer<'a> {
     pub(super) fn topology(&mut self, entry: &'a File, topo: &'a ast::Topology) -> Topology {
         let unit = self.units[self.entry];
         self.collect_names(topo);
-        let node_templates = self.expand_copies(&topo.node_templates, unit);
+        let node_templates: Vec<&ast::NodeTemplate> = topo.node_templates.iter().collect();
+        let counts = self.counts(&node_templates, unit);
         let mut nodes = self.node_templates(&node_templates, unit);
         let base = nodes.asts.len();
         let wiring = self.wire(&nodes, topo, unit);
@@ -88,7 +89,6 @@ impl<'a> Lowerer<'a> {
         }
         let workflows = super::workflows::lower(self, &topology, topo, unit);
         topology.workflows = workflows;
-        let counts = self.counts(&node_templates, &topology, unit);
         let mut topology = self.splice(topology, inlined);
         self.replicate(&mut topology, &counts);
         topology

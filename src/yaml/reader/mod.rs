@@ -14,6 +14,7 @@
 //! `workflows`, `functions`; the key and value helpers they share are here.
 
 mod artifacts;
+mod copies;
 mod functions;
 mod imports;
 mod interfaces;

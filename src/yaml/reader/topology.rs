@@ -75,6 +75,7 @@ impl<'a> Reader<'a> {
                 _ => {}
             }
         }
+        self.make_copies(&mut t);
         t
     }
 
@@ -86,6 +87,7 @@ impl<'a> Reader<'a> {
             type_name: None,
             properties: Vec::new(),
             interfaces: Vec::new(),
+            copy: None,
             span: rv.span,
         };
         for (rk, rvv) in self.entries(
@@ -105,6 +107,7 @@ impl<'a> Reader<'a> {
                 "type" => r.type_name = self.string(rvv, "type"),
                 "properties" => r.properties = self.assignments(rvv, "properties"),
                 "interfaces" => r.interfaces = self.interfaces(rvv),
+                "copy" => r.copy = self.string(rvv, "copy"),
                 _ => {}
             }
         }
