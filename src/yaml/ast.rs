@@ -543,6 +543,8 @@ pub(crate) struct RelationshipTemplate {
     pub type_name: Option<Spanned>,
     /// `properties`.
     pub properties: Vec<(Spanned, Node)>,
+    /// `attributes`.
+    pub attributes: Vec<(Spanned, Node)>,
     /// `interfaces`.
     pub interfaces: Vec<Interface>,
     /// `copy` (made by the reader, which clears it).

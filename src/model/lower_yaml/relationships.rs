@@ -192,7 +192,8 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Property values: the type's defaults, overlaid by the assignment's
-    /// or template's, then the type's attributes (empty).
+    /// or template's, then the attributes: the type's defaults overlaid by
+    /// the template's assignments.
     fn relationship_properties(&mut self, defs: &[Def<'a>], p: &PendingRel<'a>) -> Properties {
         let this = This::Relationship;
         let mut properties = Properties::new();
@@ -218,13 +219,34 @@ impl<'a> Lowerer<'a> {
             let v = self.value(v, *u, this);
             properties.insert(self.names.get(&k.text), v);
         }
+        // Attributes after the properties, as a node's: the type's
+        // defaults, then the template's assignments (one named as a
+        // property reflects it).
+        let mut attributes = Properties::new();
         for d in defs {
             for a in &d.def.attributes {
-                if !properties.contains_key(a.name.text.as_str()) {
-                    properties.insert(self.names.get(&a.name.text), Value::Null);
+                if properties.contains_key(a.name.text.as_str()) {
+                    continue;
+                }
+                let v = a.default.as_ref().map(|v| self.value(v, d.unit, this));
+                let slot = attributes
+                    .entry(self.names.get(&a.name.text))
+                    .or_insert(Value::Null);
+                if let Some(v) = v {
+                    *slot = v;
                 }
             }
         }
+        for (k, v, u) in &p.attributes {
+            let v = self.value(v, *u, this);
+            let name = self.names.get(&k.text);
+            if properties.contains_key(&name) {
+                properties.insert(name, v);
+            } else {
+                attributes.insert(name, v);
+            }
+        }
+        properties.extend(attributes);
         properties
     }
 
@@ -309,6 +331,26 @@ mod tests {
             classify_kind(&chain(&["tosca.relationships.Root"])),
             RelKind::Other
         );
+    }
+
+    #[test]
+    fn a_template_gives_its_attributes_over_the_type_defaults() {
+        let (t, d) = lower_text(
+            "tosca_definitions_version: tosca_simple_yaml_1_3\n\
+             relationship_types:\n  Link:\n    derived_from: tosca.relationships.DependsOn\n    \
+             attributes: {weight: {type: integer, default: 1}, cost: {type: integer, default: 2}}\n\
+             topology_template:\n  node_templates:\n    \
+             db: {type: tosca.nodes.Root}\n    \
+             app:\n      type: tosca.nodes.Root\n      \
+             requirements: [{dependency: {node: db, relationship: link}}]\n  \
+             relationship_templates:\n    \
+             link: {type: Link, attributes: {weight: 7}}\n",
+        );
+        assert!(!d.has_errors(), "{d:?}");
+        let t = t.unwrap();
+        let r = &t.relationships[0];
+        assert_eq!(r.properties["weight"].as_str(), Some("7"));
+        assert_eq!(r.properties["cost"].as_str(), Some("2"));
     }
 
     #[test]

@@ -61,6 +61,8 @@ pub(super) struct Wiring<'a> {
 struct Assigned<'a> {
     type_key: Option<(String, Unit<'a>)>,
     properties: Vec<(&'a ast::Spanned, &'a Node, Unit<'a>)>,
+    /// A relationship template's attribute assignments.
+    attributes: Vec<(&'a ast::Spanned, &'a Node, Unit<'a>)>,
     interfaces: Vec<(&'a ast::Interface, Unit<'a>)>,
     /// The base of the relationship's id: the template's name, or
     /// `<node>_<requirement>`.
@@ -297,6 +299,7 @@ impl<'a> Lowerer<'a> {
                     .map(|c| (c, unit))
                     .or(def.as_ref().and_then(|d| d.capability)),
                 properties: rel.properties.clone(),
+                attributes: rel.attributes.clone(),
                 interfaces: rel.interfaces.clone(),
                 allocation: (&a.allocation, unit),
                 origin: origin.clone(),
@@ -319,6 +322,7 @@ impl<'a> Lowerer<'a> {
         let mut rel = Assigned {
             type_key: None,
             properties: Vec::new(),
+            attributes: Vec::new(),
             interfaces: def.map(|d| d.interfaces.clone()).unwrap_or_default(),
             id_base: format!("{name}_{}", a.name.text),
         };
@@ -377,8 +381,8 @@ impl<'a> Lowerer<'a> {
         Some(rel)
     }
 
-    /// Take type, properties, interfaces and name from relationship
-    /// template `t`.
+    /// Take type, properties, attributes, interfaces and name from
+    /// relationship template `t`.
     fn take_template(
         &mut self,
         rel: &mut Assigned<'a>,
@@ -402,6 +406,8 @@ impl<'a> Lowerer<'a> {
         }
         rel.properties
             .extend(t.properties.iter().map(|(k, v)| (k, v, unit)));
+        rel.attributes
+            .extend(t.attributes.iter().map(|(k, v)| (k, v, unit)));
         rel.interfaces
             .extend(t.interfaces.iter().map(|i| (i, unit)));
     }
@@ -652,6 +658,7 @@ impl<'a> Lowerer<'a> {
                 type_key,
                 capability: def.capability,
                 properties: Vec::new(),
+                attributes: Vec::new(),
                 interfaces: def.interfaces.clone(),
                 allocation: (&[], unit),
                 origin,
@@ -676,6 +683,7 @@ impl<'a> Lowerer<'a> {
             type_key,
             capability: None,
             properties: Vec::new(),
+            attributes: Vec::new(),
             interfaces: def.interfaces.clone(),
             allocation: (&[], unit),
             origin,
@@ -779,6 +787,8 @@ pub(super) struct PendingRel<'a> {
     /// assignment or else the definition says.
     pub(super) capability: Option<(&'a ast::Spanned, Unit<'a>)>,
     pub(super) properties: Vec<(&'a ast::Spanned, &'a Node, Unit<'a>)>,
+    /// The relationship template's attribute assignments.
+    pub(super) attributes: Vec<(&'a ast::Spanned, &'a Node, Unit<'a>)>,
     pub(super) interfaces: Vec<(&'a ast::Interface, Unit<'a>)>,
     /// The assignment's `allocation` (2.0 §8.5.5), in its file.
     pub(super) allocation: (&'a [(ast::Spanned, Node)], Unit<'a>),

@@ -141,6 +141,7 @@ fn copy_relationship(r: &mut RelationshipTemplate, source: RelationshipTemplate)
         r.type_name = own.type_name;
     }
     merge(&mut r.properties, own.properties, |(k, _)| k.text.clone());
+    merge(&mut r.attributes, own.attributes, |(k, _)| k.text.clone());
     merge(&mut r.interfaces, own.interfaces, |i| i.name.text.clone());
 }
 

@@ -86,6 +86,7 @@ impl<'a> Reader<'a> {
             name,
             type_name: None,
             properties: Vec::new(),
+            attributes: Vec::new(),
             interfaces: Vec::new(),
             copy: None,
             span: rv.span,
@@ -106,6 +107,7 @@ impl<'a> Reader<'a> {
             match rk.text.as_str() {
                 "type" => r.type_name = self.string(rvv, "type"),
                 "properties" => r.properties = self.assignments(rvv, "properties"),
+                "attributes" => r.attributes = self.assignments(rvv, "attributes"),
                 "interfaces" => r.interfaces = self.interfaces(rvv),
                 "copy" => r.copy = self.string(rvv, "copy"),
                 _ => {}
