@@ -482,6 +482,9 @@ pub(crate) struct RequirementAssignment {
     /// `node_filter`, as written (evaluated where the requirement is
     /// fulfilled from the topology, and on a template `node` names).
     pub node_filter: Option<Node>,
+    /// `directives` (2.0 §8.5.3): `internal` and `external`, in the order
+    /// the target is looked for (empty: internal, then external).
+    pub directives: Vec<Spanned>,
     /// `count` (2.0 §8.5.4): how many relationships the assignment makes.
     pub count: Option<u64>,
     /// A `count` given by an input (`$get_input: n`, as chapter 14
@@ -521,12 +524,15 @@ impl RequirementAssignment {
 pub(crate) enum RelationshipAssignment {
     /// A relationship template or type name.
     Name(Spanned),
-    /// An inline relationship: `type`, `properties`, `interfaces`.
+    /// An inline relationship: `type`, `properties`, `attributes`,
+    /// `interfaces`.
     Inline {
         /// `type`.
         type_name: Option<Spanned>,
         /// `properties`.
         properties: Vec<(Spanned, Node)>,
+        /// `attributes`.
+        attributes: Vec<(Spanned, Node)>,
         /// `interfaces`.
         interfaces: Vec<Interface>,
         /// The whole value.

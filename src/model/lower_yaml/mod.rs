@@ -78,6 +78,7 @@ mod properties;
 mod relationship_copies;
 mod relationships;
 mod rep_allocation;
+mod requirement_directives;
 mod requirements;
 mod rooms;
 mod select;

@@ -360,6 +360,7 @@ impl<'a> Lowerer<'a> {
             Some(ast::RelationshipAssignment::Inline {
                 type_name,
                 properties,
+                attributes,
                 interfaces,
                 ..
             }) => {
@@ -374,6 +375,8 @@ impl<'a> Lowerer<'a> {
                 }
                 rel.properties
                     .extend(properties.iter().map(|(k, v)| (k, v, unit)));
+                rel.attributes
+                    .extend(attributes.iter().map(|(k, v)| (k, v, unit)));
                 rel.interfaces.extend(interfaces.iter().map(|i| (i, unit)));
             }
             None => {}
@@ -442,7 +445,8 @@ impl<'a> Lowerer<'a> {
             // does among that type's.
             let mut note = None;
             let filtered = a.node_filter.is_some() || def.is_some_and(|d| !d.filters.is_empty());
-            if unit.file.version.is_v2() || filtered {
+            let scope = self.requirement_scope(a, name, unit);
+            if scope.internal && (unit.file.version.is_v2() || filtered) {
                 match self.fulfil_assignment(
                     (a, def),
                     (name, source),
@@ -456,6 +460,10 @@ impl<'a> Lowerer<'a> {
             }
             if a.optional {
                 self.unfulfilled_optional(name, a, origin, note);
+                return None;
+            }
+            if !scope.external {
+                self.internal_unfulfilled(name, a, origin, note);
                 return None;
             }
             let tk = named
@@ -474,6 +482,7 @@ impl<'a> Lowerer<'a> {
             return Some(wiring.delegate(id, tk, origin.clone(), why));
         };
         if let Some(&id) = targets.ids.get(&t.text) {
+            self.named_despite_directives(a, name, &t.text, unit);
             // A named template must pass the requirement's node filters
             // too (2.0 §8.5.2; `named_target.rs`).
             let named = Named {
@@ -494,18 +503,26 @@ impl<'a> Lowerer<'a> {
             Some(tk) => {
                 // A type-compatible template of the topology (1.3 §3.8.2)
                 // that passes the node_filter, if any.
-                let note = match self.fulfil_assignment(
-                    (a, def),
-                    (name, source),
-                    (Some(tk.clone()), capability),
-                    (origin, unit),
-                    (targets, wiring),
-                ) {
-                    Ok(id) => return Some(TargetRef::Node(id)),
-                    Err(n) => n,
-                };
+                let scope = self.requirement_scope(a, name, unit);
+                let mut note = None;
+                if scope.internal {
+                    match self.fulfil_assignment(
+                        (a, def),
+                        (name, source),
+                        (Some(tk.clone()), capability),
+                        (origin, unit),
+                        (targets, wiring),
+                    ) {
+                        Ok(id) => return Some(TargetRef::Node(id)),
+                        Err(n) => note = n,
+                    }
+                }
                 if a.optional {
                     self.unfulfilled_optional(name, a, origin, note);
+                    return None;
+                }
+                if !scope.external {
+                    self.internal_unfulfilled(name, a, origin, note);
                     return None;
                 }
                 let id = wiring.ids.name(format!("{name}_{}_target", a.name.text));

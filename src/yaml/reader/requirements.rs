@@ -86,6 +86,7 @@ impl<'a> Reader<'a> {
             node_index: None,
             optional: false,
             allocation: Vec::new(),
+            directives: Vec::new(),
             span: item.span,
         };
         let what = format!("requirement `{}` of {owner}", r.name.text);
@@ -129,6 +130,7 @@ impl<'a> Reader<'a> {
                             },
                         },
                         "optional" => r.optional = rv.as_str() == Some("true"),
+                        "directives" => r.directives = self.requirement_directives(rv, &what),
                         // csd07 §8.5.3 writes the property assignments
                         // themselves; a `properties:` map around them is
                         // read the same.
@@ -157,6 +159,27 @@ impl<'a> Reader<'a> {
             Kind::Seq(_) => self.indexed_node(&mut r, v, &what),
         }
         Some(r)
+    }
+
+    /// A requirement assignment's `directives` (2.0 §8.5.3): `internal`
+    /// and `external`, where the target is looked for and in which order.
+    fn requirement_directives(&mut self, v: &Node, what: &str) -> Vec<Spanned> {
+        let mut out = self.string_list(v, "directives");
+        out.retain(|d| {
+            let known = matches!(d.text.as_str(), "internal" | "external");
+            if !known {
+                self.diags.push(
+                    Diagnostic::error(
+                        codes::YAML_WRONG_KIND,
+                        format!("the directives of {what} may be `internal` and `external`, not `{}`", d.text),
+                    )
+                    .at(self.source.location(d.span))
+                    .hint("`internal`: a template of this topology; `external`: a node the orchestrator supplies; in the order to try them"),
+                );
+            }
+            known
+        });
+        out
     }
 
     /// `[template, index]`: a representation of a template with a
@@ -200,6 +223,7 @@ impl<'a> Reader<'a> {
                 let mut type_name = None;
                 let mut properties = Vec::new();
                 let mut interfaces = Vec::new();
+                let mut attributes = Vec::new();
                 for (ik, iv) in self.entries(
                     rv,
                     "relationship",
@@ -215,6 +239,7 @@ impl<'a> Reader<'a> {
                     match ik.text.as_str() {
                         "type" => type_name = self.string(iv, "type"),
                         "properties" => properties = self.assignments(iv, "properties"),
+                        "attributes" => attributes = self.assignments(iv, "attributes"),
                         "interfaces" => interfaces = self.interfaces(iv),
                         _ => {}
                     }
@@ -222,6 +247,7 @@ impl<'a> Reader<'a> {
                 Some(RelationshipAssignment::Inline {
                     type_name,
                     properties,
+                    attributes,
                     interfaces,
                     span: rv.span,
                 })
