@@ -466,6 +466,9 @@ pub(crate) struct CapabilityAssignment {
     pub properties: Vec<(Spanned, Node)>,
     /// `attributes`.
     pub attributes: Vec<(Spanned, Node)>,
+    /// `directives` (2.0 §8.3.3): whether relationships to it may come
+    /// from this topology's nodes (`internal`), from outside (`external`).
+    pub directives: Vec<Spanned>,
 }
 
 /// A requirement assignment.

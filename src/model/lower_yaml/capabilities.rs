@@ -60,6 +60,11 @@ impl<'a> Lowerer<'a> {
             }
         }
         for c in &n.capabilities {
+            // Relationships from outside the topology only: none of its
+            // nodes' may reach it (`requirement_directives.rs`).
+            if !c.directives.is_empty() && c.directives.iter().all(|d| d.text == "external") {
+                self.external_capabilities.insert((id, c.name.text.clone()));
+            }
             if !cap_names.contains(&c.name.text) {
                 self.diags.push(
                     Diagnostic::warning(
@@ -107,6 +112,30 @@ impl<'a> Lowerer<'a> {
 }
 
 impl<'a> Lowerer<'a> {
+    /// E0402: relationship `p` reaches capability `cap` of `target`,
+    /// which takes relationships from outside the topology only.
+    fn external_only(
+        &mut self,
+        p: &PendingRel<'a>,
+        target: NodeId,
+        cap: &str,
+        nodes: &[NodeTemplate],
+    ) {
+        self.diags.push(
+            Diagnostic::error(
+                codes::DANGLING_REFERENCE,
+                format!(
+                    "requirement `{}` of `{}` targets capability `{cap}` of `{}`, which takes relationships from nodes outside the topology only (`directives: [external]`)",
+                    p.requirement,
+                    nodes[p.source.0 as usize].id,
+                    nodes[target.0 as usize].id
+                ),
+            )
+            .at(p.origin.clone())
+            .hint("target another node, or add `internal` to the capability's directives"),
+        );
+    }
+
     /// Whether node template `target` offers the capability a pending
     /// relationship's requirement asks for: one of that capability type
     /// (or a type derived from it), or one of that name where it names no
@@ -123,6 +152,13 @@ impl<'a> Lowerer<'a> {
             return;
         };
         if let Some(c) = self.matching(target_type, wanted, unit) {
+            if self
+                .external_capabilities
+                .contains(&(target, c.name.clone()))
+            {
+                self.external_only(p, target, &c.name, nodes);
+                return;
+            }
             let rel_type = p.type_key.as_ref().map(|(k, _)| k.as_str());
             if let Some(why) = source_type.and_then(|s| self.refuses(&c, s, rel_type)) {
                 let v2 = unit.file.version.is_v2();

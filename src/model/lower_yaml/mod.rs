@@ -288,6 +288,9 @@ struct Lowerer<'a> {
     rooms: HashMap<String, rooms::Room>,
     /// The same, among the candidates one set of filters does not reject.
     rooms_passing: HashMap<String, rooms::RoomPassing>,
+    /// The capabilities that take relationships from outside the
+    /// topology only (`directives: [external]`), by node and name.
+    external_capabilities: HashSet<(NodeId, String)>,
     /// Input values given when the plans are made (`given.rs`).
     given: Option<given::Given<'a>>,
     /// The properties of the template whose values are being checked,
@@ -338,6 +341,7 @@ impl<'a> Lowerer<'a> {
             candidate_indexes: 0,
             rooms: HashMap::new(),
             rooms_passing: HashMap::new(),
+            external_capabilities: HashSet::new(),
             given: None,
             clause_self: Vec::new(),
         };

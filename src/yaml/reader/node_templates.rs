@@ -68,6 +68,7 @@ impl<'a> Reader<'a> {
                             name: cname,
                             properties: Vec::new(),
                             attributes: Vec::new(),
+                            directives: Vec::new(),
                         };
                         for (ck, cvv) in self.entries(
                             cv,
@@ -77,6 +78,7 @@ impl<'a> Reader<'a> {
                             match ck.text.as_str() {
                                 "properties" => c.properties = self.assignments(cvv, "properties"),
                                 "attributes" => c.attributes = self.assignments(cvv, "attributes"),
+                                "directives" => c.directives = self.scope_directives(cvv, &cwhat),
                                 _ => {}
                             }
                         }

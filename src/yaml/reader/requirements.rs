@@ -130,7 +130,7 @@ impl<'a> Reader<'a> {
                             },
                         },
                         "optional" => r.optional = rv.as_str() == Some("true"),
-                        "directives" => r.directives = self.requirement_directives(rv, &what),
+                        "directives" => r.directives = self.scope_directives(rv, &what),
                         // csd07 §8.5.3 writes the property assignments
                         // themselves; a `properties:` map around them is
                         // read the same.
@@ -161,9 +161,10 @@ impl<'a> Reader<'a> {
         Some(r)
     }
 
-    /// A requirement assignment's `directives` (2.0 §8.5.3): `internal`
-    /// and `external`, where the target is looked for and in which order.
-    fn requirement_directives(&mut self, v: &Node, what: &str) -> Vec<Spanned> {
+    /// A requirement's or a capability's `directives` (2.0 §8.5.3,
+    /// §8.3.3): `internal` and `external`, where the target is looked for
+    /// (where relationships may come from) and in which order.
+    pub(super) fn scope_directives(&mut self, v: &Node, what: &str) -> Vec<Spanned> {
         let mut out = self.string_list(v, "directives");
         out.retain(|d| {
             let known = matches!(d.text.as_str(), "internal" | "external");
@@ -174,7 +175,7 @@ impl<'a> Reader<'a> {
                         format!("the directives of {what} may be `internal` and `external`, not `{}`", d.text),
                     )
                     .at(self.source.location(d.span))
-                    .hint("`internal`: a template of this topology; `external`: a node the orchestrator supplies; in the order to try them"),
+                    .hint("`internal`: this topology's nodes; `external`: nodes from outside it, which the orchestrator supplies"),
                 );
             }
             known
