@@ -60,6 +60,25 @@ pub(crate) struct File {
     pub functions: Vec<FunctionDef>,
 }
 
+impl File {
+    /// A file of `version` with nothing read from `root` yet.
+    pub(crate) fn new(source: Arc<SourceFile>, root: Node, version: Version) -> File {
+        File {
+            source,
+            root,
+            version,
+            namespace: None,
+            profile: None,
+            metadata: Vec::new(),
+            imports: Vec::new(),
+            repositories: Vec::new(),
+            types: Vec::new(),
+            topology: None,
+            functions: Vec::new(),
+        }
+    }
+}
+
 /// A custom function definition (2.0 §10.4).
 #[derive(Clone, Debug)]
 pub(crate) struct FunctionDef {

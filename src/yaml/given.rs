@@ -11,8 +11,6 @@
 //! is read as YAML (`5`, `[80, 443]`, `{a: 1}`, `"x: y"` for a string
 //! with a colon) and a problem with it is shown where it was given.
 
-use std::sync::Arc;
-
 use super::ast::File;
 use super::node::{LoadLimits, parse};
 use super::version::Version;
@@ -46,19 +44,7 @@ pub(crate) fn document(
     }
     let source = sources.add(SourceFile::new(SOURCE, text));
     let root = parse(&source, LoadLimits::default())?;
-    Ok(Some(File {
-        source: Arc::clone(&source),
-        root,
-        version,
-        namespace: None,
-        profile: None,
-        metadata: Vec::new(),
-        imports: Vec::new(),
-        repositories: Vec::new(),
-        types: Vec::new(),
-        topology: None,
-        functions: Vec::new(),
-    }))
+    Ok(Some(File::new(source, root, version)))
 }
 
 /// What keeps a pair from being a line of the document.

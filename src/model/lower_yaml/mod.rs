@@ -401,15 +401,7 @@ fn targets_of(t: &Topology, source: &str) -> Vec<String> {
 /// Lower one service template given as text (unit tests of the parts).
 #[cfg(test)]
 fn lower_text(yaml: &str) -> (Option<Topology>, Diagnostics) {
-    let mut csar = Csar::from_entries(
-        "test",
-        [("service.yaml".to_string(), yaml.as_bytes().to_vec())],
-    );
-    let mut sources = crate::diagnostics::SourceMap::default();
-    let (loaded, diags) =
-        crate::yaml::imports::load(&mut csar, "service.yaml", &[], 64, &[], &mut sources);
-    assert!(!diags.has_errors(), "{diags:?}");
-    lower(&loaded, None, &mut csar)
+    lower_given(yaml, &[])
 }
 
 /// Lower `yaml` with input values given as with --input `NAME=VALUE`.
@@ -427,10 +419,9 @@ fn lower_given(yaml: &str, pairs: &[(&str, &str)]) -> (Option<Topology>, Diagnos
         .iter()
         .map(|(n, v)| (n.to_string(), v.to_string()))
         .collect();
-    let given = crate::yaml::given::document(&pairs, loaded.files[0].version, &mut sources)
-        .unwrap()
-        .unwrap();
-    lower(&loaded, Some(&given), &mut csar)
+    let given =
+        crate::yaml::given::document(&pairs, loaded.files[0].version, &mut sources).unwrap();
+    lower(&loaded, given.as_ref(), &mut csar)
 }
 
 /// Lower the service template `files[0]` of a CSAR of `files` (unit tests

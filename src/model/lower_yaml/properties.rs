@@ -75,15 +75,25 @@ impl<'a> Lowerer<'a> {
         }
         for (k, v) in attributes {
             let v = self.value(v, unit, this);
-            let name = self.names.get(&k.text);
-            if out.contains_key(&name) {
-                // An attribute of the same name reflects the property.
-                out.insert(name, v);
-            } else {
-                attrs.insert(name, v);
-            }
+            assign_attribute(&mut out, &mut attrs, self.names.get(&k.text), v);
         }
         out.extend(attrs);
         out
+    }
+}
+
+/// Attribute `name`'s value `v` among a template's `properties` (an
+/// attribute of a property's name reflects the property) or else its
+/// `attributes` (which follow the properties).
+pub(super) fn assign_attribute(
+    properties: &mut crate::model::Properties,
+    attributes: &mut crate::model::Properties,
+    name: crate::model::Name,
+    v: Value,
+) {
+    if properties.contains_key(&name) {
+        properties.insert(name, v);
+    } else {
+        attributes.insert(name, v);
     }
 }

@@ -240,11 +240,7 @@ impl<'a> Lowerer<'a> {
         for (k, v, u) in &p.attributes {
             let v = self.value(v, *u, this);
             let name = self.names.get(&k.text);
-            if properties.contains_key(&name) {
-                properties.insert(name, v);
-            } else {
-                attributes.insert(name, v);
-            }
+            super::properties::assign_attribute(&mut properties, &mut attributes, name, v);
         }
         properties.extend(attributes);
         properties

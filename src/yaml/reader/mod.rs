@@ -69,22 +69,11 @@ pub(crate) fn read(
         diags,
         version,
     };
-    let mut file = File {
-        source: source.clone(),
-        root: Node {
-            kind: Kind::Null,
-            span: Span::default(),
-        },
-        version,
-        namespace: None,
-        profile: None,
-        metadata: Vec::new(),
-        imports: Vec::new(),
-        repositories: Vec::new(),
-        types: Vec::new(),
-        topology: None,
-        functions: Vec::new(),
+    let null = Node {
+        kind: Kind::Null,
+        span: Span::default(),
     };
+    let mut file = File::new(source.clone(), null, version);
     for (k, v) in r.entries(&root, "the file", TOP_KEYS) {
         match k.text.as_str() {
             "namespace" => file.namespace = r.string(v, "namespace"),
