@@ -10,6 +10,7 @@
 
 use super::Reader;
 use super::types::{PROPERTY_KEYS, is_false};
+use crate::diagnostics::{Diagnostic, codes};
 use crate::yaml::ast::{ArtifactRef, Implementation, Interface, Operation, Parameter, Spanned};
 use crate::yaml::node::{Kind, Node};
 
@@ -138,6 +139,7 @@ impl<'a> Reader<'a> {
                                 }
                             }
                         }
+                        "timeout" | "operation_host" => self.not_honoured(&k),
                         _ => {}
                     }
                 }
@@ -205,5 +207,55 @@ impl<'a> Reader<'a> {
             }
         }
         out
+    }
+}
+
+impl Reader<'_> {
+    /// W0412 for an implementation's `timeout` or `operation_host` (1.3
+    /// §3.6.16), which the plans do not honour.
+    fn not_honoured(&mut self, key: &Spanned) {
+        let (what, hint) = if key.text == "timeout" {
+            (
+                "the plans wait for the operation's result however long it takes: its `timeout` is not enforced",
+                "let the operation's implementation give up after its time, or the management bus",
+            )
+        } else {
+            (
+                "the management bus runs the operation where its conventions say (on the node's host for a node's scripts): `operation_host` is not followed",
+                "leave out `operation_host`, or host the node where the operation should run",
+            )
+        };
+        self.diags.push(
+            Diagnostic::warning(codes::W_IGNORED, what)
+                .at(self.source.location(key.span))
+                .hint(hint),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::read_text;
+    use crate::diagnostics::codes;
+
+    #[test]
+    fn timeout_and_operation_host_are_said_not_to_be_honoured() {
+        let (_, d) = read_text(
+            "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  node_templates:\n    \
+             a:\n      type: T\n      interfaces:\n        Standard:\n          create:\n            \
+             implementation: {primary: c.sh, timeout: 60, operation_host: ORCHESTRATOR}\n",
+        );
+        let found: Vec<(&str, u32)> = d
+            .iter()
+            .map(|d| (d.code, d.location.as_ref().unwrap().column))
+            .collect();
+        assert_eq!(found, [(codes::W_IGNORED, 45), (codes::W_IGNORED, 58)]);
+        assert!(
+            d.iter()
+                .next()
+                .unwrap()
+                .message
+                .contains("`timeout` is not enforced")
+        );
     }
 }

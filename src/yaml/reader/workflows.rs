@@ -43,6 +43,16 @@ impl<'a> Reader<'a> {
                 "description" => w.description = v.as_str().map(str::to_string),
                 "metadata" => w.metadata = self.string_map(v, "metadata"),
                 "inputs" => w.inputs = self.property_defs(v, "inputs"),
+                // 2.0 §13.1: attribute mappings the workflow's plan would
+                // return; its response carries the plan instance only.
+                "outputs" => self.diags.push(
+                    Diagnostic::warning(
+                        codes::W_IGNORED,
+                        format!("the `outputs` of workflow `{}` are not returned: the workflow's plan answers with its plan instance only", w.name.text),
+                    )
+                    .at(self.source.location(k.span))
+                    .hint("read the values from the instances' attributes once the plan has run"),
+                ),
                 "preconditions" | "precondition" => {
                     let items: Vec<&Node> = match &v.kind {
                         Kind::Seq(s) => s.iter().collect(),
@@ -213,5 +223,29 @@ impl<'a> Reader<'a> {
             inputs,
             span: node.span,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::read_text;
+    use crate::diagnostics::codes;
+
+    #[test]
+    fn a_workflow_s_outputs_are_said_not_to_be_returned() {
+        let (file, d) = read_text(
+            "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  workflows:\n    \
+             deploy:\n      outputs: {url: [web, url]}\n      steps: {}\n",
+        );
+        assert_eq!(file.topology.unwrap().workflows.len(), 1);
+        let found: Vec<&str> = d.iter().map(|d| d.code).collect();
+        assert_eq!(found, [codes::W_IGNORED]);
+        assert!(
+            d.iter()
+                .next()
+                .unwrap()
+                .message
+                .starts_with("the `outputs` of workflow `deploy`")
+        );
     }
 }
