@@ -139,6 +139,10 @@ pub struct Artifact {
     pub files: Vec<String>,
     /// Properties of the artifact (template), e.g. an Ansible `Playbook`.
     pub properties: IndexMap<String, String>,
+    /// Where a deployment artifact's file goes on the node's host (YAML
+    /// `deploy_path`); `None`: below a directory named after the service
+    /// template.
+    pub deploy_path: Option<String>,
 }
 
 /// How an operation is implemented.

@@ -208,10 +208,17 @@ fn operations<'a>(
 /// that offers `transferFile` (a VM's or a container's management interface).
 fn upload_artifacts(topology: &Topology, n: NodeId, body: &mut Body) {
     let node = topology.node(n);
-    let files: Vec<(&str, &str)> = node
+    let files: Vec<(&str, &str, Option<&str>)> = node
         .artifacts
         .iter()
-        .flat_map(|a| a.files.iter().map(move |f| (a.name.as_str(), f.as_str())))
+        .flat_map(|a| {
+            // A deploy_path is the one file's: an artifact of several
+            // (none in YAML) keeps the default places.
+            let at = a.deploy_path.as_deref().filter(|_| a.files.len() == 1);
+            a.files
+                .iter()
+                .map(move |f| (a.name.as_str(), f.as_str(), at))
+        })
         .collect();
     if files.is_empty() {
         return;
@@ -229,7 +236,7 @@ fn upload_artifacts(topology: &Topology, n: NodeId, body: &mut Body) {
                 format!(
                     "the deployment artifacts of `{}` ({}) are not uploaded: no node below it offers `transferFile`",
                     node.id,
-                    files.iter().map(|(a, _)| format!("`{a}`")).collect::<Vec<_>>().join(", ")
+                    files.iter().map(|(a, _, _)| format!("`{a}`")).collect::<Vec<_>>().join(", ")
                 ),
             )
             .at_opt(node.origin.clone())
@@ -238,12 +245,13 @@ fn upload_artifacts(topology: &Topology, n: NodeId, body: &mut Body) {
         return;
     };
     let dir = &topology.service_template.id;
-    for (_, file) in files {
+    for (_, file, at) in files {
+        let target = match at {
+            Some(at) => at.to_string(),
+            None => format!("~/{dir}/{}", target_path(file)),
+        };
         let explicit = vec![
-            (
-                Name::from("TargetAbsolutePath"),
-                Binding::Literal(format!("~/{dir}/{}", target_path(file))),
-            ),
+            (Name::from("TargetAbsolutePath"), Binding::Literal(target)),
             (Name::from("SourceURLorLocalPath"), Binding::artifact(file)),
         ];
         let call = Call {

@@ -411,6 +411,8 @@ pub(crate) struct ArtifactDef {
     pub file: Option<Spanned>,
     /// `repository`.
     pub repository: Option<Spanned>,
+    /// `deploy_path`: where the file goes on the node's host.
+    pub deploy_path: Option<Spanned>,
     /// The whole entry.
     pub span: Span,
 }

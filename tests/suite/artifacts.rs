@@ -37,6 +37,10 @@ topology_template:
         remote:
           type: tosca.artifacts.File
           file: https://example.com/dist/app.tar.gz
+        config:
+          type: tosca.artifacts.File
+          file: scripts/install.sh
+          deploy_path: /etc/app/install.sh
       interfaces:
         Standard:
           create:
@@ -102,6 +106,12 @@ fn a_directory_is_kept_and_a_url_stays_a_url() {
         "URL source"
     );
     assert!(text.contains("~/artifacts/app.tar.gz"), "URL target");
+    // An artifact's deploy_path is where its file goes.
+    assert!(text.contains("'/etc/app/install.sh'"), "deploy_path target");
+    assert!(
+        !text.contains("~/artifacts/scripts/install.sh"),
+        "deploy_path target"
+    );
 }
 
 /// A service with `get_artifact` calls of a node's own artifact (`SELF`),

@@ -42,6 +42,7 @@ impl<'a> Lowerer<'a> {
             artifact_type: TypeName::new(&artifact_type.ns, &artifact_type.local),
             files,
             properties,
+            deploy_path: None,
         }
     }
 

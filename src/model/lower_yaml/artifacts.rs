@@ -73,6 +73,7 @@ impl<'a> Lowerer<'a> {
             ),
             files,
             properties: Default::default(),
+            deploy_path: a.deploy_path.as_ref().map(|p| p.text.clone()),
         }
     }
 
@@ -144,6 +145,7 @@ impl<'a> Lowerer<'a> {
                     artifact_type: TypeName::new("", infer_type(&s.text)),
                     files: vec![file],
                     properties: Default::default(),
+                    deploy_path: None,
                 })
             }
         }

@@ -6,6 +6,7 @@
 //! (E0302).
 
 use super::Reader;
+use crate::diagnostics::{Diagnostic, codes};
 use crate::yaml::ast::{ArtifactDef, Spanned};
 use crate::yaml::node::{Kind, Node};
 
@@ -24,6 +25,7 @@ impl<'a> Reader<'a> {
             type_name: None,
             file: None,
             repository: None,
+            deploy_path: None,
             span: node.span,
         };
         match &node.kind {
@@ -51,6 +53,15 @@ impl<'a> Reader<'a> {
                         "type" => a.type_name = self.string(v, "type"),
                         "file" => a.file = self.string(v, "file"),
                         "repository" => a.repository = self.string(v, "repository"),
+                        "deploy_path" => a.deploy_path = self.string(v, "deploy_path"),
+                        "checksum" => self.diags.push(
+                            Diagnostic::warning(
+                                codes::W_IGNORED,
+                                format!("the `checksum` of artifact `{}` is not verified: the file is uploaded as the CSAR holds it", a.name.text),
+                            )
+                            .at(self.source.location(k.span))
+                            .hint("check the file when the CSAR is built"),
+                        ),
                         _ => {}
                     }
                 }
