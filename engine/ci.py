@@ -94,7 +94,8 @@ FIXTURE_INPUTS = {
         "inputs": {"base_port": "8000", "hosts": "alpha,beta"},
         "params": {"app/create": {"NEXT_PORT": "8001", "URL": "http://db.example:8000", "IS_BIG": "true",
                                   "FIRST": "beta", "EITHER": "true", "PREFIXED": "true", "SIZE": "10",
-                                  "HALF": "500"}},
+                                  "HALF": "500", "MATCHES": "true", "KNOWN": "true", "LISTED": "true",
+                                  "MISSING": "false"}},
         "failing": (" base_port eight", {"base_port": "eight", "hosts": "alpha,beta"}, "app_provision"),
     },
     "select-existing": {

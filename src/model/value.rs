@@ -106,7 +106,9 @@ impl Value {
 /// The built-in functions of scalar values the plans evaluate when they
 /// run: arithmetic, comparison, boolean and string functions. Their
 /// results are strings, as every plan value; a boolean is `true` or
-/// `false`. `join` takes a list written in place; `length` a string.
+/// `false`. `join` takes a list written in place, as do `valid_values`
+/// and `has_entry` (whether a value is one of its items); `length` a
+/// string.
 pub const RUNTIME_FUNCTIONS: &[&str] = &[
     "sum",
     "difference",
@@ -131,6 +133,9 @@ pub const RUNTIME_FUNCTIONS: &[&str] = &[
     "has_suffix",
     "contains",
     "length",
+    "matches",
+    "valid_values",
+    "has_entry",
 ];
 
 /// Whether the plans evaluate a call of `name` with `args` when they run
@@ -144,6 +149,10 @@ pub fn evaluated_at_run_time(name: &str, args: &[Value]) -> bool {
                 items.iter().all(scalar)
             }
             ("join", _) => false,
+            ("valid_values", [v, Value::List(items)]) | ("has_entry", [Value::List(items), v]) => {
+                scalar(v) && items.iter().all(scalar)
+            }
+            ("valid_values" | "has_entry", _) => false,
             _ => !args.is_empty() && args.iter().all(scalar),
         }
 }

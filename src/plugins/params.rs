@@ -240,6 +240,13 @@ pub(crate) fn value_binding(topology: &Topology, template: TemplateRef, value: &
                             .map(|p| value_binding(topology, template, p))
                             .collect()
                     }
+                    // `valid_values: [v, [a, b, ...]]`, `has_entry: [[a, b,
+                    // ...], v]`: the value, then the list's items.
+                    ("valid_values", [v, Value::List(items)])
+                    | ("has_entry", [Value::List(items), v]) => std::iter::once(v)
+                        .chain(items)
+                        .map(|p| value_binding(topology, template, p))
+                        .collect(),
                     _ => args
                         .iter()
                         .map(|p| value_binding(topology, template, p))

@@ -1,6 +1,8 @@
 //! The built-in functions of TOSCA 2.0 chapter 10 (and 1.3's `join` and
 //! `token`) evaluated where their arguments are known when the plans are
-//! made: `{ $join: [[a, b], "-"] }` becomes `a-b`. The plans evaluate
+//! made: `{ $join: [[a, b], "-"] }` becomes `a-b`, `{ $has_key: [{k: v},
+//! k] }` becomes `true`, a `$concat` of lists the list (`$matches` is
+//! `values.rs`'s, which reports a pattern it cannot read). The plans evaluate
 //! `get_*` and `concat` themselves; a call of any other function whose
 //! arguments are only known at run time is passed on as it is written
 //! (its JSON), which [`Lowerer::value`](super::Lowerer) reports.
@@ -42,6 +44,9 @@ pub(super) fn fold(name: &str, args: &[Value]) -> Option<Value> {
             compare(name, args)
         }
         "has_prefix" | "has_suffix" | "contains" => text_test(name, args),
+        "has_entry" | "has_key" | "has_all_entries" | "has_all_keys" | "has_any_entry"
+        | "has_any_key" | "valid_values" => membership(name, args),
+        "concat" => concat_lists(args),
         _ => None,
     }
 }
@@ -235,6 +240,11 @@ fn compare(name: &str, args: &[Value]) -> Option<Value> {
 
 fn text_test(name: &str, args: &[Value]) -> Option<Value> {
     match (name, args) {
+        (_, [Value::List(whole), Value::List(part)]) => {
+            Some(boolean(sequence_test(name, whole, part)))
+        }
+        // A list and one item: the item is in it (the text asks for two
+        // lists; one item was read so before).
         ("contains", [Value::List(l), v]) => Some(boolean(l.contains(v))),
         (_, [Value::Scalar(s), Value::Scalar(part)]) => Some(boolean(match name {
             "has_prefix" => s.starts_with(part.as_str()),
@@ -243,6 +253,79 @@ fn text_test(name: &str, args: &[Value]) -> Option<Value> {
         })),
         _ => None,
     }
+}
+
+/// `has_prefix`, `has_suffix` and `contains` of two lists (§10.2.2.3.1-3):
+/// the items of `part` are the first, the last, or a run of those of
+/// `whole`, in order.
+pub(super) fn sequence_test<T: PartialEq>(name: &str, whole: &[T], part: &[T]) -> bool {
+    match name {
+        "has_prefix" => whole.starts_with(part),
+        "has_suffix" => whole.ends_with(part),
+        _ => part.is_empty() || whole.windows(part.len()).any(|w| w == part),
+    }
+}
+
+/// The entry and key tests of §10.2.2.3.4-9 on `entries` (a list's items
+/// or a map's values) and a map's `keys`: `wanted` is one item for
+/// `has_entry` and `has_key`, the items of a list for the others.
+pub(super) fn entry_test<T: PartialEq>(
+    name: &str,
+    entries: &[&T],
+    keys: Option<&[&T]>,
+    wanted: &[&T],
+) -> Option<bool> {
+    let (pool, all) = match name {
+        "has_entry" | "has_all_entries" => (entries, true),
+        "has_any_entry" => (entries, false),
+        "has_key" | "has_all_keys" => (keys?, true),
+        "has_any_key" => (keys?, false),
+        _ => return None,
+    };
+    let found = |w: &&T| pool.contains(w);
+    Some(if all {
+        wanted.iter().all(found)
+    } else {
+        wanted.iter().any(found)
+    })
+}
+
+/// The entry and key tests, and `valid_values` (`has_entry` with its
+/// arguments the other way round, §10.2.2.2.6).
+fn membership(name: &str, args: &[Value]) -> Option<Value> {
+    let (collection, arg, name) = match (name, args) {
+        ("valid_values", [v, list @ Value::List(_)]) => (list, v, "has_entry"),
+        (_, [c, arg]) => (c, arg, name),
+        _ => return None,
+    };
+    let keys: Vec<Value>;
+    let (entries, keys): (Vec<&Value>, Option<Vec<&Value>>) = match collection {
+        Value::List(l) => (l.iter().collect(), None),
+        Value::Map(m) => {
+            keys = m.keys().map(|k| scalar(k.as_str())).collect();
+            (m.values().collect(), Some(keys.iter().collect()))
+        }
+        _ => return None,
+    };
+    let wanted: Vec<&Value> = match (name, arg) {
+        ("has_entry" | "has_key", one) => vec![one],
+        (_, Value::List(l)) => l.iter().collect(),
+        _ => return None,
+    };
+    entry_test(name, &entries, keys.as_deref(), &wanted).map(boolean)
+}
+
+/// `concat` of lists (§10.2.3.2): their items in order. The plans
+/// concatenate strings themselves.
+fn concat_lists(args: &[Value]) -> Option<Value> {
+    let mut out = Vec::new();
+    for a in args {
+        let Value::List(l) = a else {
+            return None;
+        };
+        out.extend(l.iter().cloned());
+    }
+    (!args.is_empty()).then_some(Value::List(out))
 }
 
 #[cfg(test)]
@@ -323,6 +406,77 @@ mod tests {
             folded("has_prefix", &[s("http://x"), s("http")]).as_deref(),
             Some("true")
         );
+    }
+
+    #[test]
+    fn list_and_map_tests() {
+        let abc = list(&["a", "b", "c"]);
+        let t = |name: &str, args: &[Value]| folded(name, args);
+        assert_eq!(
+            t("has_prefix", &[abc.clone(), list(&["a", "b"])]).as_deref(),
+            Some("true")
+        );
+        assert_eq!(
+            t("has_suffix", &[abc.clone(), list(&["a", "c"])]).as_deref(),
+            Some("false")
+        );
+        assert_eq!(
+            t("contains", &[abc.clone(), list(&["b", "c"])]).as_deref(),
+            Some("true")
+        );
+        assert_eq!(
+            t("contains", &[abc.clone(), list(&["a", "c"])]).as_deref(),
+            Some("false")
+        );
+        assert_eq!(
+            t("has_entry", &[abc.clone(), s("b")]).as_deref(),
+            Some("true")
+        );
+        assert_eq!(
+            t("valid_values", &[s("d"), abc.clone()]).as_deref(),
+            Some("false")
+        );
+        assert_eq!(
+            t("has_all_entries", &[abc.clone(), list(&["c", "a"])]).as_deref(),
+            Some("true")
+        );
+        assert_eq!(
+            t("has_any_entry", &[abc.clone(), list(&["x", "a"])]).as_deref(),
+            Some("true")
+        );
+        let map = Value::Map(Box::new(
+            [("k1".to_string(), s("v1")), ("k2".to_string(), s("v2"))]
+                .into_iter()
+                .collect(),
+        ));
+        assert_eq!(
+            t("has_key", &[map.clone(), s("k2")]).as_deref(),
+            Some("true")
+        );
+        assert_eq!(
+            t("has_entry", &[map.clone(), s("k2")]).as_deref(),
+            Some("false")
+        );
+        assert_eq!(
+            t("has_entry", &[map.clone(), s("v2")]).as_deref(),
+            Some("true")
+        );
+        assert_eq!(
+            t("has_all_keys", &[map.clone(), list(&["k1", "k3"])]).as_deref(),
+            Some("false")
+        );
+        assert_eq!(
+            t("has_any_key", &[map.clone(), list(&["k1", "k3"])]).as_deref(),
+            Some("true")
+        );
+        // Keys of a list, or a list where one item is asked for: not folded.
+        assert_eq!(fold("has_key", &[abc.clone(), s("a")]), None);
+        assert_eq!(fold("has_all_entries", &[abc.clone(), s("a")]), None);
+        assert_eq!(
+            fold("concat", &[list(&["a"]), list(&["b", "a"])]),
+            Some(list(&["a", "b", "a"]))
+        );
+        assert_eq!(fold("concat", &[s("a"), s("b")]), None);
     }
 
     #[test]

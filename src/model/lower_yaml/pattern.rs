@@ -71,7 +71,7 @@ impl<'a> Lowerer<'a> {
 
     /// `pattern` compiled, once per lowering (a filter is evaluated on
     /// every candidate), or what keeps it from being.
-    fn regex(&mut self, pattern: &str) -> Result<Regex, String> {
+    pub(super) fn regex(&mut self, pattern: &str) -> Result<Regex, String> {
         if let Some(done) = self.patterns.get(pattern) {
             return done.clone();
         }

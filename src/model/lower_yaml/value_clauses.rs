@@ -7,6 +7,7 @@
 //! it, or `None` where that cannot be told before the plan runs (another
 //! function, a value of another kind).
 
+use super::fold::{entry_test, sequence_test};
 use crate::yaml::node::{Kind, Node};
 
 /// A unit and how many of the base unit it is.
@@ -200,6 +201,8 @@ enum Val {
     Num(f64),
     Str(String),
     List(Vec<Val>),
+    /// A map's keys and values, in order.
+    Map(Vec<(Val, Val)>),
 }
 
 impl Val {
@@ -229,6 +232,12 @@ impl Val {
                     .map(|i| Val::of(i, scale))
                     .collect::<Option<_>>()?,
             ),
+            Kind::Map(entries) => Val::Map(
+                entries
+                    .iter()
+                    .map(|(k, v)| Some((Val::of(k, None)?, Val::of(v, scale)?)))
+                    .collect::<Option<_>>()?,
+            ),
             _ => return None,
         })
     }
@@ -237,6 +246,7 @@ impl Val {
         match self {
             Val::Str(s) => Some(s.chars().count() as f64),
             Val::List(l) => Some(l.len() as f64),
+            Val::Map(m) => Some(m.len() as f64),
             _ => None,
         }
     }
@@ -401,15 +411,21 @@ fn call(name: &str, args: &[&Node], v: &Node, scale: Option<&Scale<'_>>) -> Opti
         }
         ("matches", [a, p]) => matches(&eval(a, v)?, &eval(p, v)?)?,
         ("has_prefix", [a, p]) | ("has_suffix", [a, p]) | ("contains", [a, p]) => {
-            let (Val::Str(s), Val::Str(x)) = (eval(a, v)?, eval(p, v)?) else {
-                return None;
-            };
-            match name {
-                "has_prefix" => s.starts_with(&x),
-                "has_suffix" => s.ends_with(&x),
-                _ => s.contains(&x),
+            match (eval(a, v)?, eval(p, v)?) {
+                (Val::Str(s), Val::Str(x)) => match name {
+                    "has_prefix" => s.starts_with(&x),
+                    "has_suffix" => s.ends_with(&x),
+                    _ => s.contains(&x),
+                },
+                (Val::List(whole), Val::List(part)) => sequence_test(name, &whole, &part),
+                _ => return None,
             }
         }
+        (
+            "has_entry" | "has_key" | "has_all_entries" | "has_all_keys" | "has_any_entry"
+            | "has_any_key",
+            [c, x],
+        ) => entries(name, &eval(c, v)?, &eval(x, v)?)?,
         (
             "equal" | "greater_than" | "greater_or_equal" | "less_than" | "less_or_equal"
             | "in_range" | "valid_values",
@@ -434,6 +450,24 @@ fn call(name: &str, args: &[&Node], v: &Node, scale: Option<&Scale<'_>>) -> Opti
         }
         _ => return None,
     }))
+}
+
+/// The entry and key tests of §10.2.2.3.4-9 of `collection` and `arg`.
+fn entries(name: &str, collection: &Val, arg: &Val) -> Option<bool> {
+    let (entries, keys): (Vec<&Val>, Option<Vec<&Val>>) = match collection {
+        Val::List(l) => (l.iter().collect(), None),
+        Val::Map(m) => (
+            m.iter().map(|(_, v)| v).collect(),
+            Some(m.iter().map(|(k, _)| k).collect()),
+        ),
+        _ => return None,
+    };
+    let wanted: Vec<&Val> = match (name, arg) {
+        ("has_entry" | "has_key", one) => vec![one],
+        (_, Val::List(l)) => l.iter().collect(),
+        _ => return None,
+    };
+    entry_test(name, &entries, keys.as_deref(), &wanted)
 }
 
 fn is_value(n: &Node) -> bool {
@@ -520,6 +554,27 @@ mod tests {
             validation(&yaml("{low: 2, high: 1}"), &fields, None),
             Some(false)
         );
+    }
+
+    #[test]
+    fn list_and_map_clauses_of_2_0() {
+        let ports = yaml("[80, 443, 8080]");
+        let check = |clause: &str| validation(&ports, &yaml(clause), None);
+        assert_eq!(check("{$has_entry: [$value, 443]}"), Some(true));
+        assert_eq!(check("{$has_all_entries: [$value, [80, 22]]}"), Some(false));
+        assert_eq!(check("{$has_any_entry: [$value, [80, 22]]}"), Some(true));
+        assert_eq!(check("{$has_prefix: [$value, [80, 443]]}"), Some(true));
+        assert_eq!(check("{$contains: [$value, [80, 8080]]}"), Some(false));
+        let tags = yaml("{env: prod, tier: web}");
+        let check = |clause: &str| validation(&tags, &yaml(clause), None);
+        assert_eq!(check("{$has_key: [$value, env]}"), Some(true));
+        assert_eq!(check("{$has_entry: [$value, env]}"), Some(false));
+        assert_eq!(
+            check("{$has_all_keys: [$value, [env, owner]]}"),
+            Some(false)
+        );
+        assert_eq!(check("{$has_any_key: [$value, [env, owner]]}"), Some(true));
+        assert_eq!(check("{$equal: [{$length: [$value]}, 2]}"), Some(true));
     }
 
     #[test]

@@ -32,6 +32,11 @@ impl<'a> Lowerer<'a> {
                         return self.index(&call.name, call.span, unit, this);
                     }
                     "get_artifact" => return self.get_artifact(args, call.span, unit, this),
+                    "matches" => {
+                        if let Some(known) = self.known_match(&args, &call.args, unit) {
+                            return known;
+                        }
+                    }
                     _ => {}
                 }
                 if let Some(known) = fold::fold(&call.name, &args) {
@@ -51,6 +56,30 @@ impl<'a> Lowerer<'a> {
                 } else {
                     Value::Null
                 }
+            }
+        }
+    }
+
+    /// `$matches` of a string and a pattern known when the plans are made
+    /// (§10.2.2.2.7; patterns as `pattern.rs` reads them). One toscanini
+    /// cannot read is reported at it, and the call is given to the
+    /// operation as written.
+    fn known_match(&mut self, args: &[Value], written: &[&Node], unit: Unit<'a>) -> Option<Value> {
+        let ([Value::Scalar(text), Value::Scalar(pattern)], [_, at]) = (args, written) else {
+            return None;
+        };
+        match self.regex(pattern) {
+            Ok(re) => Some(Value::Scalar(re.is_match(text).to_string())),
+            Err(why) => {
+                self.push_once(
+                    Diagnostic::warning(
+                        codes::W_YAML_LENIENT,
+                        format!("`$matches` pattern `{pattern}` is not evaluated: it {why}"),
+                    )
+                    .at(Self::at(unit, at.span))
+                    .hint("toscanini reads patterns in the syntax of the Rust `regex` crate (no look-around, no backreferences); the operation is given the call as written"),
+                );
+                Some(Value::call("matches", args.to_vec()))
             }
         }
     }
@@ -104,7 +133,7 @@ impl<'a> Lowerer<'a> {
                 ),
             )
             .at(Self::at(unit, span))
-            .hint("give the operation the values and let its implementation combine them; the plans evaluate `concat` and the functions of scalars (arithmetic, comparisons, booleans, `join`, `token`, `length` of a string, …)"),
+            .hint("give the operation the values and let its implementation combine them; the plans evaluate `concat` and the functions of scalars (arithmetic, comparisons, booleans, `join`, `token`, `matches`, `length` of a string, …), and `valid_values` and `has_entry` of a list written in place"),
         );
     }
 
@@ -213,5 +242,68 @@ pub(super) fn names_value(v: &Value) -> bool {
         Value::List(l) => l.iter().any(names_value),
         Value::Map(m) => m.values().any(names_value),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::lower_text;
+    use crate::model::Value;
+
+    /// The values of `app`'s create inputs, as JSON, and the diagnostics.
+    fn create_inputs(inputs: &str) -> (Vec<(String, String)>, String) {
+        let text = format!(
+            "tosca_definitions_version: tosca_2_0\n\
+             node_types:\n  App:\n    interfaces:\n      Standard:\n        operations:\n          create:\n            implementation: c.sh\n            inputs:\n{inputs}\n\
+             service_template:\n  node_templates:\n    app: {{type: App}}\n"
+        );
+        let (t, d) = lower_text(&text);
+        let t = t.unwrap();
+        let app = t.node(t.node_by_id("app").unwrap());
+        let op = app.operation("Standard", "create").unwrap();
+        let values = op
+            .inputs
+            .iter()
+            .map(|p| {
+                let v = p.value.clone().unwrap_or(Value::Null);
+                (p.name.to_string(), v.to_json().to_string())
+            })
+            .collect();
+        (values, format!("{d:?}"))
+    }
+
+    #[test]
+    fn list_map_and_pattern_functions_are_evaluated_when_known() {
+        let (values, diags) = create_inputs(
+            "              has: {$has_entry: [[a, b], b]}\n\
+             \x20             valid: {$valid_values: [c, [a, b]]}\n\
+             \x20             key: {$has_key: [{k: v}, k]}\n\
+             \x20             all: {$has_all_entries: [[1, 2, 3], [3, 1]]}\n\
+             \x20             run: {$contains: [[1, 2, 3], [2, 3]]}\n\
+             \x20             joined: {$concat: [[a], [b, c]]}\n\
+             \x20             match: {$matches: [db-12, '^db-[0-9]+$']}\n\
+             \x20             nomatch: {$matches: [x-db, '^db']}\n\
+             \x20             lookaround: {$matches: [db, '(?=d)']}",
+        );
+        let want = [
+            ("has", "\"true\""),
+            ("valid", "\"false\""),
+            ("key", "\"true\""),
+            ("all", "\"true\""),
+            ("run", "\"true\""),
+            ("joined", "[\"a\",\"b\",\"c\"]"),
+            ("match", "\"true\""),
+            ("nomatch", "\"false\""),
+            ("lookaround", "{\"matches\":[\"db\",\"(?=d)\"]}"),
+        ];
+        let got: Vec<(&str, &str)> = values
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(got, want);
+        assert!(
+            diags.contains("`$matches` pattern `(?=d)` is not evaluated: it uses look-around"),
+            "{diags}"
+        );
     }
 }

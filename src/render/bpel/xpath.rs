@@ -113,6 +113,15 @@ fn function(name: &str, a: &[String]) -> String {
         "has_suffix" => format!("string(ends-with({}, {}))", arg(0), arg(1)),
         "contains" => format!("string(contains({}, {}))", arg(0), arg(1)),
         "length" => format!("string(string-length({}))", arg(0)),
+        "matches" => format!("string(matches({}, {}))", arg(0), arg(1)),
+        // The value, then the items (`plugins::params`).
+        "valid_values" | "has_entry" => {
+            format!(
+                "string({} = ({}))",
+                arg(0),
+                a.get(1..).unwrap_or_default().join(", ")
+            )
+        }
         _ => "''".to_string(),
     }
 }
@@ -274,6 +283,14 @@ mod function_tests {
         assert_eq!(
             function("length", &args(&["$s"])),
             "string(string-length($s))"
+        );
+        assert_eq!(
+            function("valid_values", &args(&["$v", "'a'", "'b'"])),
+            "string($v = ('a', 'b'))"
+        );
+        assert_eq!(
+            function("matches", &args(&["$h", "'^db'"])),
+            "string(matches($h, '^db'))"
         );
     }
 }

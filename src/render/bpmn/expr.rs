@@ -162,6 +162,16 @@ fn function(name: &str, a: &[String]) -> String {
         "has_suffix" => format!("{}.endsWith({}).toString()", s(0), s(1)),
         "contains" => format!("{}.contains({}).toString()", s(0), s(1)),
         "length" => format!("{}.length().toString()", s(0)),
+        "matches" => format!(
+            "java.util.regex.Pattern.compile({}).matcher({}).find().toString()",
+            s(1),
+            s(0)
+        ),
+        // The value, then the items (`plugins::params`).
+        "valid_values" | "has_entry" => {
+            let items: Vec<String> = (1..a.len()).map(s).collect();
+            format!("[{}].contains({}).toString()", items.join(", "), s(0))
+        }
         _ => "''".to_string(),
     }
 }
@@ -190,6 +200,14 @@ mod tests {
         assert_eq!(
             super::function("has_prefix", &a(&["v('h')", "'alpha'"])),
             "String.valueOf(v('h')).startsWith(String.valueOf('alpha')).toString()"
+        );
+        assert_eq!(
+            super::function("has_entry", &a(&["v('h')", "'a'"])),
+            "[String.valueOf('a')].contains(String.valueOf(v('h'))).toString()"
+        );
+        assert_eq!(
+            super::function("matches", &a(&["v('h')", "'^db'"])),
+            "java.util.regex.Pattern.compile(String.valueOf('^db')).matcher(String.valueOf(v('h'))).find().toString()"
         );
     }
 
