@@ -62,6 +62,14 @@ impl<'a> Reader<'a> {
                             .at(self.source.location(k.span))
                             .hint("check the file when the CSAR is built"),
                         ),
+                        "properties" if v.as_map().is_some_and(|m| !m.is_empty()) => self.diags.push(
+                            Diagnostic::warning(
+                                codes::W_IGNORED,
+                                format!("the `properties` of artifact `{}` are not given to the operations: the plans pass an artifact as the location of its file", a.name.text),
+                            )
+                            .at(self.source.location(k.span))
+                            .hint("give the values as operation inputs"),
+                        ),
                         _ => {}
                     }
                 }

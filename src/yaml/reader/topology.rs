@@ -8,6 +8,7 @@
 
 use super::Reader;
 use super::types::PROPERTY_KEYS;
+use crate::diagnostics::{Diagnostic, codes};
 use crate::yaml::ast::{Group, Policy, RelationshipTemplate, Spanned, Topology};
 use crate::yaml::node::Node;
 
@@ -143,6 +144,27 @@ impl<'a> Reader<'a> {
                 "type" => g.type_name = self.string(gvv, "type"),
                 "members" => g.members = self.string_list(gvv, "members"),
                 "properties" => g.properties = self.assignments(gvv, "properties"),
+                "attributes" | "interfaces" if gvv.as_map().is_some_and(|m| !m.is_empty()) => {
+                    let (what_is_lost, why) = if gk.text == "attributes" {
+                        (
+                            "the attribute values of",
+                            "the plans make no instance of a group",
+                        )
+                    } else {
+                        (
+                            "the operations of",
+                            "the plans make no instance of a group; they run its members' operations",
+                        )
+                    };
+                    self.diags.push(
+                        Diagnostic::warning(
+                            codes::W_IGNORED,
+                            format!("{what_is_lost} group `{}` are not used: {why}", g.name.text),
+                        )
+                        .at(self.source.location(gk.span))
+                        .hint("put them on the member node templates"),
+                    );
+                }
                 _ => {}
             }
         }
