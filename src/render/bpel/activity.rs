@@ -251,10 +251,21 @@ fn each_instance(
         ("error", cx.state(crate::plugins::steps::state::ERROR)?),
     ];
     w.put("each-instance", ind, &values)?;
-    for v in locals {
+    // An iteration that only changes its instance's state has nothing
+    // to fail but those requests to the instance API, which marking the
+    // instance ERROR and logging `cancelled` would make again: the
+    // default fault handler (rethrow) does, and the id is no variable.
+    let books = keeps_books(body);
+    for v in locals.into_iter().filter(|v| !books || *v != id) {
         w.put("each-instance-local", ind, &[("var", v)])?;
     }
     w.put("each-instance-locals-end", ind, &[])?;
+    if books {
+        w.put("each-instance-books", ind, &values)?;
+        load_properties(cx, w, ind + 6, subject, &format!("{prefix}_load"))?;
+        steps(cx, w, ind + 6, &body.steps, prefix, "s", subject)?;
+        return w.put("each-instance-end", ind, &[]);
+    }
     let at = w.out.len();
     w.declaring_calls(at, ind + 4, |w| {
         w.put("each-instance-body", ind, &values)?;
@@ -264,6 +275,15 @@ fn each_instance(
         steps(cx, w, ind + 6, &body.steps, prefix, "s", subject)
     })?;
     w.put("each-instance-end", ind, &[])
+}
+
+/// Whether the steps of an iteration only set its instance's state.
+fn keeps_books(body: &ActivityBody) -> bool {
+    body.compensation.is_empty()
+        && body
+            .steps
+            .iter()
+            .all(|s| matches!(s, crate::plugins::steps::Step::SetState(..)))
 }
 
 #[cfg(test)]
