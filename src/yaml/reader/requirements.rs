@@ -151,6 +151,7 @@ impl<'a> Reader<'a> {
                             r.allocation = self.assignments(inner, "allocation")
                         }
                         "relationship" => r.relationship = self.relationship_assignment(rv),
+                        "occurrences" => self.assignment_occurrences(rv, &what),
                         _ => {}
                     }
                 }
@@ -159,6 +160,32 @@ impl<'a> Reader<'a> {
             Kind::Seq(_) => self.indexed_node(&mut r, v, &what),
         }
         Some(r)
+    }
+
+    /// A 1.3 requirement assignment's `occurrences` (§3.7.2.2): how many
+    /// relationships it makes. It names one target, and the plans make one
+    /// relationship: a lower bound above one cannot be met.
+    fn assignment_occurrences(&mut self, v: &Node, what: &str) {
+        let Some([low, _]) = v.as_seq() else {
+            return self.wrong_kind(v, what, "a range `[min, max]` (`occurrences`)");
+        };
+        let Some(min) = low.as_str().and_then(|m| m.parse::<u64>().ok()) else {
+            return self.wrong_kind(
+                low,
+                what,
+                "a non-negative integer (the lower bound of `occurrences`)",
+            );
+        };
+        if min > 1 {
+            self.diags.push(
+                Diagnostic::warning(
+                    codes::W_IGNORED,
+                    format!("{what} asks for at least {min} relationships (`occurrences`), but an assignment names one target: the plans make one relationship"),
+                )
+                .at(self.source.location(low.span))
+                .hint("assign the requirement once per target"),
+            );
+        }
     }
 
     /// A requirement's or a capability's `directives` (2.0 §8.5.3,
