@@ -6,7 +6,6 @@
 //! (E0302).
 
 use super::Reader;
-use crate::diagnostics::{Diagnostic, codes};
 use crate::yaml::ast::{ArtifactDef, Spanned};
 use crate::yaml::node::{Kind, Node};
 
@@ -54,21 +53,15 @@ impl<'a> Reader<'a> {
                         "file" => a.file = self.string(v, "file"),
                         "repository" => a.repository = self.string(v, "repository"),
                         "deploy_path" => a.deploy_path = self.string(v, "deploy_path"),
-                        "checksum" => self.diags.push(
-                            Diagnostic::warning(
-                                codes::W_IGNORED,
-                                format!("the `checksum` of artifact `{}` is not verified: the file is uploaded as the CSAR holds it", a.name.text),
-                            )
-                            .at(self.source.location(k.span))
-                            .hint("check the file when the CSAR is built"),
+                        "checksum" => self.ignored(
+                            k.span,
+                            format!("the `checksum` of artifact `{}` is not verified: the file is uploaded as the CSAR holds it", a.name.text),
+                            "check the file when the CSAR is built",
                         ),
-                        "properties" if v.as_map().is_some_and(|m| !m.is_empty()) => self.diags.push(
-                            Diagnostic::warning(
-                                codes::W_IGNORED,
-                                format!("the `properties` of artifact `{}` are not given to the operations: the plans pass an artifact as the location of its file", a.name.text),
-                            )
-                            .at(self.source.location(k.span))
-                            .hint("give the values as operation inputs"),
+                        "properties" if v.as_map().is_some_and(|m| !m.is_empty()) => self.ignored(
+                            k.span,
+                            format!("the `properties` of artifact `{}` are not given to the operations: the plans pass an artifact as the location of its file", a.name.text),
+                            "give the values as operation inputs",
                         ),
                         _ => {}
                     }

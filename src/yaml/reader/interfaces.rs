@@ -10,7 +10,6 @@
 
 use super::Reader;
 use super::types::{PROPERTY_KEYS, is_false};
-use crate::diagnostics::{Diagnostic, codes};
 use crate::yaml::ast::{ArtifactRef, Implementation, Interface, Operation, Parameter, Spanned};
 use crate::yaml::node::{Kind, Node};
 
@@ -225,11 +224,7 @@ impl Reader<'_> {
                 "leave out `operation_host`, or host the node where the operation should run",
             )
         };
-        self.diags.push(
-            Diagnostic::warning(codes::W_IGNORED, what)
-                .at(self.source.location(key.span))
-                .hint(hint),
-        );
+        self.ignored(key.span, what.to_string(), hint);
     }
 }
 

@@ -267,6 +267,16 @@ impl<'a> Reader<'a> {
         out
     }
 
+    /// W0412 at `at`: a keyname the plans read but do not honour, what
+    /// they do instead (`message`) and what the user may do (`hint`).
+    fn ignored(&mut self, at: Span, message: String, hint: &str) {
+        self.diags.push(
+            Diagnostic::warning(codes::W_IGNORED, message)
+                .at(self.source.location(at))
+                .hint(hint),
+        );
+    }
+
     fn string(&mut self, node: &Node, key: &str) -> Option<Spanned> {
         match &node.kind {
             Kind::Scalar { text, .. } => Some(Spanned::new(text.clone(), node.span)),

@@ -7,7 +7,6 @@
 //! (E0302).
 
 use super::Reader;
-use crate::diagnostics::{Diagnostic, codes};
 use crate::yaml::ast::{CapabilityAssignment, NodeTemplate, Spanned};
 use crate::yaml::node::{Kind, Node};
 
@@ -98,17 +97,14 @@ impl<'a> Reader<'a> {
                 // one instance per template; say so rather than drop it quietly.
                 "occurrences" | "instance_count" => {
                     n.multiple |= !exactly_one(v);
-                    self.diags.push(
-                    Diagnostic::warning(
-                        codes::W_IGNORED,
+                    self.ignored(
+                        k.span,
                         format!(
                             "`{}` of node template `{}` is not used: the build plan creates one instance of every template",
                             k.text, n.name.text
                         ),
-                    )
-                    .at(self.source.location(k.span))
-                    .hint("scale-out plans add instances; declare a Scaling policy for the template"),
-                );
+                        "scale-out plans add instances; declare a Scaling policy for the template",
+                    );
                 }
                 _ => {}
             }

@@ -177,13 +177,10 @@ impl<'a> Reader<'a> {
             );
         };
         if min > 1 {
-            self.diags.push(
-                Diagnostic::warning(
-                    codes::W_IGNORED,
-                    format!("{what} asks for at least {min} relationships (`occurrences`), but an assignment names one target: the plans make one relationship"),
-                )
-                .at(self.source.location(low.span))
-                .hint("assign the requirement once per target"),
+            self.ignored(
+                low.span,
+                format!("{what} asks for at least {min} relationships (`occurrences`), but an assignment names one target: the plans make one relationship"),
+                "assign the requirement once per target",
             );
         }
     }

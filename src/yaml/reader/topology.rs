@@ -8,7 +8,6 @@
 
 use super::Reader;
 use super::types::PROPERTY_KEYS;
-use crate::diagnostics::{Diagnostic, codes};
 use crate::yaml::ast::{Group, Policy, RelationshipTemplate, Spanned, Topology};
 use crate::yaml::node::Node;
 
@@ -156,13 +155,10 @@ impl<'a> Reader<'a> {
                             "the plans make no instance of a group; they run its members' operations",
                         )
                     };
-                    self.diags.push(
-                        Diagnostic::warning(
-                            codes::W_IGNORED,
-                            format!("{what_is_lost} group `{}` are not used: {why}", g.name.text),
-                        )
-                        .at(self.source.location(gk.span))
-                        .hint("put them on the member node templates"),
+                    self.ignored(
+                        gk.span,
+                        format!("{what_is_lost} group `{}` are not used: {why}", g.name.text),
+                        "put them on the member node templates",
                     );
                 }
                 _ => {}

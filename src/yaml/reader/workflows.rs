@@ -45,13 +45,10 @@ impl<'a> Reader<'a> {
                 "inputs" => w.inputs = self.property_defs(v, "inputs"),
                 // 2.0 §13.1: attribute mappings the workflow's plan would
                 // return; its response carries the plan instance only.
-                "outputs" => self.diags.push(
-                    Diagnostic::warning(
-                        codes::W_IGNORED,
-                        format!("the `outputs` of workflow `{}` are not returned: the workflow's plan answers with its plan instance only", w.name.text),
-                    )
-                    .at(self.source.location(k.span))
-                    .hint("read the values from the instances' attributes once the plan has run"),
+                "outputs" => self.ignored(
+                    k.span,
+                    format!("the `outputs` of workflow `{}` are not returned: the workflow's plan answers with its plan instance only", w.name.text),
+                    "read the values from the instances' attributes once the plan has run",
                 ),
                 "preconditions" | "precondition" => {
                     let items: Vec<&Node> = match &v.kind {
