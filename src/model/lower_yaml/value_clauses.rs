@@ -232,6 +232,13 @@ impl Val {
                     .map(|i| Val::of(i, scale))
                     .collect::<Option<_>>()?,
             ),
+            // A call (`{$get_input: x}`, 1.3's `{get_input: x}`) is no map
+            // the clause can compare.
+            Kind::Map(entries)
+                if entries.len() == 1 && entries[0].0.as_str().is_some_and(is_call) =>
+            {
+                return None;
+            }
             Kind::Map(entries) => Val::Map(
                 entries
                     .iter()
@@ -267,6 +274,12 @@ impl Val {
             _ => Some(self == other),
         }
     }
+}
+
+/// Whether a map's only key names a function: `$` and a name (2.0), or a
+/// function of the Simple Profile (1.x).
+fn is_call(key: &str) -> bool {
+    key.starts_with('$') || crate::yaml::functions::SIMPLE_PROFILE.contains(&key)
 }
 
 /// A value's length as a map has one too.
@@ -549,6 +562,14 @@ mod tests {
         assert_eq!(validation(&yaml("abc"), &len, None), Some(true));
         let unknown = yaml("{$greater_than: [$value, {$get_input: x}]}");
         assert_eq!(validation(&v, &unknown, None), None);
+        let unknown = yaml("{$equal: [$value, {$get_input: x}]}");
+        assert_eq!(validation(&v, &unknown, None), None);
+        let unknown = yaml("{$valid_values: [$value, [1, {$get_input: x}]]}");
+        assert_eq!(validation(&v, &unknown, None), None);
+        assert_eq!(
+            constraint(&v, &yaml("{valid_values: [1, {get_input: x}]}"), None),
+            None
+        );
         let fields = yaml("{$greater_or_equal: [{$value: [high]}, {$value: [low]}]}");
         assert_eq!(
             validation(&yaml("{low: 2, high: 1}"), &fields, None),
