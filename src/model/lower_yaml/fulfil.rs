@@ -87,7 +87,15 @@ impl<'a> Lowerer<'a> {
         }
         let source_type = asts.get(source.0 as usize).map(|(_, k)| &**k);
         let types = self.fitting_types(wanted, index, source_type);
-        let (first, count) = self.fitting(wanted, pool, (&types, taken), allocated)?;
+        // A capability that takes relationships from outside the topology
+        // only (§8.3.3) is passed over, as a template already taken is.
+        let outside_only = self.outside_only(wanted, asts);
+        let taken: std::borrow::Cow<'_, [NodeId]> = if outside_only.is_empty() {
+            taken.into()
+        } else {
+            [taken, &outside_only].concat().into()
+        };
+        let (first, count) = self.fitting(wanted, pool, (&types, &taken), allocated)?;
         let &chosen = first.first().ok_or(None)?;
         if count > 1 {
             // A few names: a warning per requirement must not grow with the topology.
@@ -113,6 +121,31 @@ impl<'a> Lowerer<'a> {
             );
         }
         Ok(chosen)
+    }
+
+    /// The templates whose capability that would fulfil `wanted` has the
+    /// directives `[external]` only (few: the set is that of the templates
+    /// that say so).
+    fn outside_only(
+        &mut self,
+        wanted: &Wanted<'_, 'a>,
+        asts: &[(&'a ast::NodeTemplate, std::sync::Arc<str>)],
+    ) -> Vec<NodeId> {
+        let Some((c, unit)) = wanted.capability else {
+            return Vec::new();
+        };
+        let mut marked: Vec<(NodeId, String)> =
+            self.external_capabilities.iter().cloned().collect();
+        marked.sort_unstable();
+        marked
+            .into_iter()
+            .filter(|(id, name)| {
+                asts.get(id.0 as usize)
+                    .and_then(|(_, key)| self.matching(key, c, unit))
+                    .is_some_and(|m| m.name == *name)
+            })
+            .map(|(id, _)| id)
+            .collect()
     }
 
     /// The templates of `types` that fit `wanted` (room, filters), in
@@ -520,5 +553,28 @@ mod tests {
         );
         assert!(!d.has_errors(), "{d:?}");
         assert_eq!(target_of(&t.unwrap(), "heater"), ["open"]);
+    }
+
+    #[test]
+    fn a_capability_for_outside_nodes_only_is_no_candidate() {
+        let (t, d) = lower_text(
+            r#"tosca_definitions_version: tosca_2_0
+imports:
+  - profile: org.oasis-open.simple:2.0
+node_types:
+  Shelf:
+    derived_from: tosca.nodes.Root
+    capabilities: {slot: tosca.capabilities.Endpoint}
+service_template:
+  node_templates:
+    outside: {type: Shelf, capabilities: {slot: {directives: [external]}}}
+    inside: {type: Shelf}
+    picker:
+      type: tosca.nodes.Root
+      requirements: [{dependency: {node: Shelf, capability: slot}}]
+"#,
+        );
+        assert!(!d.has_errors(), "{d:?}");
+        assert_eq!(target_of(&t.unwrap(), "picker"), ["inside"]);
     }
 }
