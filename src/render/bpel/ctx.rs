@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::calls::Calls;
+use super::documents::Documents;
 use super::globals::process_templates;
 use super::writer::text;
 use super::xpath::expr;
@@ -48,6 +49,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) states: BTreeMap<&'static str, String>,
     /// The requests the plan's calls share.
     pub(crate) calls: Calls,
+    /// The properties documents the plan's stores share.
+    pub(crate) documents: Documents<'a>,
     /// The templates whose variables the process declares
     /// ([`super::globals`]).
     pub(crate) process: TemplateMap<()>,
@@ -73,6 +76,7 @@ impl<'a> Ctx<'a> {
             inputs,
             states: states(plan),
             calls: Calls::new(topology, plan),
+            documents: Documents::new(topology, names, plan),
             process: process_templates(topology, plan),
         };
         (cx, parameters)

@@ -13,6 +13,7 @@
 mod activity;
 mod calls;
 mod ctx;
+mod documents;
 mod globals;
 // Names the shared template variables must keep clear of (render::plan_vars).
 pub(super) use self::ctx::{BUS_URL_INPUT, FIXED};
@@ -161,6 +162,11 @@ pub(crate) fn render_into(
         let xsl = templates.render("bpel/invoke.xsl", &Invoke { values })?;
         output.file("invoke.xsl", xsl.as_bytes())?;
     }
+    if cx.documents.any() {
+        let values: Vec<usize> = (1..=cx.documents.most_values()).collect();
+        let xsl = templates.render("bpel/properties.xsl", &Invoke { values })?;
+        output.file("properties.xsl", xsl.as_bytes())?;
+    }
     let (files, packed) = match output.finish()? {
         Written::Files(files) => (files, None),
         Written::Packed(packed) => (Vec::new(), Some(packed)),
@@ -176,8 +182,9 @@ pub(crate) fn render_into(
     })
 }
 
-/// What `bpel/invoke.xsl` is rendered with: the numbers of the values
-/// its calls pass (1 to the most inputs of an operation).
+/// What `bpel/invoke.xsl` and `bpel/properties.xsl` are rendered with:
+/// the numbers of the values their callers pass (1 to the most inputs of
+/// an operation, or properties of a document).
 #[derive(Serialize)]
 struct Invoke {
     values: Vec<usize>,
@@ -287,12 +294,14 @@ fn write_body(
         w.flush_if_full(output)?;
     }
     cx.calls.declare(&mut w)?;
+    cx.documents.declare(&mut w)?;
     let relationship_requests = relationship_request::Sides::new(cx.topology, plan);
     relationship_requests.declare(&mut w)?;
     w.out.push_str(&parts[1]);
     initial_values(cx, plan, failures, &mut w, output)?;
     w.out.push_str(&parts[2]);
     cx.calls.prepare(&mut w, cx.topology)?;
+    cx.documents.prepare(&mut w)?;
     relationship_requests.prepare(&mut w, cx.topology)?;
     w.out.push_str(&parts[3]);
     if !plan.plan.edges.is_empty() {

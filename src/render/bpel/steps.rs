@@ -10,8 +10,6 @@ use super::writer::{W, path_text, text};
 use super::xpath::{child, condition, literal};
 use crate::error::Result;
 use crate::model::{Condition, NodeId, TemplateRef};
-use crate::names::ncname;
-use crate::names::xml_escape;
 use crate::plugins::steps::{Binding, Invocation, Otherwise, Step, Strategy};
 use crate::render::side::side;
 
@@ -111,7 +109,7 @@ fn step(
             ind,
             &[("state", cx.state(state)?), ("url", cx.names.url(*r))],
         ),
-        Step::StoreProperties(n) => store_properties(cx, w, ind, *n, name),
+        Step::StoreProperties(n) => store_properties(cx, w, ind, *n),
         Step::FollowRelationship { rel, from, to } => {
             let path = path_text(t.api_id(TemplateRef::Relationship(*rel)));
             let to_ref = TemplateRef::Node(*to);
@@ -186,52 +184,26 @@ fn copy_properties(
 }
 
 /// Store the properties of node `n`'s instance: its property variables
-/// as an XML document PUT to the instance data.
-fn store_properties(cx: &Ctx, w: &mut W, ind: usize, n: NodeId, name: &str) -> Result<()> {
-    let t = cx.topology;
-    let r = TemplateRef::Node(n);
-    let props: Vec<(&str, &str)> = cx
-        .names
-        .props_of(t, r)
-        .filter(|(p, _)| is_xml_name(p))
-        .collect();
-    if props.is_empty() {
+/// copied by `properties.xsl` into the empty document of its shape
+/// ([`super::documents`]), PUT to the instance data.
+fn store_properties(cx: &Ctx, w: &mut W, ind: usize, n: NodeId) -> Result<()> {
+    let Some(store) = cx.documents.store(cx.topology, cx.names, n) else {
         return Ok(());
+    };
+    let mut values = String::new();
+    for (i, v) in store.values.iter().enumerate() {
+        values.push_str(&format!(", 'v{}', ${v}", i + 1));
     }
-    let (ns, root) = t.node(n).properties_element.clone().unwrap_or_default();
-    let root = if root.is_empty() {
-        "Properties".to_string()
-    } else {
-        root
-    };
-    let (xmlns, prefix, literal) = if ns.is_empty() {
-        let inner: String = props.iter().map(|(p, _)| format!("<{p}/>")).collect();
-        (
-            String::new(),
-            "",
-            format!("<{root} xmlns=\"\">{inner}</{root}>"),
-        )
-    } else {
-        let inner: String = props.iter().map(|(p, _)| format!("<p:{p}/>")).collect();
-        (
-            format!(" xmlns:p=\"{}\"", xml_escape(&ns)),
-            "p:",
-            format!("<p:{root}>{inner}</p:{root}>"),
-        )
-    };
+    let url = cx.names.url(TemplateRef::Node(n));
     w.put(
         "store-properties",
         ind,
-        &[("name", name), ("xmlns", &xmlns), ("literal", &literal)],
-    )?;
-    for (p, v) in &props {
-        w.put(
-            "store-property",
-            ind,
-            &[("var", v), ("prefix", prefix), ("property", p)],
-        )?;
-    }
-    w.put("store-properties-end", ind, &[("url", cx.names.url(r))])
+        &[
+            ("document", store.document),
+            ("values", &values),
+            ("url", url),
+        ],
+    )
 }
 
 /// Pick an instance of node `n` by `strategy` and load its properties.
@@ -331,10 +303,6 @@ fn check(
         )?,
     }
     w.put("check-end", ind, &[])
-}
-
-fn is_xml_name(s: &str) -> bool {
-    !s.is_empty() && ncname(s) == s
 }
 
 /// Keep the URL of the instance just registered (from the response) and,
