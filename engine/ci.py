@@ -7,6 +7,12 @@
     ci.py prepare-bpel BPEL.jsonl PLANS.jsonl OUTDIR
                                          the same for the BPEL plans in ODE (`engine/run
                                          bpel-run --batch`): build and termination plans
+    ci.py check-bpel OUTDIR              checks every ODE trace; a run without injected
+                                         failure must also make the calls (operations and
+                                         their inputs) and leave the node properties its
+                                         BPMN twin's run did (OUTDIR/../checks.jsonl)
+    ci.py twins TRACE TWIN               whether two runs made the same calls and left the
+                                         same node properties
 
 PLANS.jsonl has one line per BPMN plan: {"name", "kind" (build, termination,
 scale-out:NAME, workflow:NAME, freeze, defrost, backup, test, update,
@@ -302,7 +308,8 @@ def prepare_bpel(bpel_path, bpmn_path, outdir):
             trace = os.path.join(outdir, "traces", f"bpel-{len(batch):04d}.jsonl")
             batch.append({"plan": p["plan"], **opts, "name": name, "trace": trace})
             checks.append({"graph": p["graph"], "kind": p["kind"].split(":")[0], **extra, "name": name,
-                           "trace": trace, "plan_name": p["plan_name"], "language": "bpel"})
+                           "trace": trace, "plan_name": p["plan_name"], "language": "bpel",
+                           "twin": f"{p['name']}: {p['kind']}{label}"})
     os.makedirs(os.path.join(outdir, "traces"), exist_ok=True)
     write_jsonl(os.path.join(outdir, "bpel-batch.jsonl"), batch)
     write_jsonl(os.path.join(outdir, "bpel-checks.jsonl"), checks)
@@ -366,8 +373,70 @@ def parameters(c, events):
     return problems
 
 
+def stored(result):
+    """The properties a run left on the node instances: per side and template, the
+    sorted list of each instance's properties (ids differ between engines)."""
+    found = {}
+    for i in result.get("instances", []):
+        if i["type"] == "node":
+            key = f"{i.get('side') or 'own'} {i['template']}"
+            found.setdefault(key, []).append(json.dumps(i.get("properties", {}), sort_keys=True))
+    return {k: sorted(v) for k, v in found.items()}
+
+
+def twin_traces(outdir):
+    """The traces of the BPMN runs beside the ODE runs in OUTDIR (ci.py prepare writes
+    them one directory up), by run name; None where there are none."""
+    path = os.path.join(os.path.dirname(os.path.abspath(outdir)), "checks.jsonl")
+    if not os.path.exists(path):
+        return None
+    return {c["name"]: c["trace"] for c in map(json.loads, open(path))}
+
+
+MOCK_URL = re.compile(r"http://127\.0\.0\.1:\d+")
+
+
+def calls(trace):
+    """The operations a run invoked through the bus with their inputs: per operation,
+    the sorted list of each call's parameters (parallel calls come in any order)."""
+    found = {}
+    for line in open(trace):
+        e = json.loads(line) if line.strip() else {}
+        if e.get("kind") == "invoke" and e.get("method") == "POST" and "operation" in e:
+            key = f"{e.get('template')}/{e.get('interface')}/{e['operation']}"
+            # Each run has a mock container of its own, on a port of its own.
+            params = MOCK_URL.sub("http://mock", json.dumps(e.get("params", {}), sort_keys=True))
+            found.setdefault(key, []).append(params)
+    return {k: sorted(v) for k, v in found.items()}
+
+
+def result_of(trace):
+    """The result line of a run's trace (None where the run left none)."""
+    if not os.path.exists(trace):
+        return None
+    lines = [json.loads(l) for l in open(trace) if l.strip()]
+    return lines[-1] if lines and lines[-1].get("event") == "result" else None
+
+
+def same_as_twin(trace, twin):
+    """A BPEL run without injected failure makes the calls and leaves the properties its
+    BPMN twin's run does: both plans run the same steps on the same values."""
+    mine, theirs = result_of(trace), result_of(twin) if twin else None
+    if mine is None or theirs is None:
+        return [f"twin: no result line in {trace if mine is None else twin}"]
+    problems = []
+    a, b = calls(trace), calls(twin)
+    problems += [f"calls: {key}: {a.get(key, [])} made, the BPMN run made {b.get(key, [])}"
+                 for key in sorted(set(a) | set(b)) if a.get(key) != b.get(key)]
+    a, b = stored(mine), stored(theirs)
+    problems += [f"properties: {key}: {a.get(key, [])} stored, the BPMN run stored {b.get(key, [])}"
+                 for key in sorted(set(a) | set(b)) if a.get(key) != b.get(key)]
+    return problems
+
+
 def check(outdir, checks="checks.jsonl"):
     passed = failed = xfailed = 0
+    twins = twin_traces(outdir) if checks == "bpel-checks.jsonl" else {}
     for line in open(os.path.join(outdir, checks)):
         c = json.loads(line)
         if not os.path.exists(c["trace"]):
@@ -379,6 +448,11 @@ def check(outdir, checks="checks.jsonl"):
                 problems += selection(c, events, result)
             if "params" in c:
                 problems += parameters(c, events)
+            if "twin" in c and not c.get("fail"):
+                if twins is None:
+                    problems.append("twin: no BPMN runs to compare with")
+                else:
+                    problems += same_as_twin(c["trace"], twins.get(c["twin"]))
         if c.get("xfail"):
             xfailed += 1
             print(f"{'xfail' if problems else 'XPASS'} {c['name']}: known to fail: {c['xfail']}")
@@ -393,6 +467,15 @@ def check(outdir, checks="checks.jsonl"):
     return 1 if failed else 0
 
 
+def compare_runs(trace, twin):
+    """twins TRACE TWIN: whether two runs of a plan made the same calls and left the same
+    properties."""
+    problems = same_as_twin(trace, twin)
+    for m in problems:
+        print(f"FAIL {m}")
+    return 1 if problems else 0
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "prepare":
         return prepare(sys.argv[2], sys.argv[3])
@@ -402,6 +485,8 @@ def main():
         return prepare_bpel(sys.argv[2], sys.argv[3], sys.argv[4])
     if len(sys.argv) == 3 and sys.argv[1] == "check-bpel":
         return check(sys.argv[2], "bpel-checks.jsonl")
+    if len(sys.argv) == 4 and sys.argv[1] == "twins":
+        return compare_runs(sys.argv[2], sys.argv[3])
     print(__doc__.split("\n\n")[1], file=sys.stderr)
     return 2
 

@@ -72,7 +72,7 @@ pub(crate) struct Activities<'c, 'a> {
 
 impl graph::Deferred for Activities<'_, '_> {
     fn script(&mut self, key: usize, out: &mut String) {
-        self.init.write(key, self.cx, self.plan, self.routing, out);
+        self.init.write(key, self.cx, self.routing, out);
     }
 
     fn build(

@@ -19,6 +19,7 @@
 use super::ctx::{Ctx, PLAN_INSTANCE_URL};
 use super::groovy::{push_literal, push_var};
 use super::routing::Routing;
+use crate::model::TemplateMap;
 use crate::plugins::ConcretePlan;
 use crate::plugins::complete::{
     CORRELATION_ID, CSAR_ENTRYPOINT, INSTANCE_DATA_API_URL, SERVICE_INSTANCE_URL,
@@ -37,6 +38,9 @@ pub(super) struct Init {
     /// The activities that have an outcome variable (`on_failure`
     /// routing), as indexes of the routing's outcomes.
     outcomes: Vec<usize>,
+    /// The templates an activity of the plan provisions: their property
+    /// variables start with the modelled values, the others' empty.
+    fresh: TemplateMap<()>,
 }
 
 /// A position in the sequence of statements: the head's, then those of
@@ -66,10 +70,15 @@ impl Init {
             .filter(|&a| routing.outcome[a].is_some())
             .collect();
         let starts = starts(cx, head.len(), outcomes.len());
+        let mut fresh = TemplateMap::new(cx.topology);
+        for a in plan.plan.activities.iter().filter(|a| a.kind.provisions()) {
+            fresh.insert(a.template, ());
+        }
         Init {
             head,
             starts,
             outcomes,
+            fresh,
         }
     }
 
@@ -79,15 +88,7 @@ impl Init {
     }
 
     /// The text of script `k` of the chain.
-    pub(super) fn write(
-        &self,
-        k: usize,
-        cx: &Ctx,
-        plan: &ConcretePlan,
-        routing: &Routing,
-        out: &mut String,
-    ) {
-        let fresh = plan.plan.kind.creates_service_instance();
+    pub(super) fn write(&self, k: usize, cx: &Ctx, routing: &Routing, out: &mut String) {
         let topology = cx.topology;
         let templates = cx.names.templates();
         let Some(&(mut c)) = self.starts.get(k) else {
@@ -105,6 +106,7 @@ impl Init {
                     v => {
                         let var = cx.names.prop_at(t, v - 2);
                         let value = &values[v - 2];
+                        let fresh = self.fresh.contains(t);
                         set_variable(out, var, &|o| {
                             if !fresh {
                                 return empty(o);

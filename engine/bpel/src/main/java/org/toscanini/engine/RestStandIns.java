@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
  * of the partner link {@code restLight}, whose one request-response operation {@code call} takes
  * the method, the URI (each {@code $bpelvar[v]} replaced by the value of v), the media types, the
  * body (the {@code request} variable) and the names of the enclosing scopes, and answers the
- * response body, which is copied into the {@code response} variable. Released ODE has no
+ * response body, which is copied into the {@code response} variable: an XML body's root
+ * element itself, as the extension writes it, else the text. Released ODE has no
  * extension activities (the OpenTOSCA container runs its own build with bpel4RestLight), so
  * {@link RunBpel}'s partner makes the HTTP request the extension would.
  */
@@ -87,8 +88,12 @@ final class RestStandIns {
         s.append("</assign><invoke partnerLink=\"restLight\" operation=\"call\" inputVariable=\"rlIn\" outputVariable=\"rlOut\"/>");
         String response = attrs.get("response");
         if (response != null) {
-            s.append("<assign><copy><from variable=\"rlOut\" part=\"body\"/><to variable=\"").append(response)
-                    .append("\"/></copy></assign>");
+            // The extension writes an XML response's root element into the variable (the
+            // element itself, not ODE's part element around it); any other body as text.
+            s.append("<if><condition>count($rlOut.body/*) = 1</condition><assign><copy keepSrcElementName=\"yes\">")
+                    .append("<from>$rlOut.body/*</from><to variable=\"").append(response)
+                    .append("\"/></copy></assign><else><assign><copy><from variable=\"rlOut\" part=\"body\"/>")
+                    .append("<to variable=\"").append(response).append("\"/></copy></assign></else></if>");
         }
         return s.append("</sequence></scope>").toString();
     }

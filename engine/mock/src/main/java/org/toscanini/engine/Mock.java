@@ -278,14 +278,20 @@ final class Mock implements AutoCloseable {
     return ids;
   }
 
-  /** The final state of every instance, for the result line. */
+  /** The final state of every instance (and a node's properties), for the result line. */
   synchronized List<Map<String, Object>> snapshot() {
     List<Map<String, Object>> all = new ArrayList<>();
     for (Instance i : services.values()) {
       all.add(describe("service", i));
     }
     for (Instance i : nodes.values()) {
-      all.add(describe("node", i));
+      // The properties the plans stored: what engine/ci.py compares between the
+      // BPEL and BPMN runs of a plan (not in describe(): plans GET that).
+      Map<String, Object> node = describe("node", i);
+      if (!i.properties.isEmpty()) {
+        node.put("properties", new TreeMap<>(i.properties));
+      }
+      all.add(node);
     }
     for (Instance i : relationships.values()) {
       all.add(describe("relationship", i));
@@ -786,12 +792,16 @@ final class Mock implements AutoCloseable {
     return Long.parseLong(m.group(1).trim());
   }
 
-  /** The child elements of a properties document, by local name (values unescaped). */
+  /**
+   * The child elements of a properties document, by local name (values unescaped); an
+   * empty one, `<p:X/>` as `<p:X></p:X>`, is a property whose value is ''.
+   */
   private static Map<String, String> xmlProperties(String xml) {
     Map<String, String> m = new TreeMap<>();
-    Matcher x = Pattern.compile("<(?:[\\w.-]+:)?([\\w.-]+)>([^<]*)</").matcher(xml);
+    Matcher x = Pattern.compile("<(?:[\\w.-]+:)?([\\w.-]+)(?:>([^<]*)</|\\s*/>)").matcher(xml);
     while (x.find()) {
-      m.put(x.group(1), x.group(2).replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"")
+      String value = x.group(2) == null ? "" : x.group(2);
+      m.put(x.group(1), value.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"")
           .replace("&apos;", "'").replace("&amp;", "&"));
     }
     return m;

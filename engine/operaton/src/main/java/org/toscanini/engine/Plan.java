@@ -1,5 +1,6 @@
 package org.toscanini.engine;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -121,15 +122,37 @@ final class Plan {
     return names;
   }
 
-  /** The output parameters of operations that the plan reads (`output:NAME` mappings). */
+  /**
+   * The output parameters of operations that the plan reads: the `output:NAME` input
+   * parameters of an activity's result task, and the `output:NAME=VAR` fields of the
+   * `outputs` lines of steps given as text (NAME written with `%XX` escapes). The mock
+   * bus answers a call with exactly these: a name missed here leaves the plan's mapping
+   * of that output untried.
+   */
   List<String> operationOutputs() {
     Set<String> names = new LinkedHashSet<>();
+    Pattern field = Pattern.compile("name=\"output:([^\"]+)\"| output:([^=\\s&<\"]+)=");
     for (byte[] bytes : resources.values()) {
-      Matcher m = Pattern.compile("name=\"output:([^\"]+)\"").matcher(new String(bytes, StandardCharsets.UTF_8));
+      Matcher m = field.matcher(new String(bytes, StandardCharsets.UTF_8));
       while (m.find()) {
-        names.add(m.group(1));
+        names.add(m.group(1) != null ? m.group(1) : unpercent(m.group(2)));
       }
     }
     return new ArrayList<>(names);
+  }
+
+  /** TEXT with its `%XX` escapes undone (a `+` stays a `+`). */
+  static String unpercent(String text) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == '%' && i + 2 < text.length()) {
+        out.write(Integer.parseInt(text.substring(i + 1, i + 3), 16));
+        i += 2;
+      } else {
+        out.writeBytes(String.valueOf(c).getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    return out.toString(StandardCharsets.UTF_8);
   }
 }
