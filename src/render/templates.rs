@@ -34,10 +34,6 @@ pub(crate) const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../templates/bpel/process.bpel"),
     ),
     (
-        "bpel/properties.xsl",
-        include_str!("../../templates/bpel/properties.xsl"),
-    ),
-    (
         "bpmn/library-diagrams.bpmn",
         include_str!("../../templates/bpmn/library-diagrams.bpmn"),
     ),

@@ -1,7 +1,9 @@
 //! The process variables of a plan's templates, shared by both backends:
-//! `inst_<template>_url`, `inst_<template>_id` and
-//! `prop_<template>_<property>`, allocated once per plan in the order the
-//! plan first touches each template. Only `[A-Za-z0-9_]` is used, so every
+//! `inst_<template>_url`, `inst_<template>_id`,
+//! `prop_<template>_<property>` and, for a node template with a property
+//! an element can be named after, `prop_<template>` (BPEL keeps such
+//! properties as the elements of that one document), allocated once per
+//! plan in the order the plan first touches each template. Only `[A-Za-z0-9_]` is used, so every
 //! name is valid as `$name` in XPath and as a JUEL identifier.
 //!
 //! In: the topology, a concrete plan, the names already taken (fixed
@@ -34,13 +36,31 @@ pub(crate) struct Vars {
     /// Where each name ends in `text` (it starts where the one before ends).
     ends: Vec<u32>,
     /// The index of a template's first name: its URL variable, then its
-    /// id variable, then one per property in declaration order.
+    /// id variable, then one per property in declaration order, then its
+    /// document's ([`Vars::document`]).
     first: TemplateMap<u32>,
     /// Templates in the order their variables were allocated.
     order: Vec<TemplateRef>,
     /// Whether the plan reads name `k` (kept for property and instance id
     /// variables).
     read: Vec<bool>,
+}
+
+/// Whether a property name can be an element's local name.
+pub(crate) fn is_element_name(s: &str) -> bool {
+    !s.is_empty() && crate::names::ncname(s) == s
+}
+
+/// Whether BPEL keeps a property of template `t` named `name` as an
+/// element of the template's document: a node's property whose name an
+/// element can have.
+pub(crate) fn in_document(t: TemplateRef, name: &str) -> bool {
+    matches!(t, TemplateRef::Node(_)) && is_element_name(name)
+}
+
+/// Whether template `t` has a document ([`in_document`]).
+fn has_document(topology: &Topology, t: TemplateRef) -> bool {
+    topology.properties(t).keys().any(|p| in_document(t, p))
 }
 
 /// A name made of `[A-Za-z0-9_]` only.
@@ -94,6 +114,9 @@ impl Vars {
             vars.push(unique.name(format!("inst_{base}_id")));
             for p in topology.properties(t).keys() {
                 vars.push(unique.name(format!("prop_{base}_{}", word(p))));
+            }
+            if has_document(topology, t) {
+                vars.push(unique.name(format!("prop_{base}")));
             }
         };
         for a in &plan.plan.activities {
@@ -229,17 +252,6 @@ impl Vars {
         &self.order
     }
 
-    /// Every variable of a template: its instance URL and id, then its
-    /// properties'.
-    pub(crate) fn of<'a>(
-        &'a self,
-        topology: &Topology,
-        t: TemplateRef,
-    ) -> impl Iterator<Item = &'a str> {
-        let first = self.first(t);
-        (first..first + 2 + topology.properties(t).len()).map(|k| self.name(k))
-    }
-
     /// The instance URL variable.
     pub(crate) fn url(&self, t: TemplateRef) -> &str {
         self.name(self.first(t))
@@ -285,6 +297,14 @@ impl Vars {
 
     fn prop_index_at(&self, t: TemplateRef, i: usize) -> usize {
         self.first(t) + 2 + i
+    }
+
+    /// The document variable of a node template whose properties include
+    /// one an element can be named after ([`in_document`]): BPEL keeps
+    /// those properties as its elements.
+    pub(crate) fn document(&self, topology: &Topology, t: TemplateRef) -> Option<&str> {
+        has_document(topology, t)
+            .then(|| self.name(self.prop_index_at(t, topology.properties(t).len())))
     }
 
     /// The variable of property `i` (in declaration order) of a template.
@@ -410,6 +430,26 @@ pub(crate) mod tests {
         let (mut plans, _) =
             crate::derive(&topology, &[PlanKind::Termination], &registry, &options).unwrap();
         (topology, plans.remove(0))
+    }
+
+    #[test]
+    fn a_node_with_element_named_properties_has_a_document() {
+        let (topology, plan) = termination();
+        let vars = Vars::new(&topology, &plan, ["prop_db"]);
+        let db = TemplateRef::Node(topology.node_by_id("db").unwrap());
+        // After its properties' variables, clear of the names taken.
+        assert_eq!(vars.document(&topology, db), Some("prop_db_2"));
+        assert_eq!(vars.prop_at(db, 2), "prop_db_c");
+    }
+
+    #[test]
+    fn only_names_an_element_can_have_are_in_a_document() {
+        let node = TemplateRef::Node(crate::model::NodeId(0));
+        let rel = TemplateRef::Relationship(crate::model::RelId(0));
+        assert!(in_document(node, "VMIP") && in_document(node, "db.port"));
+        assert!(!in_document(node, "a b") && !in_document(node, "1st"));
+        assert!(!in_document(node, ""));
+        assert!(!in_document(rel, "VMIP"));
     }
 
     #[test]

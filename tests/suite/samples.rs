@@ -310,8 +310,9 @@ fn unread_variables(text: &str) -> Vec<&str> {
 /// their own; 16,262 since an iteration that only sets its instance's
 /// state keeps the default fault handler and no id variable; 16,051
 /// since a node's properties are stored by `properties.xsl` from an empty
-/// document of their shape, one argument per property).
-const BPEL_BYTES_PER_NODE: usize = 16_100;
+/// document of their shape, one argument per property; 15,275 since they
+/// are the elements of one document variable per node, PUT and GET whole).
+const BPEL_BYTES_PER_NODE: usize = 15_350;
 
 /// The BPMN plans of a synthetic topology stay within a size per node
 /// (issue 17): the instance API and the management bus are called through

@@ -116,7 +116,8 @@ fn both_languages_fail_the_plan_without_the_input_or_where_the_filter_does_not_h
             &[
                 "<copy><from>string($input.payload/tns:db_InstanceURL)</from><to variable=\"existingURL\"/></copy>",
                 "<rest:GET uri=\"$bpelvar[existingURL]/properties\" response=\"response\"/>",
-                "<condition>not(((number(string($prop_db_version)) &gt;= number('5')) and (((string($prop_db_edition) = 'enterprise')) or ((string($prop_db_edition) = 'community')))))</condition>",
+                "<copy><from>string(($response//*:version)[1])</from><to>$prop_db/*:version</to></copy>",
+                "<condition>not(((number(string($prop_db/*:version)) &gt;= number('5')) and (((string($prop_db/*:edition) = 'enterprise')) or ((string($prop_db/*:edition) = 'community')))))</condition>",
                 "<throw faultName=\"tns:NodeFilterNotMet\"/>",
             ]
         } else {

@@ -9,7 +9,7 @@
 //! written.
 
 use super::ctx::Ctx;
-use super::globals::iteration_variables;
+use super::globals::{iteration_templates, iteration_variables};
 use super::links::Adjacency;
 use super::steps::{load_properties, steps};
 use super::writer::W;
@@ -258,6 +258,11 @@ fn each_instance(
     let books = keeps_books(body);
     for v in locals.into_iter().filter(|v| !books || *v != id) {
         w.put("each-instance-local", ind, &[("var", v)])?;
+    }
+    for r in iteration_templates(subject, body) {
+        if let Some(doc) = cx.loaded_document(r) {
+            w.put("each-instance-document", ind, &[("var", doc)])?;
+        }
     }
     w.put("each-instance-locals-end", ind, &[])?;
     if books {

@@ -10,17 +10,17 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::calls::Calls;
 use super::documents::Documents;
-use super::globals::process_templates;
+use super::globals::{merged_documents, process_templates};
 use super::writer::text;
-use super::xpath::expr;
+use super::xpath::{expr, value};
 use crate::error::Result;
-use crate::model::{TemplateMap, Topology};
+use crate::model::{TemplateMap, TemplateRef, Topology};
 use crate::names::Unique;
 use crate::names::ncname;
 use crate::plugins::ConcretePlan;
 use crate::plugins::steps::{Step, state};
 use crate::render::rendered::{PlanInputs, PlanParameter};
-use crate::render::vars::{Vars, word};
+use crate::render::vars::{Vars, in_document, word};
 
 /// Process variables that every plan has.
 pub(in crate::render) const FIXED: [&str; 7] = [
@@ -49,11 +49,14 @@ pub(crate) struct Ctx<'a> {
     pub(crate) states: BTreeMap<&'static str, String>,
     /// The requests the plan's calls share.
     pub(crate) calls: Calls,
-    /// The properties documents the plan's stores share.
+    /// The empty properties documents the templates' documents start from.
     pub(crate) documents: Documents<'a>,
     /// The templates whose variables the process declares
     /// ([`super::globals`]).
     pub(crate) process: TemplateMap<()>,
+    /// The node templates whose documents the plan writes after a load
+    /// ([`merged_documents`]).
+    pub(crate) merged: TemplateMap<()>,
 }
 
 impl<'a> Ctx<'a> {
@@ -70,14 +73,17 @@ impl<'a> Ctx<'a> {
             parameters,
             ..
         } = PlanInputs::new(&plan.inputs, BUS_URL_INPUT, false);
+        let process = process_templates(topology, plan);
+        let merged = merged_documents(topology, plan);
         let cx = Ctx {
             topology,
             names,
             inputs,
             states: states(plan),
             calls: Calls::new(topology, plan),
-            documents: Documents::new(topology, names, plan),
-            process: process_templates(topology, plan),
+            documents: Documents::new(topology, names, &process, &merged),
+            process,
+            merged,
         };
         (cx, parameters)
     }
@@ -98,9 +104,26 @@ impl<'a> Ctx<'a> {
         })
     }
 
+    /// The document of template `t` where a load of its instance sets
+    /// it: the plan reads a property in it, or writes it after the load.
+    pub(crate) fn loaded_document(&self, t: TemplateRef) -> Option<&'a str> {
+        let doc = self.names.document(self.topology, t)?;
+        let read = self
+            .names
+            .loaded_props(self.topology, t)
+            .any(|(p, _)| in_document(t, p));
+        (read || self.merged.contains(t)).then_some(doc)
+    }
+
     /// The XPath expression of a binding, escaped for element content.
     pub(crate) fn expr(&self, b: &crate::plugins::steps::Binding) -> String {
         text(&expr(b, self.topology, self.names, &|n| self.input(n)))
+    }
+
+    /// The XPath expression of a binding as a string, for a copy's
+    /// `<from>` ([`value`]), escaped for element content.
+    pub(crate) fn value(&self, b: &crate::plugins::steps::Binding) -> String {
+        text(&value(b, self.topology, self.names, &|n| self.input(n)))
     }
 }
 

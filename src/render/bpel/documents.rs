@@ -1,49 +1,51 @@
-//! The properties documents a plan PUTs to node instances, shaped once.
-//! Nodes of one type store documents of one shape: the same root element
+//! The properties documents of a plan's node templates. A node's
+//! properties whose names an element can have are the elements of one
+//! document variable (`prop_<template>`, [`Vars::document`]): the
+//! process sets it once from an empty document of its shape, operations'
+//! outputs write its elements, a store PUTs it as it is, and a load from
+//! an instance GETs it whole.
+//!
+//! Nodes of one type have documents of one shape: the same root element
 //! in the same namespace, the same property elements in the same order.
 //! The process fills one empty document of each shape before its
-//! activities run and never writes it again (parallel branches read it
-//! without a race); a store has `properties.xsl` copy it with the values
-//! of its node's property variables in, one argument per property
-//! instead of a copy per property into a document built anew.
+//! activities run (`properties_<shape>`, never written again, so parallel
+//! branches read it without a race) and copies it into the document of
+//! each template it declares.
 //!
-//! In: the plan's `StoreProperties` steps. Out: the shapes' variables,
-//! declared and filled, and the shape and values of each store.
+//! In: the templates the process declares. Out: the shapes' variables,
+//! declared and filled, and the templates' documents set from them.
 
 use std::collections::BTreeMap;
 
 use super::writer::W;
 use crate::error::Result;
-use crate::model::{NodeId, TemplateRef, Topology};
-use crate::names::{Unique, ncname, xml_escape};
-use crate::plugins::ConcretePlan;
-use crate::plugins::steps::Step;
-use crate::render::vars::{Vars, word};
+use crate::model::{TemplateMap, TemplateRef, Topology};
+use crate::names::{Unique, xml_escape};
+use crate::render::vars::{Vars, in_document, word};
 
-/// What makes two stores' documents differ.
+/// What makes two templates' documents differ.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Key<'a> {
     namespace: &'a str,
     root: &'a str,
-    /// The stored properties, in declaration order.
+    /// The properties in the document, in declaration order.
     properties: Vec<&'a str>,
 }
 
 /// The root element of a document whose template names none.
 const DEFAULT_ROOT: &str = "Properties";
 
-/// What node `n`'s store writes: its document's shape and the variable
-/// of each stored property (in the shape's order). `None` where no
-/// property can be an XML element.
-fn store_of<'a>(
-    topology: &'a Topology,
-    names: &'a Vars,
-    n: NodeId,
-) -> Option<(Key<'a>, Vec<&'a str>)> {
-    let (properties, variables): (Vec<&str>, Vec<&str>) = names
-        .props_of(topology, TemplateRef::Node(n))
-        .filter(|(p, _)| is_xml_name(p))
-        .unzip();
+/// The shape of node template `t`'s document (`None`: it has none).
+fn key_of<'a>(topology: &'a Topology, t: TemplateRef) -> Option<Key<'a>> {
+    let TemplateRef::Node(n) = t else {
+        return None;
+    };
+    let properties: Vec<&str> = topology
+        .properties(t)
+        .keys()
+        .map(|p| &**p)
+        .filter(|p| in_document(t, p))
+        .collect();
     if properties.is_empty() {
         return None;
     }
@@ -52,19 +54,21 @@ fn store_of<'a>(
         Some((ns, _)) => (ns.as_str(), DEFAULT_ROOT),
         None => ("", DEFAULT_ROOT),
     };
-    let key = Key {
+    Some(Key {
         namespace,
         root,
         properties,
-    };
-    Some((key, variables))
+    })
 }
 
 /// What a shape's variable is named after: the root element of node
-/// `n`'s properties document where its template names one (TOSCA 1.0:
+/// template `t`'s properties document where it names one (TOSCA 1.0:
 /// `VirtualMachineProperties`), else the last segment of its type's name
 /// (YAML: `Compute` of `tosca.nodes.Compute`).
-fn shape_name(topology: &Topology, n: NodeId) -> &str {
+fn shape_name(topology: &Topology, t: TemplateRef) -> &str {
+    let TemplateRef::Node(n) = t else {
+        return DEFAULT_ROOT;
+    };
     let node = topology.node(n);
     match &node.properties_element {
         Some((_, root)) if !root.is_empty() => root,
@@ -75,89 +79,60 @@ fn shape_name(topology: &Topology, n: NodeId) -> &str {
     }
 }
 
-/// A property name that can be an element's local name.
-fn is_xml_name(s: &str) -> bool {
-    !s.is_empty() && ncname(s) == s
-}
-
-/// The document shapes of a plan's stores, in the order of their first
-/// stores.
+/// The document shapes of a plan's templates.
 pub(crate) struct Documents<'a> {
-    /// Each shape and its variable.
+    /// Each shape and its variable, in the order of their first templates.
     shapes: Vec<(Key<'a>, String)>,
     /// Each shape's index in `shapes`.
     index: BTreeMap<Key<'a>, usize>,
-}
-
-/// A store: the variable of its shape's document and those of the values.
-pub(crate) struct Store<'a> {
-    pub(crate) document: &'a str,
-    pub(crate) values: Vec<&'a str>,
+    /// Each process-level template's document and its shape's index.
+    templates: Vec<(&'a str, usize)>,
 }
 
 impl<'a> Documents<'a> {
-    /// The shapes of the stores of `plan`. A shape's variable is
-    /// `properties_<name>` ([`shape_name`] of its first store), made
+    /// The shapes of the documents the process declares (`process`) and
+    /// of those a load merges into (`merged`). A shape's variable is
+    /// `properties_<name>` ([`shape_name`] of its first template), made
     /// unique: a family no template (`inst_`, `prop_`), state, call or
     /// failure variable is in.
     pub(crate) fn new(
         topology: &'a Topology,
         names: &'a Vars,
-        plan: &ConcretePlan,
+        process: &TemplateMap<()>,
+        merged: &TemplateMap<()>,
     ) -> Documents<'a> {
         let mut shapes = Vec::new();
         let mut index = BTreeMap::new();
+        let mut templates = Vec::new();
         let mut unique = Unique::new();
-        let stored = plan
-            .bodies
-            .iter()
-            .flat_map(|b| b.steps.iter().chain(&b.compensation))
-            .filter_map(|s| match s {
-                Step::StoreProperties(n) => Some(*n),
-                _ => None,
-            });
-        for n in stored {
-            let Some((key, _)) = store_of(topology, names, n) else {
-                continue;
-            };
-            if index.contains_key(&key) {
+        for &t in names.templates() {
+            if !process.contains(t) && !merged.contains(t) {
                 continue;
             }
-            index.insert(key.clone(), shapes.len());
-            let variable = unique.name(format!("properties_{}", word(shape_name(topology, n))));
-            shapes.push((key, variable));
+            let (Some(key), Some(doc)) = (key_of(topology, t), names.document(topology, t)) else {
+                continue;
+            };
+            let i = *index.entry(key.clone()).or_insert_with(|| {
+                let variable = unique.name(format!("properties_{}", word(shape_name(topology, t))));
+                shapes.push((key, variable));
+                shapes.len() - 1
+            });
+            if process.contains(t) {
+                templates.push((doc, i));
+            }
         }
-        Documents { shapes, index }
+        Documents {
+            shapes,
+            index,
+            templates,
+        }
     }
 
-    /// What node `n`'s store writes (`None` where it stores nothing).
-    pub(crate) fn store(
-        &self,
-        topology: &'a Topology,
-        names: &'a Vars,
-        n: NodeId,
-    ) -> Option<Store<'_>> {
-        let (key, values) = store_of(topology, names, n)?;
-        let i = *self.index.get(&key)?;
-        Some(Store {
-            document: &self.shapes[i].1,
-            values,
-        })
-    }
-
-    /// The most properties a document has (`properties.xsl` takes that
-    /// many values).
-    pub(crate) fn most_values(&self) -> usize {
-        self.shapes
-            .iter()
-            .map(|(k, _)| k.properties.len())
-            .max()
-            .unwrap_or(0)
-    }
-
-    /// Whether the plan stores any properties.
-    pub(crate) fn any(&self) -> bool {
-        !self.shapes.is_empty()
+    /// The variable of the empty document of template `t`'s shape (one of
+    /// the process's or of a merged one).
+    pub(crate) fn shape(&self, topology: &'a Topology, t: TemplateRef) -> Option<&str> {
+        let i = *self.index.get(&key_of(topology, t)?)?;
+        Some(&self.shapes[i].1)
     }
 
     /// Declare the variable of each shape.
@@ -168,8 +143,8 @@ impl<'a> Documents<'a> {
         Ok(())
     }
 
-    /// The assign that fills each shape's empty document (nothing without
-    /// stores).
+    /// The assign that fills each shape's empty document and sets each
+    /// template's document from its shape's (nothing without documents).
     pub(crate) fn prepare(&self, w: &mut W) -> Result<()> {
         if self.shapes.is_empty() {
             return Ok(());
@@ -180,6 +155,13 @@ impl<'a> Documents<'a> {
                 "document",
                 4,
                 &[("name", variable), ("literal", &empty_document(key))],
+            )?;
+        }
+        for (doc, i) in &self.templates {
+            w.put(
+                "template-document",
+                4,
+                &[("name", doc), ("shape", &self.shapes[*i].1)],
             )?;
         }
         w.put("documents-end", 4, &[])
@@ -224,13 +206,5 @@ mod tests {
             "<p:P xmlns:p=\"urn:a&amp;b\"><p:ip/><p:port/></p:P>"
         );
         assert_eq!(empty_document(&key("", &["ip"])), "<P xmlns=\"\"><ip/></P>");
-    }
-
-    #[test]
-    fn only_names_an_element_can_have_are_stored() {
-        assert!(is_xml_name("VMIP"));
-        assert!(!is_xml_name("a b"));
-        assert!(!is_xml_name("1st"));
-        assert!(!is_xml_name(""));
     }
 }

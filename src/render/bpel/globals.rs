@@ -13,7 +13,36 @@
 use crate::model::{TemplateMap, TemplateRef, Topology};
 use crate::plugins::steps::Step;
 use crate::plugins::{ActivityBody, ConcretePlan};
-use crate::render::vars::{Vars, binding_templates, step_templates};
+use crate::render::vars::{Vars, binding_templates, in_document, step_templates};
+
+/// The node templates whose documents the plan writes after a load: an
+/// operation's output writes a property in one, or a step stores one. A
+/// load of such a template's instance copies the properties the plan
+/// reads into its document, which keeps every element of its shape:
+/// the instance's own document may lack one the plan writes or stores.
+pub(super) fn merged_documents(topology: &Topology, plan: &ConcretePlan) -> TemplateMap<()> {
+    let mut merged = TemplateMap::new(topology);
+    for step in plan
+        .bodies
+        .iter()
+        .flat_map(|b| b.steps.iter().chain(&b.compensation))
+    {
+        match step {
+            Step::StoreProperties(n) => {
+                merged.insert(TemplateRef::Node(*n), ());
+            }
+            Step::Invoke(inv) => {
+                for (_, p) in &inv.outputs {
+                    if in_document(p.template, &p.name) {
+                        merged.insert(p.template, ());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    merged
+}
 
 /// The templates whose variables the process declares.
 pub(super) fn process_templates(topology: &Topology, plan: &ConcretePlan) -> TemplateMap<()> {
@@ -47,7 +76,7 @@ pub(super) fn process_templates(topology: &Topology, plan: &ConcretePlan) -> Tem
 /// The templates an iteration over the instances of `subject` declares
 /// the variables of: its own and those its steps follow a relationship
 /// to.
-fn iteration_templates(subject: TemplateRef, body: &ActivityBody) -> Vec<TemplateRef> {
+pub(super) fn iteration_templates(subject: TemplateRef, body: &ActivityBody) -> Vec<TemplateRef> {
     let mut out: Vec<TemplateRef> = Vec::new();
     for t in std::iter::once(subject).chain(body.followed()) {
         if !out.contains(&t) {
@@ -57,9 +86,10 @@ fn iteration_templates(subject: TemplateRef, body: &ActivityBody) -> Vec<Templat
     out
 }
 
-/// The variables an iteration declares: of each of its templates the
-/// instance URL and id, the properties the plan reads and those the
-/// activity's operations write.
+/// The string variables an iteration declares: of each of its templates
+/// the instance URL and id, and of the properties outside its document
+/// those the plan reads and those the activity's operations write (the
+/// documents are declared apart: [`super::ctx::Ctx::loaded_document`]).
 pub(super) fn iteration_variables<'a>(
     topology: &'a Topology,
     names: &'a Vars,
@@ -70,13 +100,18 @@ pub(super) fn iteration_variables<'a>(
     for r in iteration_templates(subject, body) {
         out.push(names.url(r));
         out.push(names.id(r));
-        out.extend(names.loaded_props(topology, r).map(|(_, v)| v));
+        out.extend(
+            names
+                .loaded_props(topology, r)
+                .filter(|(p, _)| !in_document(r, p))
+                .map(|(_, v)| v),
+        );
         let written = body
             .steps
             .iter()
             .filter_map(Step::invocation)
             .flat_map(|i| &i.outputs)
-            .filter(|(_, p)| p.template == r)
+            .filter(|(_, p)| p.template == r && !in_document(r, &p.name))
             .map(|(_, p)| names.prop(topology, p));
         for v in written {
             if !out.contains(&v) {
@@ -106,6 +141,7 @@ mod tests {
             .unwrap();
         assert!(body.per_instance);
         let vars = iteration_variables(&topology, &names, a.template, body);
-        assert_eq!(vars, ["inst_db_url", "inst_db_id", "prop_db_b"]);
+        // Its properties are its document's.
+        assert_eq!(vars, ["inst_db_url", "inst_db_id"]);
     }
 }

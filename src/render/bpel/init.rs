@@ -7,10 +7,12 @@
 
 use super::ctx::Ctx;
 use super::writer::{W, text};
-use super::xpath::literal;
+use super::xpath::{child, literal};
 use crate::error::Result;
+use crate::model::{TemplateMap, TemplateRef, Value};
 use crate::plugins::ConcretePlan;
 use crate::render::output::PlanOutput;
+use crate::render::vars::in_document;
 
 /// Initial values of the fixed and property variables, and the failure
 /// flags of `on_failure` routing. Properties of new instances start with
@@ -90,19 +92,16 @@ pub(crate) fn initial_values(
         if cx.names.id_read(t) {
             init(w, cx.names.id(t), "''")?;
         }
-        for ((_, var), value) in cx
+        for ((p, var), value) in cx
             .names
             .props_of(topology, t)
             .zip(topology.properties(t).values())
         {
+            if in_document(t, p) {
+                continue;
+            }
             let e = if fresh.contains(t) {
-                match (value.as_input(), value.literal()) {
-                    (Some(i), _) => input(i),
-                    (None, Some(l)) => text(&literal(&l)),
-                    (None, None) => {
-                        cx.expr(&crate::plugins::params::value_binding(topology, t, value))
-                    }
-                }
+                fresh_value(cx, t, value)
             } else {
                 "''".into()
             };
@@ -114,6 +113,56 @@ pub(crate) fn initial_values(
     }
     for (state, var) in &cx.states {
         init(w, var, &text(&literal(state)))?;
+    }
+    Ok(())
+}
+
+/// The modelled value of a property of a template the plan provisions:
+/// its plan input, its literal, or the expression of its function.
+fn fresh_value(cx: &Ctx, t: TemplateRef, value: &Value) -> String {
+    let input = |n: &str| format!("string($input.payload/tns:{})", cx.input(n));
+    match (value.as_input(), value.literal()) {
+        (Some(i), _) => input(i),
+        (None, Some(l)) => text(&literal(&l)),
+        (None, None) => cx.value(&crate::plugins::params::value_binding(
+            cx.topology,
+            t,
+            value,
+        )),
+    }
+}
+
+/// The modelled values of the properties in the documents of the
+/// templates the plan provisions, set once every document is (a value may
+/// be another template's property). An empty value is the empty
+/// document's already.
+pub(crate) fn document_values(cx: &Ctx, plan: &ConcretePlan, w: &mut W) -> Result<()> {
+    let topology = cx.topology;
+    let mut seen = TemplateMap::new(topology);
+    let mut any = false;
+    for a in plan.plan.activities.iter().filter(|a| a.kind.provisions()) {
+        let t = a.template;
+        if seen.insert(t, ()).is_some() || !cx.process.contains(t) {
+            continue;
+        }
+        let Some(doc) = cx.names.document(topology, t) else {
+            continue;
+        };
+        for (p, value) in topology.properties(t) {
+            if !in_document(t, p) || value.literal().is_some_and(|l| l.is_empty()) {
+                continue;
+            }
+            if !any {
+                w.put("document-values", 4, &[])?;
+                any = true;
+            }
+            let element = format!("${doc}/{}", text(&child(p)));
+            let expr = fresh_value(cx, t, value);
+            w.put("init-element", 6, &[("element", &element), ("expr", &expr)])?;
+        }
+    }
+    if any {
+        w.put("document-values-end", 4, &[])?;
     }
     Ok(())
 }

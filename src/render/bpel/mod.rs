@@ -38,7 +38,7 @@ use self::xpath::literal;
 use super::output::{CHUNK, PlanOutput, Written};
 use super::rendered::{Language, Layout, RenderedPlan};
 use super::templates::Templates;
-use super::vars::Vars;
+use super::vars::{Vars, in_document};
 use crate::error::Result;
 use crate::model::Topology;
 use crate::names::Unique;
@@ -162,11 +162,6 @@ pub(crate) fn render_into(
         let xsl = templates.render("bpel/invoke.xsl", &Invoke { values })?;
         output.file("invoke.xsl", xsl.as_bytes())?;
     }
-    if cx.documents.any() {
-        let values: Vec<usize> = (1..=cx.documents.most_values()).collect();
-        let xsl = templates.render("bpel/properties.xsl", &Invoke { values })?;
-        output.file("properties.xsl", xsl.as_bytes())?;
-    }
     let (files, packed) = match output.finish()? {
         Written::Files(files) => (files, None),
         Written::Packed(packed) => (Vec::new(), Some(packed)),
@@ -182,9 +177,8 @@ pub(crate) fn render_into(
     })
 }
 
-/// What `bpel/invoke.xsl` and `bpel/properties.xsl` are rendered with:
-/// the numbers of the values their callers pass (1 to the most inputs of
-/// an operation, or properties of a document).
+/// What `bpel/invoke.xsl` is rendered with: the numbers of the values
+/// its callers pass (1 to the most inputs of an operation).
 #[derive(Serialize)]
 struct Invoke {
     values: Vec<usize>,
@@ -251,7 +245,7 @@ fn outputs(cx: &Ctx, plan: &ConcretePlan) -> Vec<Output> {
     for (n, b) in &plan.outputs {
         outputs.push(Output {
             name: out_unique.name(ncname(n)),
-            expr: cx.expr(b),
+            expr: cx.value(b),
         });
     }
     outputs
@@ -281,11 +275,19 @@ fn write_body(
         .iter()
         .copied()
         .chain(process.flat_map(|&t| {
-            // An id the plan never reads is never set either.
+            // An id the plan never reads is never set either; properties
+            // in the template's document have no variables of their own.
             let unread = (!cx.names.id_read(t)).then(|| cx.names.id(t));
-            cx.names
-                .of(cx.topology, t)
+            let (url, id) = (cx.names.url(t), cx.names.id(t));
+            let props = cx
+                .names
+                .props_of(cx.topology, t)
+                .filter(move |(p, _)| !in_document(t, p))
+                .map(|(_, v)| v);
+            [url, id]
+                .into_iter()
                 .filter(move |&v| Some(v) != unread)
+                .chain(props)
         }))
         .chain(failures.iter().flatten().map(String::as_str))
         .chain(cx.states.values().map(String::as_str))
@@ -295,6 +297,16 @@ fn write_body(
     }
     cx.calls.declare(&mut w)?;
     cx.documents.declare(&mut w)?;
+    for &t in cx.names.templates() {
+        if let Some(doc) = cx
+            .names
+            .document(cx.topology, t)
+            .filter(|_| cx.process.contains(t))
+        {
+            w.put("document-variable", 4, &[("name", doc)])?;
+            w.flush_if_full(output)?;
+        }
+    }
     let relationship_requests = relationship_request::Sides::new(cx.topology, plan);
     relationship_requests.declare(&mut w)?;
     w.out.push_str(&parts[1]);
@@ -302,6 +314,7 @@ fn write_body(
     w.out.push_str(&parts[2]);
     cx.calls.prepare(&mut w, cx.topology)?;
     cx.documents.prepare(&mut w)?;
+    init::document_values(cx, plan, &mut w)?;
     relationship_requests.prepare(&mut w, cx.topology)?;
     w.out.push_str(&parts[3]);
     if !plan.plan.edges.is_empty() {

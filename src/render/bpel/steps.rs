@@ -9,9 +9,10 @@ use super::relationship_request;
 use super::writer::{W, path_text, text};
 use super::xpath::{child, condition, literal};
 use crate::error::Result;
-use crate::model::{Condition, NodeId, TemplateRef};
-use crate::plugins::steps::{Binding, Invocation, Otherwise, Step, Strategy};
+use crate::model::{Condition, Name, NodeId, TemplateRef};
+use crate::plugins::steps::{Binding, Invocation, Otherwise, PropertyRef, Step, Strategy};
 use crate::render::side::side;
+use crate::render::vars::in_document;
 
 /// Steps in order; names are `<prefix>_<tag><n>`. Nothing to do is an
 /// `<empty>` (a sequence may not be empty).
@@ -160,8 +161,8 @@ fn use_existing(cx: &Ctx, w: &mut W, ind: usize, n: NodeId, name: &str) -> Resul
     w.put("use-existing-end", ind, &[])
 }
 
-/// Set the property variables of `to` from those of `from` with the same
-/// names (a migrated node takes its source instance's properties).
+/// Set the properties of `to` from those of `from` with the same names
+/// (a migrated node takes its source instance's properties).
 fn copy_properties(
     cx: &Ctx,
     w: &mut W,
@@ -170,39 +171,60 @@ fn copy_properties(
     to: NodeId,
     name: &str,
 ) -> Result<()> {
-    let pairs = cx
-        .names
-        .shared_props(cx.topology, TemplateRef::Node(from), TemplateRef::Node(to));
-    if pairs.is_empty() {
+    let t = cx.topology;
+    let (from, to) = (TemplateRef::Node(from), TemplateRef::Node(to));
+    let shared: Vec<&Name> = t
+        .properties(from)
+        .keys()
+        .filter(|p| t.properties(to).contains_key(&***p))
+        .collect();
+    if shared.is_empty() {
         return Ok(());
     }
     w.put("copy-properties", ind, &[("name", name)])?;
-    for (from, to) in pairs {
-        w.put("copy-property", ind, &[("from", from), ("to", to)])?;
+    for p in shared {
+        let source = Binding::Property(PropertyRef {
+            template: from,
+            name: p.clone(),
+        });
+        let target = PropertyRef {
+            template: to,
+            name: p.clone(),
+        };
+        w.put(
+            "copy-property",
+            ind,
+            &[
+                ("from", &cx.value(&source)),
+                ("to", &to_property(cx, &target)),
+            ],
+        )?;
     }
     w.put("copy-properties-end", ind, &[])
 }
 
-/// Store the properties of node `n`'s instance: its property variables
-/// copied by `properties.xsl` into the empty document of its shape
-/// ([`super::documents`]), PUT to the instance data.
+/// Where a copy writes property `p`: its element of the template's
+/// document, or its variable.
+fn to_property(cx: &Ctx, p: &PropertyRef) -> String {
+    match cx.names.document(cx.topology, p.template) {
+        Some(doc) if in_document(p.template, &p.name) => {
+            format!("<to>${doc}/{}</to>", text(&child(&p.name)))
+        }
+        _ => format!("<to variable=\"{}\"/>", cx.names.prop(cx.topology, p)),
+    }
+}
+
+/// Store the properties of node `n`'s instance: its document, PUT to the
+/// instance data as it is (nothing where it has none).
 fn store_properties(cx: &Ctx, w: &mut W, ind: usize, n: NodeId) -> Result<()> {
-    let Some(store) = cx.documents.store(cx.topology, cx.names, n) else {
+    let r = TemplateRef::Node(n);
+    let Some(document) = cx.names.document(cx.topology, r) else {
         return Ok(());
     };
-    let mut values = String::new();
-    for (i, v) in store.values.iter().enumerate() {
-        values.push_str(&format!(", 'v{}', ${v}", i + 1));
-    }
-    let url = cx.names.url(TemplateRef::Node(n));
     w.put(
         "store-properties",
         ind,
-        &[
-            ("document", store.document),
-            ("values", &values),
-            ("url", url),
-        ],
+        &[("document", document), ("url", cx.names.url(r))],
     )
 }
 
@@ -329,16 +351,54 @@ pub(crate) fn load_properties(
 }
 
 /// Load the properties the plan reads of `r` from the instance whose URL
-/// is in variable `url`.
+/// is in variable `url`. Its document ([`Ctx::loaded_document`]) is the
+/// instance's, GET whole, unless the plan writes it after the load
+/// ([`super::globals::merged_documents`]): then the properties read are
+/// copied into it one by one (an iteration's starts empty, from its
+/// shape), as are those outside any document.
 fn load_from(cx: &Ctx, w: &mut W, ind: usize, r: TemplateRef, url: &str, name: &str) -> Result<()> {
-    let mut props = cx.names.loaded_props(cx.topology, r).peekable();
+    let document = cx.loaded_document(r);
+    let merge = document.is_some() && cx.merged.contains(r);
+    if let Some(document) = document {
+        if !merge {
+            w.put(
+                "load-document",
+                ind,
+                &[("url", url), ("document", document)],
+            )?;
+        } else if !cx.process.contains(r) {
+            let shape = cx.documents.shape(cx.topology, r).ok_or_else(|| {
+                crate::error::Error::Internal(format!(
+                    "no empty document for `{}`",
+                    cx.topology.template_id(r)
+                ))
+            })?;
+            w.put(
+                "empty-document",
+                ind,
+                &[("shape", shape), ("document", document)],
+            )?;
+        }
+    }
+    let mut props = cx
+        .names
+        .loaded_props(cx.topology, r)
+        .filter(|(p, _)| merge || !in_document(r, p))
+        .peekable();
     if props.peek().is_none() {
         return Ok(());
     }
     w.put("load-properties", ind, &[("url", url), ("name", name)])?;
-    for (p, v) in props {
+    for (p, _) in props {
         let child = text(&child(p));
-        w.put("load-property", ind, &[("child", &child), ("var", v)])?;
+        let to = to_property(
+            cx,
+            &PropertyRef {
+                template: r,
+                name: p.into(),
+            },
+        );
+        w.put("load-property", ind, &[("child", &child), ("to", &to)])?;
     }
     w.put("load-properties-end", ind, &[])
 }
@@ -425,7 +485,7 @@ fn invoke(
             w.put(
                 "invoke-output",
                 ind,
-                &[("param", &param), ("var", cx.names.prop(t, p))],
+                &[("param", &param), ("to", &to_property(cx, p))],
             )?;
         }
         w.put("invoke-outputs-end", ind, &[])?;

@@ -2,8 +2,9 @@
 
 use crate::model::{Condition, TemplateRef, Topology, Value};
 use crate::plugins::steps::Binding;
+use crate::plugins::steps::PropertyRef;
 use crate::render::paths::url_path;
-use crate::render::vars::Vars;
+use crate::render::vars::{Vars, in_document};
 
 /// An XPath 2.0 string literal (`'` doubled inside).
 pub(super) fn literal(s: &str) -> String {
@@ -21,6 +22,31 @@ pub(super) fn child(name: &str) -> String {
     }
 }
 
+/// A property's value: its element in the template's document
+/// (`$prop_vm/*:VMIP`, a node: an operand or a stylesheet parameter takes
+/// its text), or its variable.
+pub(super) fn property(topology: &Topology, names: &Vars, p: &PropertyRef) -> String {
+    match names.document(topology, p.template) {
+        Some(doc) if in_document(p.template, &p.name) => format!("${doc}/{}", child(&p.name)),
+        _ => format!("${}", names.prop(topology, p)),
+    }
+}
+
+/// A binding's value as a string, for a copy's `<from>`: a property's
+/// element is a node, which an absent element would leave no value.
+pub(super) fn value(
+    b: &Binding,
+    topology: &Topology,
+    names: &Vars,
+    input: &dyn Fn(&str) -> String,
+) -> String {
+    let e = expr(b, topology, names, input);
+    match b {
+        Binding::Property(p) if in_document(p.template, &p.name) => format!("string({e})"),
+        _ => e,
+    }
+}
+
 /// The expression for a binding. `input` maps a plan input name to the
 /// element of the request message that carries it.
 pub(super) fn expr(
@@ -30,7 +56,7 @@ pub(super) fn expr(
     input: &dyn Fn(&str) -> String,
 ) -> String {
     match b {
-        Binding::Property(p) => format!("${}", names.prop(topology, p)),
+        Binding::Property(p) => property(topology, names, p),
         Binding::Input(n) => format!("string($input.payload/tns:{})", input(n)),
         Binding::Literal(s) => literal(s),
         Binding::ArtifactUrl(path) => {
@@ -173,11 +199,17 @@ fn clause(c: &Condition, template: TemplateRef, topology: &Topology, names: &Var
             let subject = if state {
                 "upper-case(string($stateRequest))".to_string()
             } else {
-                match names
-                    .props_of(topology, template)
-                    .find(|(p, _)| p == attribute)
+                match topology
+                    .properties(template)
+                    .get_key_value(attribute.as_str())
                 {
-                    Some((_, var)) => format!("string(${var})"),
+                    Some((name, _)) => {
+                        let p = PropertyRef {
+                            template,
+                            name: name.clone(),
+                        };
+                        format!("string({})", property(topology, names, &p))
+                    }
                     None => "''".to_string(),
                 }
             };
@@ -246,6 +278,29 @@ fn constraint(subject: &str, op: &str, v: &Value, operand: &dyn Fn(&Value) -> St
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    #[test]
+    fn a_property_in_a_document_is_its_element_and_a_string_as_a_value() {
+        let (topology, plan) = crate::render::vars::tests::termination();
+        let names = Vars::new(&topology, &plan, []);
+        let db = TemplateRef::Node(topology.node_by_id("db").unwrap());
+        let b = Binding::Property(PropertyRef {
+            template: db,
+            name: "b".into(),
+        });
+        let no_input = |n: &str| n.to_string();
+        assert_eq!(expr(&b, &topology, &names, &no_input), "$prop_db/*:b");
+        assert_eq!(
+            value(&b, &topology, &names, &no_input),
+            "string($prop_db/*:b)"
+        );
+        let concat = Binding::Concat(vec![Binding::Literal("x".into()), b]);
+        assert_eq!(
+            value(&concat, &topology, &names, &no_input),
+            "concat('x', $prop_db/*:b)"
+        );
+    }
+
     #[test]
     fn literals_double_apostrophes() {
         assert_eq!(super::literal("it's"), "'it''s'");
