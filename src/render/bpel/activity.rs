@@ -11,7 +11,7 @@
 use super::ctx::Ctx;
 use super::globals::{iteration_templates, iteration_variables};
 use super::links::Adjacency;
-use super::steps::{load_properties, steps};
+use super::steps::{empty_documents, load_properties, steps};
 use super::writer::W;
 use crate::error::Result;
 use crate::model::TemplateRef;
@@ -259,7 +259,8 @@ fn each_instance(
     for v in locals.into_iter().filter(|v| !books || *v != id) {
         w.put("each-instance-local", ind, &[("var", v)])?;
     }
-    for r in iteration_templates(subject, body) {
+    let templates = iteration_templates(subject, body);
+    for &r in &templates {
         if let Some(doc) = cx.loaded_document(r) {
             w.put("each-instance-document", ind, &[("var", doc)])?;
         }
@@ -267,6 +268,7 @@ fn each_instance(
     w.put("each-instance-locals-end", ind, &[])?;
     if books {
         w.put("each-instance-books", ind, &values)?;
+        empty_documents(cx, w, ind + 6, &templates)?;
         load_properties(cx, w, ind + 6, subject, &format!("{prefix}_load"))?;
         steps(cx, w, ind + 6, &body.steps, prefix, "s", subject)?;
         return w.put("each-instance-end", ind, &[]);
@@ -276,6 +278,7 @@ fn each_instance(
         w.put("each-instance-body", ind, &values)?;
         w.put("log-cancelled", ind + 10, &[])?;
         w.put("each-instance-steps", ind, &values)?;
+        empty_documents(cx, w, ind + 6, &templates)?;
         load_properties(cx, w, ind + 6, subject, &format!("{prefix}_load"))?;
         steps(cx, w, ind + 6, &body.steps, prefix, "s", subject)
     })?;

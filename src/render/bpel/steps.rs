@@ -354,31 +354,17 @@ pub(crate) fn load_properties(
 /// is in variable `url`. Its document ([`Ctx::loaded_document`]) is the
 /// instance's, GET whole, unless the plan writes it after the load
 /// ([`super::globals::merged_documents`]): then the properties read are
-/// copied into it one by one (an iteration's starts empty, from its
-/// shape), as are those outside any document.
+/// copied into it one by one (an iteration's starts from its shape:
+/// [`empty_documents`]), as are those outside any document.
 fn load_from(cx: &Ctx, w: &mut W, ind: usize, r: TemplateRef, url: &str, name: &str) -> Result<()> {
     let document = cx.loaded_document(r);
     let merge = document.is_some() && cx.merged.contains(r);
-    if let Some(document) = document {
-        if !merge {
-            w.put(
-                "load-document",
-                ind,
-                &[("url", url), ("document", document)],
-            )?;
-        } else if !cx.process.contains(r) {
-            let shape = cx.documents.shape(cx.topology, r).ok_or_else(|| {
-                crate::error::Error::Internal(format!(
-                    "no empty document for `{}`",
-                    cx.topology.template_id(r)
-                ))
-            })?;
-            w.put(
-                "empty-document",
-                ind,
-                &[("shape", shape), ("document", document)],
-            )?;
-        }
+    if let Some(document) = document.filter(|_| !merge) {
+        w.put(
+            "load-document",
+            ind,
+            &[("url", url), ("document", document)],
+        )?;
     }
     let mut props = cx
         .names
@@ -401,6 +387,33 @@ fn load_from(cx: &Ctx, w: &mut W, ind: usize, r: TemplateRef, url: &str, name: &
         w.put("load-property", ind, &[("child", &child), ("to", &to)])?;
     }
     w.put("load-properties-end", ind, &[])
+}
+
+/// Start the merged documents an iteration declares from their shapes
+/// (a load copies into them what the plan reads: [`load_from`]).
+pub(crate) fn empty_documents(
+    cx: &Ctx,
+    w: &mut W,
+    ind: usize,
+    templates: &[TemplateRef],
+) -> Result<()> {
+    for &r in templates {
+        let Some(document) = cx.loaded_document(r).filter(|_| cx.merged.contains(r)) else {
+            continue;
+        };
+        let shape = cx.documents.shape(cx.topology, r).ok_or_else(|| {
+            crate::error::Error::Internal(format!(
+                "no empty document for `{}`",
+                cx.topology.template_id(r)
+            ))
+        })?;
+        w.put(
+            "empty-document",
+            ind,
+            &[("shape", shape), ("document", document)],
+        )?;
+    }
+    Ok(())
 }
 
 fn invoke(
