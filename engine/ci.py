@@ -10,7 +10,8 @@
     ci.py check-bpel OUTDIR              checks every ODE trace; a run without injected
                                          failure must also make the calls (operations and
                                          their inputs) and leave the node properties its
-                                         BPMN twin's run did (OUTDIR/../checks.jsonl)
+                                         BPMN twin's run did (OUTDIR/../checks.jsonl), and
+                                         a test plan answer every test's result
     ci.py twins TRACE TWIN               whether two runs made the same calls and left the
                                          same node properties
 
@@ -434,6 +435,19 @@ def same_as_twin(trace, twin):
     return problems
 
 
+def test_results(result):
+    """A BPEL test plan that ends normally answers each test's result (the mock answers
+    every operation's Result output): no Tests-<node>-<operation>-result output is empty."""
+    output = (result or {}).get("output") or ""
+    try:
+        root = ET.fromstring(output)
+    except ET.ParseError:
+        return [f"outputs: the plan's answer is no XML: {output[:200]!r}"]
+    return [f"outputs: {e.tag.split('}')[-1]} is empty"
+            for e in root.iter()
+            if re.fullmatch(r"Tests-.*-result", e.tag.split("}")[-1]) and not (e.text or "").strip()]
+
+
 def check(outdir, checks="checks.jsonl"):
     passed = failed = xfailed = 0
     twins = twin_traces(outdir) if checks == "bpel-checks.jsonl" else {}
@@ -448,6 +462,8 @@ def check(outdir, checks="checks.jsonl"):
                 problems += selection(c, events, result)
             if "params" in c:
                 problems += parameters(c, events)
+            if c.get("kind") == "test" and c.get("language") == "bpel" and not c.get("expect"):
+                problems += test_results(result)
             if "twin" in c and not c.get("fail"):
                 if twins is None:
                     problems.append("twin: no BPMN runs to compare with")

@@ -136,7 +136,18 @@ pub(crate) fn activity(
         };
         log(w, "log", "Started", "started")?;
         if body.per_instance {
-            each_instance(cx, w, inner, a.template, name, body)?;
+            // The plan outputs this activity's iterations set, copied out
+            // of each (the last instance's stays).
+            let collect: Vec<(&str, String)> = plan
+                .outputs
+                .iter()
+                .zip(&cx.collected)
+                .filter_map(|((_, b), c)| match c {
+                    Some((j, var)) if *j == i => Some((var.as_str(), cx.value(b))),
+                    _ => None,
+                })
+                .collect();
+            each_instance(cx, w, inner, a.template, name, body, &collect)?;
         } else if !idle {
             steps(cx, w, inner, &body.steps, name, "s", a.template)?;
         }
@@ -228,6 +239,7 @@ fn each_instance(
     subject: TemplateRef,
     prefix: &str,
     body: &ActivityBody,
+    collect: &[(&str, String)],
 ) -> Result<()> {
     let t = cx.topology;
     let (collection, element) = match subject {
@@ -271,6 +283,7 @@ fn each_instance(
         empty_documents(cx, w, ind + 6, &templates)?;
         load_properties(cx, w, ind + 6, subject, &format!("{prefix}_load"))?;
         steps(cx, w, ind + 6, &body.steps, prefix, "s", subject)?;
+        collect_outputs(w, ind + 6, collect)?;
         return w.put("each-instance-end", ind, &[]);
     }
     let at = w.out.len();
@@ -280,9 +293,22 @@ fn each_instance(
         w.put("each-instance-steps", ind, &values)?;
         empty_documents(cx, w, ind + 6, &templates)?;
         load_properties(cx, w, ind + 6, subject, &format!("{prefix}_load"))?;
-        steps(cx, w, ind + 6, &body.steps, prefix, "s", subject)
+        steps(cx, w, ind + 6, &body.steps, prefix, "s", subject)?;
+        collect_outputs(w, ind + 6, collect)
     })?;
     w.put("each-instance-end", ind, &[])
+}
+
+/// Copy the plan outputs an iteration sets out of its variables.
+fn collect_outputs(w: &mut W, ind: usize, collect: &[(&str, String)]) -> Result<()> {
+    if collect.is_empty() {
+        return Ok(());
+    }
+    w.put("collect-outputs", ind, &[])?;
+    for (var, expr) in collect {
+        w.put("collect-output", ind, &[("var", var), ("expr", expr)])?;
+    }
+    w.put("collect-outputs-end", ind, &[])
 }
 
 /// Whether the steps of an iteration only set its instance's state.

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::calls::Calls;
 use super::documents::Documents;
-use super::globals::{merged_documents, process_templates};
+use super::globals::{collected_outputs, merged_documents, process_templates};
 use super::writer::text;
 use super::xpath::{expr, value};
 use crate::error::Result;
@@ -57,6 +57,9 @@ pub(crate) struct Ctx<'a> {
     /// The node templates whose documents the plan writes after a load
     /// ([`merged_documents`]).
     pub(crate) merged: TemplateMap<()>,
+    /// Per plan output, the activity over instances that sets it and the
+    /// variable it sets ([`collected_outputs`]).
+    pub(crate) collected: Vec<Option<(usize, String)>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -84,6 +87,11 @@ impl<'a> Ctx<'a> {
             documents: Documents::new(topology, names, &process, &merged),
             process,
             merged,
+            collected: collected_outputs(plan)
+                .into_iter()
+                .enumerate()
+                .map(|(k, a)| a.map(|a| (a, format!("output_{}", k + 1))))
+                .collect(),
         };
         (cx, parameters)
     }

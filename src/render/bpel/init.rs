@@ -111,6 +111,9 @@ pub(crate) fn initial_values(
     for flag in failures.iter().flatten() {
         init(w, flag, "'false'")?;
     }
+    for (_, var) in cx.collected.iter().flatten() {
+        init(w, var, "''")?;
+    }
     for (state, var) in &cx.states {
         init(w, var, &text(&literal(state)))?;
     }

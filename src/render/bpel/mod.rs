@@ -242,10 +242,14 @@ fn outputs(cx: &Ctx, plan: &ConcretePlan) -> Vec<Output> {
     for o in &outputs {
         out_unique.name(o.name.clone());
     }
-    for (n, b) in &plan.outputs {
+    for ((n, b), collected) in plan.outputs.iter().zip(&cx.collected) {
+        let expr = match collected {
+            Some((_, var)) => format!("${var}"),
+            None => cx.value(b),
+        };
         outputs.push(Output {
             name: out_unique.name(ncname(n)),
-            expr: cx.value(b),
+            expr,
         });
     }
     outputs
@@ -290,6 +294,7 @@ fn write_body(
                 .chain(props)
         }))
         .chain(failures.iter().flatten().map(String::as_str))
+        .chain(cx.collected.iter().flatten().map(|(_, v)| v.as_str()))
         .chain(cx.states.values().map(String::as_str))
     {
         w.put("variable", 4, &[("name", v)])?;
