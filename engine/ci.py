@@ -12,8 +12,8 @@
                                          their inputs) and leave the node properties its
                                          BPMN twin's run did (OUTDIR/../checks.jsonl), and
                                          a test plan answer every test's result
-    ci.py twins TRACE TWIN               whether two runs made the same calls and left the
-                                         same node properties
+    ci.py twins TRACE TWIN               whether two runs made the same calls, left the
+                                         same node properties and answered the same outputs
 
 PLANS.jsonl has one line per BPMN plan: {"name", "kind" (build, termination,
 scale-out:NAME, workflow:NAME, freeze, defrost, backup, test, update,
@@ -420,8 +420,9 @@ def result_of(trace):
 
 
 def same_as_twin(trace, twin):
-    """A BPEL run without injected failure makes the calls and leaves the properties its
-    BPMN twin's run does: both plans run the same steps on the same values."""
+    """A BPEL run without injected failure makes the calls, leaves the properties and
+    answers the outputs its BPMN twin's run does: both plans run the same steps on the
+    same values."""
     mine, theirs = result_of(trace), result_of(twin) if twin else None
     if mine is None or theirs is None:
         return [f"twin: no result line in {trace if mine is None else twin}"]
@@ -432,7 +433,26 @@ def same_as_twin(trace, twin):
     a, b = stored(mine), stored(theirs)
     problems += [f"properties: {key}: {a.get(key, [])} stored, the BPMN run stored {b.get(key, [])}"
                  for key in sorted(set(a) | set(b)) if a.get(key) != b.get(key)]
+    a, b = answered(mine), theirs.get("outputs") or {}
+    problems += [f"outputs: {name}: {a[name]!r} answered, the BPMN run set {b[name]!r}"
+                 for name in sorted(set(a) & set(b) - ENGINE_OUTPUTS) if a[name] != b[name]]
     return problems
+
+
+# Outputs whose values name the run itself (its correlation id, its service instance's URL).
+ENGINE_OUTPUTS = {"CorrelationID", "instanceId"}
+
+
+def answered(result):
+    """The outputs a BPEL run answered its caller with, by name ({} without an answer)."""
+    try:
+        root = ET.fromstring(result.get("output") or "")
+    except ET.ParseError:
+        return {}
+    response = next(iter(root), None)
+    if response is None:
+        return {}
+    return {e.tag.split("}")[-1]: (e.text or "") for e in response}
 
 
 def test_results(result):

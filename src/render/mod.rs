@@ -8,6 +8,7 @@
 
 pub(crate) mod bpel;
 pub(crate) mod bpmn;
+mod collected;
 pub(crate) mod fragment;
 pub(crate) mod output;
 mod paths;

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::calls::Calls;
 use super::documents::Documents;
-use super::globals::{collected_outputs, merged_documents, process_templates};
+use super::globals::{merged_documents, process_templates};
 use super::writer::text;
 use super::xpath::{expr, value};
 use crate::error::Result;
@@ -19,6 +19,7 @@ use crate::names::Unique;
 use crate::names::ncname;
 use crate::plugins::ConcretePlan;
 use crate::plugins::steps::{Step, state};
+use crate::render::collected::collected_outputs;
 use crate::render::rendered::{PlanInputs, PlanParameter};
 use crate::render::vars::{Vars, in_document, word};
 

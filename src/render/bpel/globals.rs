@@ -13,6 +13,7 @@
 use crate::model::{TemplateMap, TemplateRef, Topology};
 use crate::plugins::steps::Step;
 use crate::plugins::{ActivityBody, ConcretePlan};
+pub(super) use crate::render::collected::iteration_templates;
 use crate::render::vars::{Vars, binding_templates, in_document, step_templates};
 
 /// The node templates whose documents the plan writes after a load: an
@@ -44,35 +45,6 @@ pub(super) fn merged_documents(topology: &Topology, plan: &ConcretePlan) -> Temp
     merged
 }
 
-/// The activity over instances whose iteration sets each plan output
-/// (`None`: the process's variables hold it). An output that reads a
-/// property an iteration writes (a test's result) is in that iteration's
-/// own variables, which shadow the process's of the same name: the
-/// iteration copies it out, into a variable of the output's.
-pub(super) fn collected_outputs(plan: &ConcretePlan) -> Vec<Option<usize>> {
-    plan.outputs
-        .iter()
-        .map(|(_, b)| {
-            let mut read = Vec::new();
-            binding_templates(b, &mut |t| read.push(t));
-            plan.plan
-                .activities
-                .iter()
-                .zip(&plan.bodies)
-                .position(|(a, body)| {
-                    let covered = iteration_templates(a.template, body);
-                    let writes = body
-                        .steps
-                        .iter()
-                        .filter_map(Step::invocation)
-                        .flat_map(|i| &i.outputs)
-                        .any(|(_, p)| read.contains(&p.template));
-                    body.per_instance && writes && read.iter().all(|t| covered.contains(t))
-                })
-        })
-        .collect()
-}
-
 /// The templates whose variables the process declares.
 pub(super) fn process_templates(topology: &Topology, plan: &ConcretePlan) -> TemplateMap<()> {
     let mut global = TemplateMap::new(topology);
@@ -100,19 +72,6 @@ pub(super) fn process_templates(topology: &Topology, plan: &ConcretePlan) -> Tem
         });
     }
     global
-}
-
-/// The templates an iteration over the instances of `subject` declares
-/// the variables of: its own and those its steps follow a relationship
-/// to.
-pub(super) fn iteration_templates(subject: TemplateRef, body: &ActivityBody) -> Vec<TemplateRef> {
-    let mut out: Vec<TemplateRef> = Vec::new();
-    for t in std::iter::once(subject).chain(body.followed()) {
-        if !out.contains(&t) {
-            out.push(t);
-        }
-    }
-    out
 }
 
 /// The string variables an iteration declares: of each of its templates

@@ -35,13 +35,13 @@ use self::links::Adjacency;
 pub(crate) use self::writer::FRAGMENTS;
 use self::writer::{MARKERS, W, fragments, laid_out, split_skeleton, text};
 use self::xpath::literal;
+use super::collected::output_names;
 use super::output::{CHUNK, PlanOutput, Written};
 use super::rendered::{Language, Layout, RenderedPlan};
 use super::templates::Templates;
 use super::vars::{Vars, in_document};
 use crate::error::Result;
 use crate::model::Topology;
-use crate::names::Unique;
 use crate::names::ncname;
 use crate::plan::PlanKind;
 use crate::plan::naming::{plan_name, plan_namespace};
@@ -238,19 +238,13 @@ fn outputs(cx: &Ctx, plan: &ConcretePlan) -> Vec<Output> {
             expr: "$targetServiceInstanceURL".into(),
         });
     }
-    let mut out_unique = Unique::new();
-    for o in &outputs {
-        out_unique.name(o.name.clone());
-    }
-    for ((n, b), collected) in plan.outputs.iter().zip(&cx.collected) {
+    let names = output_names(cx.topology, plan);
+    for (((_, b), name), collected) in plan.outputs.iter().zip(names).zip(&cx.collected) {
         let expr = match collected {
             Some((_, var)) => format!("${var}"),
             None => cx.value(b),
         };
-        outputs.push(Output {
-            name: out_unique.name(ncname(n)),
-            expr,
-        });
+        outputs.push(Output { name, expr });
     }
     outputs
 }

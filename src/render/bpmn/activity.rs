@@ -118,7 +118,13 @@ fn each_activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize) -> Built {
     let a = &plan.plan.activities[i];
     let body = &plan.bodies[i];
     let steps = turn_steps(cx, &a.id, a.template, body);
-    match compact_each(cx, a.template, body, &steps) {
+    // A call of toscanini_each cannot hand a turn's variables back.
+    let compact = if turn_outputs(cx, plan, i).is_empty() {
+        compact_each(cx, a.template, body, &steps)
+    } else {
+        None
+    };
+    match compact {
         Some(call) => Built::Call {
             call,
             repeat: Repeat::Once,
@@ -257,7 +263,10 @@ fn per_instance_activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize, steps: Pla
     let id = cx.id(&a.id, "_start");
     let start = plane.add(id, Str::default(), Kind::Start(None));
     let body = &plan.bodies[i];
-    each_instance(cx, &mut plane, start, &a.id, a.template, body, steps);
+    let outputs = turn_outputs(cx, plan, i);
+    each_instance(
+        cx, &mut plane, start, &a.id, a.template, body, steps, outputs,
+    );
     Sub {
         plane,
         expanded: false,
@@ -266,6 +275,20 @@ fn per_instance_activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize, steps: Pla
         outputs: Vec::new(),
         logged: true,
     }
+}
+
+/// The plan outputs the turns of activity `i` set, with the expressions
+/// of their values in a turn ([`crate::render::collected`]).
+fn turn_outputs(cx: &Ctx, plan: &ConcretePlan, i: usize) -> Vec<(String, String)> {
+    let names = crate::render::collected::output_names(cx.topology, plan);
+    let collected = crate::render::collected::collected_outputs(plan);
+    plan.outputs
+        .iter()
+        .zip(names)
+        .zip(collected)
+        .filter(|(_, by)| *by == Some(i))
+        .map(|(((_, b), name), _)| (name, cx.expr(b)))
+        .collect()
 }
 
 /// The gateway that skips an activity unless every edge into it holds.
@@ -337,7 +360,8 @@ fn add_steps(cx: &mut Ctx, plan: &ConcretePlan, i: usize, plane: &mut Plane, sta
     let before = plane.nodes.len();
     if body.per_instance {
         let steps = turn_steps(cx, &a.id, a.template, body);
-        each_instance(cx, plane, start, &a.id, a.template, body, steps);
+        let outputs = turn_outputs(cx, plan, i);
+        each_instance(cx, plane, start, &a.id, a.template, body, steps, outputs);
     } else {
         let mut chain = Chain::new(plane, start);
         for (k, step) in body.steps.iter().enumerate() {

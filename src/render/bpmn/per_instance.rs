@@ -33,7 +33,9 @@ struct Loop {
 
 /// Run the steps of `body`, activity `a` whose subject is `subject`, once
 /// per live instance, after node `start` of `plane`; `steps` are those of
-/// one turn ([`turn_steps`]).
+/// one turn ([`turn_steps`]). Each turn hands out the plan outputs it sets
+/// (`outputs`: name and expression), which its own variables would hide.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn each_instance(
     cx: &mut Ctx,
     plane: &mut Plane,
@@ -42,6 +44,7 @@ pub(crate) fn each_instance(
     subject: TemplateRef,
     body: &ActivityBody,
     steps: Plane,
+    plan_outputs: Vec<(String, String)>,
 ) {
     let t = cx.topology;
     let vars = Loop {
@@ -68,7 +71,10 @@ pub(crate) fn each_instance(
             o.push_str(" as int) + 1");
         })
     };
-    let outputs = vec![(text.add(index), following)];
+    let mut outputs = vec![(text.add(index), following)];
+    for (name, expr) in &plan_outputs {
+        outputs.push((text.add(name), calls::groovy(text, |o| o.push_str(expr))));
+    }
     let (id, label) = (
         text.fmt(format_args!("{a}_each")),
         text.fmt(format_args!("each instance of {}", t.template_id(subject))),

@@ -19,11 +19,10 @@ use super::groovy::{Part, push_var};
 use super::init::{Init, set_variable};
 use super::routing::Routing;
 use super::scripts::Shared;
-use crate::names::Unique;
-use crate::names::ncname;
 use crate::plan::PlanKind;
 use crate::plugins::ConcretePlan;
 use crate::plugins::complete::{CORRELATION_ID, INSTANCE_DATA_API_URL};
+use crate::render::collected::{collected_outputs, output_names};
 use crate::render::rendered::PlanParameter;
 use crate::render::side::TARGET_VARS;
 
@@ -284,24 +283,33 @@ fn inline_script(text: &mut Text, body: &str) -> Kind {
     }))
 }
 
-/// The plan outputs as process variables.
+/// The plan outputs as process variables. One an activity's turns set
+/// ([`crate::render::collected`]) keeps the value the last turn left.
 fn outputs_script(cx: &mut Ctx, plan: &ConcretePlan) -> Kind {
     let mut s = String::new();
     let correlation = cx.input(CORRELATION_ID);
     set_variable(&mut s, "CorrelationID", &|o| push_var(o, &correlation));
-    let mut out_unique = Unique::new();
-    out_unique.name("CorrelationID".into());
     if plan.plan.kind.creates_service_instance() {
-        out_unique.name("instanceId".into());
         set_variable(&mut s, "instanceId", &|o| push_var(o, "serviceInstanceURL"));
     } else if cx.topology.target.is_some() {
         // A transformation answers with the instance it made.
-        out_unique.name("instanceId".into());
         set_variable(&mut s, "instanceId", &|o| push_var(o, TARGET_VARS[2]));
     }
-    for (n, b) in &plan.outputs {
-        let name = out_unique.name(ncname(n));
-        let e = cx.expr(b);
+    let collected = collected_outputs(plan);
+    for (((_, b), name), by) in plan
+        .outputs
+        .iter()
+        .zip(output_names(cx.topology, plan))
+        .zip(collected)
+    {
+        let e = match by {
+            Some(_) => {
+                let mut e = String::new();
+                push_var(&mut e, &name);
+                e
+            }
+            None => cx.expr(b),
+        };
         set_variable(&mut s, &name, &|o| o.push_str(&e));
     }
     inline_script(&mut cx.text, &s)

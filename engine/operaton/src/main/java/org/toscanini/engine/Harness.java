@@ -71,6 +71,8 @@ final class Harness implements AutoCloseable {
   }
 
   private static volatile Trace current;
+  /** The variables the plan's output task left in the current run (null: it did not run). */
+  private static volatile Map<String, Object> lastOutputs;
   private final ProcessEngine engine;
   final Mock mock;
   private int runs;
@@ -140,6 +142,15 @@ final class Harness implements AutoCloseable {
       listen(activity);
     }
 
+    /** The plan's output task: the variables it leaves are the plan's outputs. */
+    @Override
+    public void parseScriptTask(Element e, ScopeImpl scope, ActivityImpl activity) {
+      if ("plan_outputs".equals(activity.getId())) {
+        activity.addListener(ExecutionListener.EVENTNAME_END, (ExecutionListener) execution ->
+            lastOutputs = new java.util.HashMap<>(execution.getVariables()));
+      }
+    }
+
     private static void listen(ActivityImpl activity) {
       String id = activity.getId();
       for (String event : List.of(ExecutionListener.EVENTNAME_START, ExecutionListener.EVENTNAME_END)) {
@@ -195,6 +206,7 @@ final class Harness implements AutoCloseable {
       long deadline, Long service) throws IOException {
     Result r = new Result();
     current = trace;
+    lastOutputs = null;
     mock.startRun(trace, fail, plan.operationOutputs(), answers);
     runs++;
     long t0 = System.nanoTime();
@@ -212,7 +224,7 @@ final class Harness implements AutoCloseable {
       ProcessInstance pi = engine.getRuntimeService().startProcessInstanceById(def.getId(), vars);
       processInstance = pi.getId();
       drive(pi.getId(), deadline, r);
-      finish(pi.getId(), r, trace);
+      finish(pi.getId(), plan, r, trace);
       return r;
     } finally {
       current = null;
@@ -255,6 +267,23 @@ final class Harness implements AutoCloseable {
 
   private Map<String, Object> inputs(Plan plan, Map<String, String> given, Long service) {
     return new LinkedHashMap<>(mock.planInputs(plan.inputs(), given, service, "correlation-" + runs));
+  }
+
+  /**
+   * The plan's outputs as the run left them: the variables its output task sets, as they were
+   * when it ended (engine/ci.py compares them with the BPEL twin's answer); none where the
+   * task did not run. Variable history is off, so a parse listener keeps them.
+   */
+  private static Map<String, Object> outputs(Plan plan) {
+    Map<String, Object> out = new java.util.TreeMap<>();
+    Map<String, Object> left = lastOutputs;
+    if (left != null) {
+      for (String name : plan.outputs()) {
+        Object v = left.get(name);
+        out.put(name, v == null ? "" : String.valueOf(v));
+      }
+    }
+    return out;
   }
 
   /** Executes jobs (timers at once) until the process ends, is stuck, or time is up. */
@@ -304,7 +333,7 @@ final class Harness implements AutoCloseable {
         && enders.contains(a.getParentActivityInstanceId()));
   }
 
-  private void finish(String processInstanceId, Result r, Trace trace) {
+  private void finish(String processInstanceId, Plan plan, Result r, Trace trace) {
     var history = engine.getHistoryService();
     HistoricProcessInstance hpi = history.createHistoricProcessInstanceQuery()
         .processInstanceId(processInstanceId).singleResult();
@@ -338,6 +367,7 @@ final class Harness implements AutoCloseable {
     r.line.put("rejected", rejected);
     r.line.put("instances", mock.snapshot());
     r.line.put("plan_states", mock.planStates());
+    r.line.put("outputs", outputs(plan));
     if (!incidents.isEmpty()) {
       r.problems.add("incidents: " + incidents);
     }

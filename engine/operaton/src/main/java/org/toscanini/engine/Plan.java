@@ -108,6 +108,20 @@ final class Plan {
     return new String(resources.get(name + ".bpmn"), StandardCharsets.UTF_8);
   }
 
+  /** The plan's outputs: the variables its output task ({@code plan_outputs}) sets. */
+  List<String> outputs() {
+    List<String> names = new ArrayList<>();
+    Matcher task = Pattern.compile("<scriptTask id=\"plan_outputs\".*?</scriptTask>", Pattern.DOTALL)
+        .matcher(mainText());
+    if (task.find()) {
+      Matcher m = Pattern.compile("setv\\('((?:[^'\\\\]|\\\\.)*)',").matcher(task.group());
+      while (m.find()) {
+        names.add(m.group(1));
+      }
+    }
+    return names;
+  }
+
   /** The process variables the plan says to set when starting it (its header comment). */
   List<String> inputs() {
     Matcher m = Pattern.compile("Process variables to set when starting it:([^\\n]*)").matcher(mainText());
