@@ -235,6 +235,21 @@ pub struct Activity {
     pub kind: ActivityKind,
 }
 
+impl Activity {
+    /// The templates whose new instances this activity registers: its own
+    /// when it provisions, a deploy workflow step's registered ones. Their
+    /// properties start from the modelled values; every other template's
+    /// are read from the instance data.
+    pub fn creates(&self) -> impl Iterator<Item = TemplateRef> + '_ {
+        let own = self.kind.provisions().then_some(self.template);
+        let registered = match &self.kind {
+            ActivityKind::Step(step) => step.register.as_slice(),
+            _ => &[],
+        };
+        own.into_iter().chain(registered.iter().copied())
+    }
+}
+
 /// Why one activity must come before another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Reason {

@@ -1302,7 +1302,8 @@ fn decisions_inside_read_the_outcomes_of_every_predecessor() {
 /// activity of one instance does not mark it ERROR when it fails (as in
 /// BPEL); its failure exit forks into `c` and the skip of `b`. A routed
 /// delegated deployment keeps its compensation handler, drawn beside the
-/// failure route.
+/// failure route. The instance a deploy step registers starts from its
+/// modelled properties, in both languages.
 #[test]
 fn a_routed_build_step_does_not_mark_its_instance() {
     let (loaded, plans) = crate::support::all_plans(&repo().join("tests/workflows/routing.yaml"));
@@ -1312,6 +1313,10 @@ fn a_routed_build_step_does_not_mark_its_instance() {
         .unwrap();
     let b = bpmn(&loaded, p);
     check("routing build", p, &b);
+    assert!(b.text.contains("setv('prop_node_level', '3')"));
+    let bpel = toscanini::compile::render(p, &loaded.topology, toscanini::Language::Bpel).unwrap();
+    let process = String::from_utf8(bpel.files[0].data.clone()).unwrap();
+    assert!(process.contains("<from>'3'</from><to>$prop_node/*:level</to>"));
     let m = Model::new(&b.text);
     assert_eq!(m.next("a_catch"), ["a_failFork"]);
     assert_eq!(m.next("a_failFork"), ["b_skipped", "c"]);

@@ -62,14 +62,12 @@ pub(crate) fn initial_values(
     ] {
         init(w, var, "''")?;
     }
-    // Templates the plan provisions start from their modelled values; the
+    // Templates whose instances the plan creates start from their modelled values; the
     // others (existing instances) are read from the instance data.
     let topology = cx.topology;
     let mut fresh = crate::model::TemplateMap::new(topology);
-    for a in &plan.plan.activities {
-        if a.kind.provisions() {
-            fresh.insert(a.template, ());
-        }
+    for t in plan.plan.activities.iter().flat_map(|a| a.creates()) {
+        fresh.insert(t, ());
     }
     let mut seen = crate::model::TemplateMap::new(topology);
     let targets = plan
@@ -136,15 +134,14 @@ fn fresh_value(cx: &Ctx, t: TemplateRef, value: &Value) -> String {
 }
 
 /// The modelled values of the properties in the documents of the
-/// templates the plan provisions, set once every document is (a value may
+/// templates whose instances the plan creates, set once every document is (a value may
 /// be another template's property). An empty value is the empty
 /// document's already.
 pub(crate) fn document_values(cx: &Ctx, plan: &ConcretePlan, w: &mut W) -> Result<()> {
     let topology = cx.topology;
     let mut seen = TemplateMap::new(topology);
     let mut any = false;
-    for a in plan.plan.activities.iter().filter(|a| a.kind.provisions()) {
-        let t = a.template;
+    for t in plan.plan.activities.iter().flat_map(|a| a.creates()) {
         if seen.insert(t, ()).is_some() || !cx.process.contains(t) {
             continue;
         }

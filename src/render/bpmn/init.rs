@@ -38,7 +38,7 @@ pub(super) struct Init {
     /// The activities that have an outcome variable (`on_failure`
     /// routing), as indexes of the routing's outcomes.
     outcomes: Vec<usize>,
-    /// The templates an activity of the plan provisions: their property
+    /// The templates whose instances the plan creates: their property
     /// variables start with the modelled values, the others' empty.
     fresh: TemplateMap<()>,
 }
@@ -71,8 +71,8 @@ impl Init {
             .collect();
         let starts = starts(cx, head.len(), outcomes.len());
         let mut fresh = TemplateMap::new(cx.topology);
-        for a in plan.plan.activities.iter().filter(|a| a.kind.provisions()) {
-            fresh.insert(a.template, ());
+        for t in plan.plan.activities.iter().flat_map(|a| a.creates()) {
+            fresh.insert(t, ());
         }
         Init {
             head,
