@@ -93,7 +93,10 @@ class Check:
     def __init__(self, graph, events, result, args):
         self.graph, self.events, self.result, self.args = graph, events, result, args
         self.problems = []
-        self.bpmn = {a["id"]: a["bpmn"] for a in graph["activities"]}
+        # The element that stands for each activity: the BPMN subprocess, or
+        # the BPEL scope, named by the activity's id.
+        bpel = args.language == "bpel"
+        self.bpmn = {a["id"]: a["id"] if bpel else a["bpmn"] for a in graph["activities"]}
         self.requests = [e for e in events if e["kind"] != "activity"]
         self.marks = defaultdict(dict)
         for e in events:
@@ -130,7 +133,7 @@ class Check:
             per = self.args.instances
         owned = set()
         for a in self.graph["activities"]:
-            b = a["bpmn"]
+            b = self.bpmn[a["id"]]
             got = Counter(f"{e['interface']}/{e['operation']}" for e in self.invokes() if b in chain(e))
             owned.update(id(e) for e in self.invokes() if b in chain(e))
             # A per-instance activity of a template with a count acts on each
@@ -249,16 +252,16 @@ class Check:
         # nothing starts after it. In WS-BPEL the other branches of a flow run
         # on until the fault reaches the enclosing scope and it terminates them
         # (12.6), so there only what comes after a failed activity must never start.
-        later = self.successors(a["id"] for a in self.graph["activities"] if a["bpmn"] in failed_in)
+        later = self.successors(a["id"] for a in self.graph["activities"] if self.bpmn[a["id"]] in failed_in)
         for a in self.graph["activities"]:
-            b = a["bpmn"]
+            b = self.bpmn[a["id"]]
             if self.args.language == "bpel" and a["id"] not in later:
                 continue
             start = [e for e in self.events if e["kind"] == "activity" and e["activity"] == b and e["event"] == "start"]
             if start and start[0]["start"] > after:
                 self.fail(f"{a['id']} started after the failure")
         for a in self.graph["activities"]:
-            b = a["bpmn"]
+            b = self.bpmn[a["id"]]
             undo = b + "_undo"
             # What undoes an activity comes from the graph, not from the plan under test.
             if not a.get("compensation") or b in failed_in:
@@ -309,19 +312,20 @@ class Check:
 
     def routing(self):
         """Which activities an imperative workflow's routing ran (their subprocess started)."""
+        el = lambda a: self.bpmn.get(a, a)  # noqa: E731
         for a in self.args.ran:
-            if "start" not in self.marks[a]:
+            if "start" not in self.marks[el(a)]:
                 self.fail(f"{a} did not run")
         for a in self.args.not_ran:
-            if "start" in self.marks[a]:
+            if "start" in self.marks[el(a)]:
                 self.fail(f"{a} ran")
         for a in self.args.invoked:
-            if not any(e["kind"] == "invoke" for e in self.sent_from(a)):
+            if not any(e["kind"] == "invoke" for e in self.sent_from(el(a))):
                 self.fail(f"{a} invoked no operation")
         for a in self.args.silent:
-            for e in self.sent_from(a):
+            for e in self.sent_from(el(a)):
                 if e["kind"] == "invoke":
-                    self.fail(f"{a} invoked {e['interface']}/{e['operation']}, but its filter should skip it")
+                    self.fail(f"{a} invoked {e['interface']}/{e['operation']}, but it should invoke nothing (its filter or its routing skips it)")
 
     def plan_states(self):
         mine = [e for e in self.requests if e["kind"] in ("plan-state", "plan-log")]
@@ -380,7 +384,7 @@ class Check:
         after every other operation of the activity (its lifecycle) and
         before the instance is set STARTED for the last time."""
         for a in self.graph["activities"]:
-            kind, b = a["kind"], a["bpmn"]
+            kind, b = a["kind"], self.bpmn[a["id"]]
             if kind not in ("freeze", "defrost"):
                 continue
             mine = [e for e in self.requests if b in chain(e)]

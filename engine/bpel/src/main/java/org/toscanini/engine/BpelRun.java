@@ -18,7 +18,8 @@ import org.w3c.dom.Element;
  * <pre>
  * engine/run bpel-run PLAN [--build BUILD_PLAN] [--instances N] [--inputs FILE.json]
  *                          [--fail TEMPLATE/INTERFACE/OPERATION] [--expect normal|error]
- *                          [--answer TEMPLATE/OUTPUT=VALUE] [--trace OUT.jsonl] [--timeout SECONDS]
+ *                          [--answer TEMPLATE/OUTPUT=VALUE] [--property TEMPLATE.PROPERTY=V1,V2,...]
+ *                          [--state TEMPLATE=STATE] [--trace OUT.jsonl] [--timeout SECONDS]
  * </pre>
  *
  * Prints the result line (JSON) and exits 0 when the plan ended as expected with no problem, 1
@@ -44,7 +45,14 @@ public final class BpelRun {
         String target;
         /** Properties of the instances the builds made: TEMPLATE.PROPERTY to one value per instance. */
         Map<String, List<String>> properties = new LinkedHashMap<>();
+        /** States the instances of a template get after the builds: TEMPLATE to STATE. */
+        Map<String, String> states = new LinkedHashMap<>();
     }
+
+    /** The keys a line of a batch file may have; another one is an error, not ignored. */
+    static final java.util.Set<String> BATCH_KEYS = java.util.Set.of("plan", "build", "instances", "inputs",
+            "build_inputs", "fail", "expect", "answer", "target", "properties", "states", "trace", "timeout", "name",
+            "xfail");
 
     public static void main(String[] args) throws Exception {
         if (args.length == 2 && args[0].equals("--batch")) {
@@ -74,7 +82,7 @@ public final class BpelRun {
     /**
      * Many runs in one JVM and one engine: FILE has one JSON object a line, with the options'
      * names (`plan`, `build`, `instances`, `inputs`, `build_inputs`, `fail`, `expect`, `answer`,
-     * `target`, `properties` (a list of TEMPLATE.PROPERTY=V1,V2),
+     * `target`, `properties` (a list of TEMPLATE.PROPERTY=V1,V2), `states` (TEMPLATE to STATE),
      * `trace`, `timeout`) and a `name`. Prints `ok NAME` or `FAIL NAME: problems` for each, then
      * `N passed, N failed`; 0 if all passed.
      */
@@ -90,6 +98,12 @@ public final class BpelRun {
                     continue;
                 }
                 Map<String, Object> j = (Map<String, Object>) new JsonSlurper().parseText(text);
+                List<String> unknown = j.keySet().stream().filter(k -> !BATCH_KEYS.contains(k)).sorted().toList();
+                if (!unknown.isEmpty()) {
+                    failed++;
+                    System.out.println("FAIL " + j.get("name") + ": unknown batch keys " + unknown);
+                    continue;
+                }
                 Options o = new Options();
                 o.plan = Path.of((String) j.get("plan"));
                 o.build = j.get("build") == null ? null : Path.of((String) j.get("build"));
@@ -99,6 +113,7 @@ public final class BpelRun {
                 o.trace = j.get("trace") == null ? null : Path.of((String) j.get("trace"));
                 copy(j.get("inputs"), o.inputs);
                 copy(j.get("build_inputs"), o.buildInputs);
+                copy(j.get("states"), o.states);
                 o.target = (String) j.get("target");
                 if (j.get("properties") instanceof List<?> props) {
                     for (Object p : props) {
@@ -198,6 +213,13 @@ public final class BpelRun {
                 case "--trace" -> o.trace = Path.of(v);
                 case "--target" -> o.target = v;
                 case "--property" -> property(v, o.properties);
+                case "--state" -> {
+                    int eq = v.indexOf('=');
+                    if (eq < 1) {
+                        throw new IllegalArgumentException("--state takes TEMPLATE=STATE");
+                    }
+                    o.states.put(v.substring(0, eq), v.substring(eq + 1));
+                }
                 case "--timeout" -> o.timeoutMillis = Long.parseLong(v) * 1000;
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
@@ -226,9 +248,9 @@ public final class BpelRun {
         Long service = null;
         mock.reset();
         mock.setTarget(o.target);
-        if (o.build == null && (o.instances != 1 || !o.properties.isEmpty())) {
+        if (o.build == null && (o.instances != 1 || !o.properties.isEmpty() || !o.states.isEmpty())) {
             line.put("ended", "harness-error");
-            problems.add("--instances and --property need --build (the plan that creates the instances)");
+            problems.add("--instances, --property and --state need --build (the plan that creates the instances)");
             return line;
         }
         if (o.build != null) {
@@ -248,6 +270,7 @@ public final class BpelRun {
                 int dot = p.getKey().indexOf('.');
                 mock.setProperty(p.getKey().substring(0, dot), p.getKey().substring(dot + 1), p.getValue());
             }
+            o.states.forEach(mock::setState);
         }
         Trace trace = new Trace();
         Map<String, Object> result = once(plan, o.fail, o.answers, o.inputs, service, trace, mock, ode, deadline,
