@@ -98,7 +98,9 @@ pub(crate) fn initial_values(
             if in_document(t, p) {
                 continue;
             }
-            let e = if fresh.contains(t) {
+            // A value computed from other properties is set with the
+            // documents (`document_values`), which it may read.
+            let e = if fresh.contains(t) && !computed(value) {
                 fresh_value(cx, t, value)
             } else {
                 "''".into()
@@ -118,6 +120,12 @@ pub(crate) fn initial_values(
     Ok(())
 }
 
+/// Whether a modelled value is computed from other values (a function),
+/// rather than a plan input or a literal.
+fn computed(value: &Value) -> bool {
+    value.as_input().is_none() && value.literal().is_none()
+}
+
 /// The modelled value of a property of a template the plan provisions:
 /// its plan input, its literal, or the expression of its function.
 fn fresh_value(cx: &Ctx, t: TemplateRef, value: &Value) -> String {
@@ -134,17 +142,28 @@ fn fresh_value(cx: &Ctx, t: TemplateRef, value: &Value) -> String {
 }
 
 /// The modelled values of the properties in the documents of the
-/// templates whose instances the plan creates, set once every document is (a value may
-/// be another template's property). An empty value is the empty
-/// document's already.
+/// templates whose instances the plan creates, set once every document
+/// is (a value may be another template's property), then the computed
+/// values of their other properties, which may read the documents. An
+/// empty value is the empty document's already.
 pub(crate) fn document_values(cx: &Ctx, plan: &ConcretePlan, w: &mut W) -> Result<()> {
     let topology = cx.topology;
+    let mut created: Vec<TemplateRef> = Vec::new();
     let mut seen = TemplateMap::new(topology);
-    let mut any = false;
     for t in plan.plan.activities.iter().flat_map(|a| a.creates()) {
-        if seen.insert(t, ()).is_some() || !cx.process.contains(t) {
-            continue;
+        if seen.insert(t, ()).is_none() && cx.process.contains(t) {
+            created.push(t);
         }
+    }
+    let mut any = false;
+    let mut open = |w: &mut W| -> Result<()> {
+        if !any {
+            w.put("document-values", 4, &[])?;
+            any = true;
+        }
+        Ok(())
+    };
+    for &t in &created {
         let Some(doc) = cx.names.document(topology, t) else {
             continue;
         };
@@ -152,13 +171,21 @@ pub(crate) fn document_values(cx: &Ctx, plan: &ConcretePlan, w: &mut W) -> Resul
             if !in_document(t, p) || value.literal().is_some_and(|l| l.is_empty()) {
                 continue;
             }
-            if !any {
-                w.put("document-values", 4, &[])?;
-                any = true;
-            }
+            open(w)?;
             let element = format!("${doc}/{}", text(&child(p)));
             let expr = fresh_value(cx, t, value);
             w.put("init-element", 6, &[("element", &element), ("expr", &expr)])?;
+        }
+    }
+    for &t in &created {
+        let props = cx.names.props_of(topology, t);
+        for ((p, var), value) in props.zip(topology.properties(t).values()) {
+            if in_document(t, p) || !computed(value) {
+                continue;
+            }
+            open(w)?;
+            let expr = fresh_value(cx, t, value);
+            w.put("init", 6, &[("var", var), ("expr", &expr)])?;
         }
     }
     if any {

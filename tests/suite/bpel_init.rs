@@ -1,0 +1,39 @@
+//! How a BPEL plan sets its variables before the activities run: every
+//! variable is set before an expression reads it (ODE faults a read of an
+//! uninitialised variable, `bpel:uninitializedVariable`).
+
+use toscanini::Language;
+use toscanini::plan::PlanKind;
+
+use crate::support::{all_plans, shared};
+
+/// The text of the build plan's BPEL process for `input`.
+fn build_bpel(input: &std::path::Path) -> String {
+    let (loaded, plans) = all_plans(input);
+    let p = plans
+        .iter()
+        .find(|p| p.plan.kind == PlanKind::Build)
+        .unwrap();
+    let r = toscanini::compile::render(p, &loaded.topology, Language::Bpel).unwrap();
+    String::from_utf8(r.files[0].data.clone()).unwrap()
+}
+
+/// Puccini's source-and-target: a relationship property (a string
+/// variable) is computed from a node's property (an element of the node's
+/// document). It is set once that document is, not in the first
+/// initialisation, where the document has no value yet.
+#[test]
+fn a_computed_property_is_set_after_the_documents_it_reads() {
+    let input = shared().join("corpus/yaml/puccini/examples/tour/source-and-target.yaml");
+    let bpel = build_bpel(&input);
+    let at = |needle: &str| {
+        bpel.find(needle)
+            .unwrap_or_else(|| panic!("{needle} not in the plan"))
+    };
+    let location = "<copy><from>concat('/mnt/', $prop_storage/*:volume_id)</from><to variable=\"prop_server_local_storage_location\"/></copy>";
+    let document = "<copy><from>'bucket'</from><to>$prop_storage/*:volume_id</to></copy>";
+    let first = "<copy><from>''</from><to variable=\"prop_server_local_storage_location\"/></copy>";
+    assert!(at(first) < at(document));
+    assert!(at(document) < at(location));
+    assert!(at("<assign name=\"initializeProperties\">") < at(location));
+}
