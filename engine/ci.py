@@ -109,6 +109,14 @@ FIXTURE_INPUTS = {
                                   "MISSING": "false"}},
         "failing": (" base_port eight", {"base_port": "eight", "hosts": "alpha,beta"}, "app_provision"),
     },
+    # tests/cases/yaml-2-0-select-unchecked: an existing server whose
+    # properties meet the node_filter (of its clauses, the plans can check
+    # only tosca_name's: W0412); one named otherwise fails server's activity.
+    "case_yaml-2-0-select-unchecked": {
+        "inputs": {"server_InstanceURL": "@existing:server:tosca_name=db-server;rack=r1;tosca_id=xb"},
+        "failing": (" tosca_name web-server", {"server_InstanceURL": "@existing:server:tosca_name=web-server"},
+                    "server_provision"),
+    },
     "select-existing": {
         "inputs": {"db_InstanceURL": "@existing:db:version=7;edition=community"},
         "params": {"app/create": {"DB_VERSION": "7", "DB_EDITION": "community"}},
@@ -200,7 +208,7 @@ def plan_runs(p, graph):
     given = {"inputs": fixture["inputs"]} if fixture else {}
     if kind in ("build", "defrost"):
         if given:
-            runs.append(("", dict(given), {"params": fixture["params"]}))
+            runs.append(("", dict(given), {"params": fixture.get("params", {})}))
             if kind == "build":
                 # The plan fails in the activity (not the engine, with an incident).
                 label, inputs, activity = fixture["failing"]
