@@ -16,15 +16,19 @@ import org.w3c.dom.Node;
  * <li>the main sequence sets the plan instance RUNNING in its first call (a PUT of
  * {@code $bpelvar[planInstanceURL]/state}, the state assigned just before), after assigning
  * {@code planInstanceURL} as the container names it ({@code …/buildplans/<plan>/instances/…} or
- * {@code …/managementplans/<plan>/instances/…});</li>
+ * {@code …/managementplans/<plan>/instances/…}) and, in the same assign, {@code planLogs} as
+ * {@code concat($planInstanceURL, '/logs')};</li>
  * <li>it sets it FINISHED in its last activity;</li>
  * <li>the process's {@code catchAll} compensates, then sets it FAILED, then rethrows;</li>
  * <li>each activity of the main flow (a {@code <scope>}) posts a log entry to
- * {@code $bpelvar[planInstanceURL]/logs} first ("started") and last ("finished").</li>
+ * {@code $bpelvar[planLogs]} first ("started") and last ("finished").</li>
  * </ul>
  */
 final class PlanInstanceCheck {
     private static final String URL_VAR = "planInstanceURL";
+    /** The plan instance's log, said once: every entry is posted to it. */
+    private static final String LOGS_VAR = "planLogs";
+    private static final String LOGS = "concat($" + URL_VAR + ", '/logs')";
 
     private PlanInstanceCheck() {
     }
@@ -88,6 +92,11 @@ final class PlanInstanceCheck {
                 errors.add(new Problem(file, Xml.line(from), "plan instance: " + URL_VAR + " is "
                         + expr.strip() + ", not …/buildplans/" + plan + "/instances/<CorrelationID> or"
                         + " …/managementplans/" + plan + "/instances/<CorrelationID>"));
+            }
+            Element logs = copiedInto(a, LOGS_VAR);
+            if (logs == null || !LOGS.equals(logs.getTextContent().strip())) {
+                errors.add(new Problem(file, Xml.line(a), "plan instance: the assign of " + URL_VAR
+                        + " must set " + LOGS_VAR + " to " + LOGS));
             }
             return;
         }
@@ -184,7 +193,7 @@ final class PlanInstanceCheck {
         }
         Element op = restLight(acts.get(call));
         if (op == null || !"POST".equals(op.getLocalName())
-                || !op.getAttribute("uri").equals("$bpelvar[" + URL_VAR + "]/logs")) {
+                || !op.getAttribute("uri").equals("$bpelvar[" + LOGS_VAR + "]")) {
             return false;
         }
         Element from = copiedInto(acts.get(call - 1), op.getAttribute("request"));
