@@ -22,7 +22,6 @@ use super::graph::{Call, In, Kind, Plane, Script, Text, Value};
 use super::groovy::Part;
 use super::library::{DEFAULTS, LOAD, PROPERTIES, RUN, RUN_STEPS, number};
 use super::scripts::Shared;
-use std::fmt::Write as _;
 
 /// The call of `toscanini_run` that does what `plane` does, if its steps
 /// are all calls (and the storing of an operation's outputs) in one line.
@@ -341,16 +340,23 @@ fn add(list: &mut Vec<String>, name: &str) {
 /// Append `s` with the characters the `steps` syntax reserves as `%XX`
 /// (`$`, `#` and `\` also because JUEL reads the text first).
 fn push_escaped(out: &mut String, s: &str) {
-    for c in s.chars() {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    // Runs between escapes are copied whole; every escaped character is
+    // ASCII, so a run ends at a character boundary.
+    let mut last = 0;
+    for (i, b) in s.bytes().enumerate() {
         if matches!(
-            c,
-            ' ' | '%' | '$' | '#' | '\\' | '=' | '<' | ')' | '\n' | '\r' | '\t'
+            b,
+            b' ' | b'%' | b'$' | b'#' | b'\\' | b'=' | b'<' | b')' | b'\n' | b'\r' | b'\t'
         ) {
-            let _ = write!(out, "%{:02X}", c as u32);
-        } else {
-            out.push(c);
+            out.push_str(&s[last..i]);
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
+            last = i + 1;
         }
     }
+    out.push_str(&s[last..]);
 }
 
 #[cfg(test)]
