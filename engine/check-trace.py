@@ -54,7 +54,9 @@ In both, the plan's own instance (the plan name and the CorrelationID in its
 URL, one of each) must be set RUNNING by the first request and FINISHED
 (normal) or FAILED (failure) by the last, once each; its log must say when
 each activity of the graph started and, in a normal run, finished (in a
-failed one, an activity that started ends finished, cancelled or unlogged).
+failed one, an activity that started ends finished, cancelled or unlogged);
+one that did not start, a BPMN activity its gateway skipped (left by its
+end event `<id>_skipped`) too, logs nothing.
 Exit 0 when all holds, 1 otherwise, one line per problem. Stdlib only.
 """
 import argparse
@@ -363,7 +365,10 @@ class Check:
             entries[m.group(2)].append((m.group(1), e["seq"]))
         for a in self.graph["activities"]:
             b = self.bpmn[a["id"]]
-            started = "start" in self.marks.get(b, {})
+            # A BPMN activity that its gateway skips is entered, and left by
+            # its end event `<id>_skipped`: it did not start (nor does a
+            # BPEL scope that dead-path elimination skips).
+            started = "start" in self.marks.get(b, {}) and "start" not in self.marks.get(f"{b}_skipped", {})
             got = [w for w, _ in entries.pop(b, [])]
             if ended_in_error:
                 ends = ("finished", "cancelled", None)

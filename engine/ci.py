@@ -75,7 +75,8 @@ ROUTING = {
     "workflow:joined": [
         # f1 joins a's and s1's failures, j s1's and f1's successes: with
         # s1 skipped, neither runs. (A BPMN activity is entered to be
-        # skipped, a BPEL scope is not: "silent" holds for both.)
+        # skipped, a BPEL scope is not: "silent" holds for both, and
+        # neither writes to the plan instance's log.)
         ("a fails", {"fail": "node/Custom/a", "expect": "normal"},
          {"fail": "node/Custom/a", "expect": "normal", "ran": ["a"], "invoked": ["a"],
           "silent": ["s1", "f1", "j"]}),

@@ -1298,6 +1298,47 @@ fn decisions_inside_read_the_outcomes_of_every_predecessor() {
     assert_eq!(m.kind("j_join"), "parallelGateway");
 }
 
+/// tests/workflows/routing.yaml, `joined`: an activity that its gateway
+/// may skip writes its `started` entry in the plan instance's log when
+/// the flow into its steps is taken, and its end only if it started, so
+/// a skipped one logs nothing (as its BPEL scope, never entered); an
+/// activity no gateway skips logs when its subprocess starts and ends.
+#[test]
+fn a_skipped_activity_logs_nothing() {
+    let (_, b) = workflow_bpmn(&repo().join("tests/workflows/routing.yaml"), "joined");
+    let listener = |event: &str| {
+        format!(
+            "<camunda:executionListener event=\"{event}\"><camunda:script scriptFormat=\"groovy\" resource=\"deployment://plan-log.groovy\"/></camunda:executionListener>"
+        )
+    };
+    let (start, end, take) = (listener("start"), listener("end"), listener("take"));
+    let opening = |id: &str| {
+        let at = b.text.find(&format!("<subProcess id=\"{id}\"")).unwrap();
+        &b.text[at..at + b.text[at..].find("</extensionElements>").unwrap()]
+    };
+    assert!(opening("a").contains(&format!("{start}{end}")));
+    for gated in ["s1", "f1", "j"] {
+        assert!(
+            !opening(gated).contains(&start),
+            "{gated} logs when it is entered"
+        );
+        assert!(
+            opening(gated).contains(&end),
+            "{gated} does not log its end"
+        );
+    }
+    for run in [
+        "id=\"s1_f3\" name=\"run\"",
+        "id=\"f1_f3\" name=\"run\"",
+        "id=\"j_f3\" name=\"run\"",
+    ] {
+        let at = b.text.find(run).unwrap_or_else(|| panic!("no flow {run}"));
+        let flow = &b.text[at..at + b.text[at..].find("</sequenceFlow>").unwrap()];
+        assert!(flow.contains(&take), "{run} does not log the start");
+    }
+    assert_eq!(b.text.matches(&take).count(), 3);
+}
+
 /// tests/workflows/routing.yaml, `deploy` (the build plan): a routed
 /// activity of one instance does not mark it ERROR when it fails (as in
 /// BPEL); its failure exit forks into `c` and the skip of `b`. A routed

@@ -342,6 +342,7 @@ fn open_gate(cx: &mut Ctx, i: usize, routing: &Routing, plane: &mut Plane, gate:
         .position(|f| f.from() == gate.split && f.name.is_empty())
         .expect("the gateway leads into the steps");
     plane.flows[run].name = "run";
+    plane.flows[run].logs = true;
     let default = if routing.runs_without_failures[i] {
         run
     } else {

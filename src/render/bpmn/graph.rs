@@ -293,6 +293,12 @@ pub(crate) struct Flow {
     pub condition: Option<Str>,
     /// Label.
     pub name: &'static str,
+    /// Taking it enters the steps of the activity whose subprocess holds
+    /// it, past the gateway that may skip them: the activity's `started`
+    /// entry in the plan instance's log is written then, not when the
+    /// subprocess starts, so that a skipped activity logs nothing (as its
+    /// BPEL scope, never entered, does).
+    pub logs: bool,
 }
 
 impl Flow {
@@ -375,6 +381,7 @@ impl Plane {
             to: small(to),
             condition,
             name,
+            logs: false,
         });
         self.flows.len() - 1
     }

@@ -193,7 +193,7 @@ impl Shared {
                 .into(),
             ),
             Shared::PlanLog => (
-                "Execution listener of each activity: an entry in the plan instance's log\n// (the container's POST {planInstanceURL}/logs) when the activity starts,\n// and when it ends (finished, or cancelled by a failure). Also of the\n// processes toscanini_run and toscanini_each, for the activity whose call\n// started them (not a turn of toscanini_each, not a compensation handler).",
+                "Execution listener of each activity: an entry in the plan instance's log\n// (the container's POST {planInstanceURL}/logs) when the activity starts,\n// and when it ends (finished, or cancelled by a failure). An activity that\n// a gateway may skip starts when the flow past it is taken, and one it\n// skipped logs nothing, not its end either. Also of the processes\n// toscanini_run and toscanini_each, for the activity whose call started\n// them (not a turn of toscanini_each, not a compensation handler).",
                 "def at = execution\n\
                  def activity = execution.currentActivityId\n\
                  if (execution.processDefinitionId.split(':')[0] in ['toscanini_run', 'toscanini_each']) {\n\
@@ -207,7 +207,18 @@ impl Shared {
                  \x20 activity = execution.getVariable(mark)\n\
                  \x20 if (at == null || activity == null) return\n\
                  }\n\
-                 def what = execution.eventName == 'start' ? 'started' : (execution.canceled ? 'cancelled' : 'finished')\n\
+                 def event = execution.eventName\n\
+                 if (event == 'take') {\n\
+                 \x20 // The flow past the gateway, in the activity's subprocess, whose\n\
+                 \x20 // execution it is: what it marks lasts until the subprocess ends.\n\
+                 \x20 activity = execution.bpmnModelElementInstance.parentElement.getAttributeValue('id')\n\
+                 \x20 event = 'start'\n\
+                 \x20 execution.setVariableLocal('log:started', true)\n\
+                 } else if (at == execution && execution.bpmnModelElementInstance?.elementType?.typeName == 'subProcess') {\n\
+                 \x20 if (event == 'start') execution.setVariableLocal('log:started', true)\n\
+                 \x20 else if (!execution.getVariableLocal('log:started')) return\n\
+                 }\n\
+                 def what = event == 'start' ? 'started' : (execution.canceled ? 'cancelled' : 'finished')\n\
                  def entry = what + ' ' + activity\n\
                  def c = new URL((at.getVariable('planInstanceURL') ?: '').toString() + '/logs').openConnection()\n\
                  c.requestMethod = 'POST'\n\

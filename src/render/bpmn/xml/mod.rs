@@ -36,7 +36,7 @@ use std::collections::VecDeque;
 use self::diagram::diagram;
 use super::graph::{Adjacency, Built, Deferred, Kind, Plane, Repeat, Str, Sub, Text};
 use super::layout::{self, Diagram};
-use super::scripts::{Library, PropertyFiles, Used, library};
+use super::scripts::{Library, PropertyFiles, Shared, Used, library};
 use crate::error::{Error, Result};
 use crate::render::output::{Aside, AsideReader, CHUNK, PlanOutput};
 use crate::render::rendered::PlanParameter;
@@ -377,10 +377,21 @@ impl Writer<'_> {
         );
         let (source, target) = (("source", ends.0), ("target", ends.1));
         let (id_value, name_attr) = (("id", id.as_str()), ("name_attr", name.as_str()));
+        let resource = if f.logs {
+            self.resource(Shared::PlanLog)
+        } else {
+            String::new()
+        };
+        let resource = ("resource", resource.as_str());
         match &f.condition {
             None => {
-                let values = [id_value, name_attr, source, target];
-                self.step("sequence-flow", Some(depth), &values);
+                let values = [id_value, name_attr, source, target, resource];
+                let section = if f.logs {
+                    "sequence-flow-logged"
+                } else {
+                    "sequence-flow"
+                };
+                self.step(section, Some(depth), &values);
             }
             Some(c) => {
                 let condition = tasks::text(self.text.get(*c));
@@ -390,8 +401,14 @@ impl Writer<'_> {
                     source,
                     target,
                     ("condition", &condition),
+                    resource,
                 ];
-                self.step("sequence-flow-if", Some(depth), &values);
+                let section = if f.logs {
+                    "sequence-flow-if-logged"
+                } else {
+                    "sequence-flow-if"
+                };
+                self.step(section, Some(depth), &values);
             }
         }
         self.scratch = (name, id);
@@ -497,7 +514,9 @@ impl Writer<'_> {
         if sub.logged || mapped {
             self.step("extensions", None, &[]);
             if sub.logged {
-                self.plan_log();
+                // Where a flow past a gateway logs the start, the
+                // subprocess logs only its end.
+                self.plan_log(!sub.plane.flows.iter().any(|f| f.logs));
             }
             if mapped {
                 self.in_text(inner, |w| w.mappings(depth, &sub.locals, &sub.outputs));
@@ -530,7 +549,7 @@ impl Writer<'_> {
             Ok(Built::Nothing) => {
                 self.open(depth, "task", plane, i, None);
                 self.step("extensions", None, &[]);
-                self.plan_log();
+                self.plan_log(true);
                 self.step("extensions-end", None, &[]);
                 self.flows(plane, adj, i);
                 self.step("task-close", None, &[]);

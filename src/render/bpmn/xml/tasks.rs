@@ -104,7 +104,7 @@ impl Writer<'_> {
     }
 
     /// `deployment://<file>` of a shared script, noted as used.
-    fn resource(&mut self, s: Shared) -> String {
+    pub(super) fn resource(&mut self, s: Shared) -> String {
         let mut r = String::new();
         self.used.mark(s, &*self.properties).write(&mut r);
         r
@@ -186,9 +186,10 @@ impl Writer<'_> {
 
     /// Execution listeners that write the start and the end of the
     /// element into the plan instance's log, inside `extensionElements`.
-    pub(super) fn plan_log(&mut self) {
+    pub(super) fn plan_log(&mut self, start: bool) {
         let resource = self.resource(Shared::PlanLog);
-        self.step("plan-log", None, &[("resource", &resource)]);
+        let section = if start { "plan-log" } else { "plan-log-end" };
+        self.step(section, None, &[("resource", &resource)]);
     }
 
     /// A script task: an inline script, or a shared one with its locals.

@@ -124,7 +124,8 @@ final class Harness implements AutoCloseable {
 
   /**
    * Records the start and end of every subprocess, call activity and task without a type (an
-   * activity of a plan that has no steps) in the trace.
+   * activity of a plan that has no steps) in the trace, and of every end event named "skipped":
+   * the way out of an activity whose gateway skips its steps (it was entered, but did not run).
    */
   private static final class ActivityEvents implements BpmnParseListener {
     @Override
@@ -140,6 +141,13 @@ final class Harness implements AutoCloseable {
     @Override
     public void parseTask(Element e, ScopeImpl scope, ActivityImpl activity) {
       listen(activity);
+    }
+
+    @Override
+    public void parseEndEvent(Element e, ScopeImpl scope, ActivityImpl activity) {
+      if ("skipped".equals(e.attribute("name"))) {
+        listen(activity);
+      }
     }
 
     /** The plan's output task: the variables it leaves are the plan's outputs. */
