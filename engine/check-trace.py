@@ -276,6 +276,11 @@ class Check:
                 if got[op] < 1:
                     self.fail(f"{a['id']} had ended before the failure, but its compensation {op} was not invoked")
 
+    def faulted(self):
+        """The activities (elements) an invocation that failed was sent from."""
+        return {b for e in self.invokes() if e.get("result") == "fault"
+                for b in chain(e) if b in self.bpmn.values()}
+
     def successors(self, activities):
         """The activities after any of `activities` in the graph (ids)."""
         later, frontier = set(), list(activities)
@@ -373,7 +378,9 @@ class Check:
             if ended_in_error:
                 ends = ("finished", "cancelled", None)
             elif self.args.ran or self.args.not_ran:
-                ends = ("finished", "cancelled")  # a routed activity's failure cancels it
+                # A routed activity whose operation failed is cancelled (its
+                # failure routed, the plan goes on); the others finish.
+                ends = ("cancelled",) if b in self.faulted() else ("finished",)
             else:
                 ends = ("finished",)
             if log_ok(got, started, ends):

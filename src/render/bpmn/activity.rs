@@ -18,7 +18,7 @@
 
 use super::chain::{Chain, Prefix, set_default};
 use super::ctx::Ctx;
-use super::graph::{self, Built, Kind, Plane, Repeat, Str, Sub, Text, Value};
+use super::graph::{self, Built, FlowLog, Kind, Plane, Repeat, Str, Sub, Text, Value};
 use super::init::Init;
 use super::per_instance::{compact_each, each_instance, on_error, turn_steps};
 use super::program;
@@ -342,7 +342,7 @@ fn open_gate(cx: &mut Ctx, i: usize, routing: &Routing, plane: &mut Plane, gate:
         .position(|f| f.from() == gate.split && f.name.is_empty())
         .expect("the gateway leads into the steps");
     plane.flows[run].name = "run";
-    plane.flows[run].logs = true;
+    plane.flows[run].log = FlowLog::Started;
     let default = if routing.runs_without_failures[i] {
         run
     } else {
@@ -425,5 +425,7 @@ fn catch_routed(
     );
     let (id, label) = (cx.id(&a.id, "_caught"), cx.text.add("failure routed"));
     let caught = plane.add(id, label, Kind::End(None));
-    plane.connect(catch, caught);
+    let routed = plane.connect(catch, caught);
+    // The activity's end is logged `cancelled`, as its BPEL scope's is.
+    plane.flows[routed].log = FlowLog::Failed;
 }

@@ -293,12 +293,24 @@ pub(crate) struct Flow {
     pub condition: Option<Str>,
     /// Label.
     pub name: &'static str,
-    /// Taking it enters the steps of the activity whose subprocess holds
-    /// it, past the gateway that may skip them: the activity's `started`
-    /// entry in the plan instance's log is written then, not when the
-    /// subprocess starts, so that a skipped activity logs nothing (as its
-    /// BPEL scope, never entered, does).
-    pub logs: bool,
+    /// What taking it writes in the plan instance's log for the activity
+    /// whose subprocess holds it (`plan-log.groovy`).
+    pub log: FlowLog,
+}
+
+/// What taking a flow writes in the plan instance's log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FlowLog {
+    /// Nothing.
+    Nothing,
+    /// The activity started: the flow (named `run`, which the script
+    /// reads) enters its steps past the gateway that may skip them, so a
+    /// skipped activity logs nothing, as its BPEL scope, never entered.
+    Started,
+    /// The flow leaves the error boundary event of a routed activity's
+    /// steps: the activity's end is logged `cancelled`, as its BPEL
+    /// scope's is, though the subprocess ends normally.
+    Failed,
 }
 
 impl Flow {
@@ -381,7 +393,7 @@ impl Plane {
             to: small(to),
             condition,
             name,
-            logs: false,
+            log: FlowLog::Nothing,
         });
         self.flows.len() - 1
     }

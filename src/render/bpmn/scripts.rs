@@ -193,7 +193,7 @@ impl Shared {
                 .into(),
             ),
             Shared::PlanLog => (
-                "Execution listener of each activity: an entry in the plan instance's log\n// (the container's POST {planInstanceURL}/logs) when the activity starts,\n// and when it ends (finished, or cancelled by a failure). An activity that\n// a gateway may skip starts when the flow past it is taken, and one it\n// skipped logs nothing, not its end either. Also of the processes\n// toscanini_run and toscanini_each, for the activity whose call started\n// them (not a turn of toscanini_each, not a compensation handler).",
+                "Execution listener of each activity: an entry in the plan instance's log\n// (the container's POST {planInstanceURL}/logs) when the activity starts,\n// and when it ends (finished, or cancelled by a failure, routed or not). An\n// activity that a gateway may skip starts when the flow past it is taken,\n// and one it skipped logs nothing, not its end either. Also of the processes\n// toscanini_run and toscanini_each, for the activity whose call started\n// them (not a turn of toscanini_each, not a compensation handler).",
                 "def at = execution\n\
                  def activity = execution.currentActivityId\n\
                  if (execution.processDefinitionId.split(':')[0] in ['toscanini_run', 'toscanini_each']) {\n\
@@ -209,16 +209,22 @@ impl Shared {
                  }\n\
                  def event = execution.eventName\n\
                  if (event == 'take') {\n\
-                 \x20 // The flow past the gateway, in the activity's subprocess, whose\n\
-                 \x20 // execution it is: what it marks lasts until the subprocess ends.\n\
-                 \x20 activity = execution.bpmnModelElementInstance.parentElement.getAttributeValue('id')\n\
+                 \x20 // A flow in the activity's subprocess, whose execution it is: what\n\
+                 \x20 // it marks lasts until the subprocess ends. `run` goes past the\n\
+                 \x20 // gateway; another leaves the steps' error boundary event.\n\
+                 \x20 def flow = execution.bpmnModelElementInstance\n\
+                 \x20 activity = flow.parentElement.getAttributeValue('id')\n\
+                 \x20 if (flow.getAttributeValue('name') != 'run') {\n\
+                 \x20   execution.setVariableLocal('log:failed', true)\n\
+                 \x20   return\n\
+                 \x20 }\n\
                  \x20 event = 'start'\n\
                  \x20 execution.setVariableLocal('log:started', true)\n\
                  } else if (at == execution && execution.bpmnModelElementInstance?.elementType?.typeName == 'subProcess') {\n\
                  \x20 if (event == 'start') execution.setVariableLocal('log:started', true)\n\
                  \x20 else if (!execution.getVariableLocal('log:started')) return\n\
                  }\n\
-                 def what = event == 'start' ? 'started' : (execution.canceled ? 'cancelled' : 'finished')\n\
+                 def what = event == 'start' ? 'started' : (execution.canceled || (at == execution && execution.getVariableLocal('log:failed')) ? 'cancelled' : 'finished')\n\
                  def entry = what + ' ' + activity\n\
                  def c = new URL((at.getVariable('planInstanceURL') ?: '').toString() + '/logs').openConnection()\n\
                  c.requestMethod = 'POST'\n\

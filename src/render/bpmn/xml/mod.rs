@@ -34,7 +34,7 @@ use serde::Serialize;
 use std::collections::VecDeque;
 
 use self::diagram::diagram;
-use super::graph::{Adjacency, Built, Deferred, Kind, Plane, Repeat, Str, Sub, Text};
+use super::graph::{Adjacency, Built, Deferred, FlowLog, Kind, Plane, Repeat, Str, Sub, Text};
 use super::layout::{self, Diagram};
 use super::scripts::{Library, PropertyFiles, Shared, Used, library};
 use crate::error::{Error, Result};
@@ -377,7 +377,8 @@ impl Writer<'_> {
         );
         let (source, target) = (("source", ends.0), ("target", ends.1));
         let (id_value, name_attr) = (("id", id.as_str()), ("name_attr", name.as_str()));
-        let resource = if f.logs {
+        let logs = f.log != FlowLog::Nothing;
+        let resource = if logs {
             self.resource(Shared::PlanLog)
         } else {
             String::new()
@@ -386,7 +387,7 @@ impl Writer<'_> {
         match &f.condition {
             None => {
                 let values = [id_value, name_attr, source, target, resource];
-                let section = if f.logs {
+                let section = if logs {
                     "sequence-flow-logged"
                 } else {
                     "sequence-flow"
@@ -403,7 +404,7 @@ impl Writer<'_> {
                     ("condition", &condition),
                     resource,
                 ];
-                let section = if f.logs {
+                let section = if logs {
                     "sequence-flow-if-logged"
                 } else {
                     "sequence-flow-if"
@@ -516,7 +517,8 @@ impl Writer<'_> {
             if sub.logged {
                 // Where a flow past a gateway logs the start, the
                 // subprocess logs only its end.
-                self.plan_log(!sub.plane.flows.iter().any(|f| f.logs));
+                let by_flow = sub.plane.flows.iter().any(|f| f.log == FlowLog::Started);
+                self.plan_log(!by_flow);
             }
             if mapped {
                 self.in_text(inner, |w| w.mappings(depth, &sub.locals, &sub.outputs));
