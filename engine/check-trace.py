@@ -368,6 +368,7 @@ class Check:
                 self.fail(f"plan instance log entry not understood: {e.get('message', '')!r}")
                 continue
             entries[m.group(2)].append((m.group(1), e["seq"]))
+        faulted = self.faulted()
         for a in self.graph["activities"]:
             b = self.bpmn[a["id"]]
             # A BPMN activity that its gateway skips is entered, and left by
@@ -380,7 +381,7 @@ class Check:
             elif self.args.ran or self.args.not_ran:
                 # A routed activity whose operation failed is cancelled (its
                 # failure routed, the plan goes on); the others finish.
-                ends = ("cancelled",) if b in self.faulted() else ("finished",)
+                ends = ("cancelled",) if b in faulted else ("finished",)
             else:
                 ends = ("finished",)
             if log_ok(got, started, ends):

@@ -36,7 +36,7 @@ use std::collections::VecDeque;
 use self::diagram::diagram;
 use super::graph::{Adjacency, Built, Deferred, FlowLog, Kind, Plane, Repeat, Str, Sub, Text};
 use super::layout::{self, Diagram};
-use super::scripts::{Library, PropertyFiles, Shared, Used, library};
+use super::scripts::{Library, PropertyFiles, Used, library};
 use crate::error::{Error, Result};
 use crate::render::output::{Aside, AsideReader, CHUNK, PlanOutput};
 use crate::render::rendered::PlanParameter;
@@ -377,40 +377,21 @@ impl Writer<'_> {
         );
         let (source, target) = (("source", ends.0), ("target", ends.1));
         let (id_value, name_attr) = (("id", id.as_str()), ("name_attr", name.as_str()));
-        let logs = f.log != FlowLog::Nothing;
-        let resource = if logs {
-            self.resource(Shared::PlanLog)
+        let values = [id_value, name_attr, source, target];
+        if f.condition.is_none() && f.log == FlowLog::Nothing {
+            self.step("sequence-flow", Some(depth), &values);
         } else {
-            String::new()
-        };
-        let resource = ("resource", resource.as_str());
-        match &f.condition {
-            None => {
-                let values = [id_value, name_attr, source, target, resource];
-                let section = if logs {
-                    "sequence-flow-logged"
-                } else {
-                    "sequence-flow"
-                };
-                self.step(section, Some(depth), &values);
+            self.step("sequence-flow-open", Some(depth), &values);
+            if f.log != FlowLog::Nothing {
+                self.step("extensions", None, &[]);
+                self.plan_log(&["take"]);
+                self.step("extensions-end", None, &[]);
             }
-            Some(c) => {
-                let condition = tasks::text(self.text.get(*c));
-                let values = [
-                    id_value,
-                    name_attr,
-                    source,
-                    target,
-                    ("condition", &condition),
-                    resource,
-                ];
-                let section = if logs {
-                    "sequence-flow-if-logged"
-                } else {
-                    "sequence-flow-if"
-                };
-                self.step(section, Some(depth), &values);
+            if let Some(c) = f.condition {
+                let condition = tasks::text(self.text.get(c));
+                self.step("condition", None, &[("condition", &condition)]);
             }
+            self.step("sequence-flow-close", None, &[]);
         }
         self.scratch = (name, id);
     }
@@ -518,7 +499,7 @@ impl Writer<'_> {
                 // Where a flow past a gateway logs the start, the
                 // subprocess logs only its end.
                 let by_flow = sub.plane.flows.iter().any(|f| f.log == FlowLog::Started);
-                self.plan_log(!by_flow);
+                self.plan_log(if by_flow { &["end"] } else { &["start", "end"] });
             }
             if mapped {
                 self.in_text(inner, |w| w.mappings(depth, &sub.locals, &sub.outputs));
@@ -551,7 +532,7 @@ impl Writer<'_> {
             Ok(Built::Nothing) => {
                 self.open(depth, "task", plane, i, None);
                 self.step("extensions", None, &[]);
-                self.plan_log(true);
+                self.plan_log(&["start", "end"]);
                 self.step("extensions-end", None, &[]);
                 self.flows(plane, adj, i);
                 self.step("task-close", None, &[]);

@@ -104,7 +104,7 @@ impl Writer<'_> {
     }
 
     /// `deployment://<file>` of a shared script, noted as used.
-    pub(super) fn resource(&mut self, s: Shared) -> String {
+    fn resource(&mut self, s: Shared) -> String {
         let mut r = String::new();
         self.used.mark(s, &*self.properties).write(&mut r);
         r
@@ -184,12 +184,18 @@ impl Writer<'_> {
         self.step("input-output-end", Some(depth), &[]);
     }
 
-    /// Execution listeners that write the start and the end of the
-    /// element into the plan instance's log, inside `extensionElements`.
-    pub(super) fn plan_log(&mut self, start: bool) {
+    /// Execution listeners that write into the plan instance's log on
+    /// each of `events` of the element (`start`, `end`, a flow's `take`),
+    /// inside `extensionElements`.
+    pub(super) fn plan_log(&mut self, events: &[&str]) {
         let resource = self.resource(Shared::PlanLog);
-        let section = if start { "plan-log" } else { "plan-log-end" };
-        self.step(section, None, &[("resource", &resource)]);
+        for event in events {
+            self.step(
+                "plan-log",
+                None,
+                &[("event", event), ("resource", &resource)],
+            );
+        }
     }
 
     /// A script task: an inline script, or a shared one with its locals.
