@@ -56,7 +56,10 @@ URL, one of each) must be set RUNNING by the first request and FINISHED
 each activity of the graph started and, in a normal run, finished (in a
 failed one, an activity that started ends finished, cancelled or unlogged);
 one that did not start, a BPMN activity its gateway skipped (left by its
-end event `<id>_skipped`) too, logs nothing.
+end event `<id>_skipped`) too, logs nothing, and so does one that the graph
+says `does_nothing` (a BPEL `<empty>`, a BPMN task without listeners),
+whose edges are checked across it: its nearest predecessors that do
+something end before its successors start.
 Exit 0 when all holds, 1 otherwise, one line per problem. Stdlib only.
 """
 import argparse
@@ -155,8 +158,32 @@ class Check:
                 self.fail(f"{e['interface']}/{e['operation']} on {e['template']} invoked outside every activity "
                           f"(from {e.get('activity', '?')})")
 
-    def edges(self):
+    def ordered_pairs(self):
+        """The graph's edges, and for an activity that does nothing (BPEL
+        has no scope for it, so no marks) an edge from each of its nearest
+        predecessors that do something to each of its successors: the
+        order it stands for, checked across it."""
+        idle = {a["id"] for a in self.graph["activities"] if a.get("does_nothing")}
+        preds = defaultdict(list)
         for u, v in self.graph["edges"]:
+            preds[v].append(u)
+
+        def working(u, seen):
+            if u not in idle:
+                return {u}
+            if u in seen:
+                return set()
+            seen.add(u)
+            return set().union(*(working(p, seen) for p in preds[u]))
+
+        pairs = [tuple(e) for e in self.graph["edges"]]
+        for u, v in self.graph["edges"]:
+            if u in idle:
+                pairs.extend((p, v) for p in sorted(working(u, set())))
+        return pairs
+
+    def edges(self):
+        for u, v in self.ordered_pairs():
             bu, bv = self.bpmn[u], self.bpmn[v]
             end_u, start_v = self.marks[bu].get("end"), self.marks[bv].get("start")
             if end_u is not None and start_v is not None and start_v < end_u:
@@ -376,6 +403,11 @@ class Check:
             # BPEL scope that dead-path elimination skips).
             started = "start" in self.marks.get(b, {}) and "start" not in self.marks.get(f"{b}_skipped", {})
             got = [w for w, _ in entries.pop(b, [])]
+            if a.get("does_nothing"):
+                # Nothing to follow: an activity without steps logs nothing.
+                if got:
+                    self.fail(f"plan instance log of {b}: {' '.join(got)}, expected nothing (it does nothing)")
+                continue
             if ended_in_error:
                 ends = ("finished", "cancelled", None)
             elif self.args.ran or self.args.not_ran:

@@ -43,6 +43,14 @@ pub struct ActivityBody {
 }
 
 impl ActivityBody {
+    /// Whether the activity does nothing: no steps, nothing to undo, not
+    /// run per instance (a relationship whose ends' activities register
+    /// its instance). Plans keep its place in the order, and it writes no
+    /// plan instance log entries.
+    pub fn does_nothing(&self) -> bool {
+        self.steps.is_empty() && self.compensation.is_empty() && !self.per_instance
+    }
+
     /// The nodes whose instances the steps find by following a
     /// relationship from the activity's instance, in step order.
     pub(crate) fn followed(&self) -> impl Iterator<Item = TemplateRef> + '_ {

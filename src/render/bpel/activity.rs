@@ -3,10 +3,10 @@
 //! activity), its fault handler (the instance is marked ERROR), its
 //! compensation handler, and its steps between two entries in the plan
 //! instance's log; a termination activity runs its steps once per live
-//! instance.
+//! instance. An activity that does nothing is an `<empty>` with its links.
 //!
-//! In: the plan, its links and failure flags, the [`Ctx`]. Out: the scope,
-//! written.
+//! In: the plan, its links and failure flags, the [`Ctx`]. Out: the scope
+//! (or the `<empty>`), written.
 
 use super::ctx::Ctx;
 use super::globals::{iteration_templates, iteration_variables};
@@ -35,53 +35,17 @@ pub(crate) fn activity(
     let a = &plan.plan.activities[i];
     let body = &plan.bodies[i];
     let name = a.id.as_str();
+    // An activity that does nothing (a relationship whose ends' activities
+    // register its instance) keeps its place in the order as an `<empty>`:
+    // no scope, no fault handler, no log entries (there is nothing to
+    // follow).
+    if body.does_nothing() && failure.is_none() {
+        w.put("idle", ind, &[("name", name)])?;
+        links(w, ind, plan, i, edges, failure)?;
+        return w.put("idle-end", ind, &[]);
+    }
     w.put("scope", ind, &[("name", name)])?;
-    let targets: Vec<String> = edges
-        .into(i)
-        .iter()
-        .map(|&e| edges.link_name(plan, e))
-        .collect();
-    if !targets.is_empty() {
-        w.put("targets", ind, &[])?;
-        if targets.len() > 1 {
-            let join = targets
-                .iter()
-                .map(|t| format!("${t}"))
-                .collect::<Vec<_>>()
-                .join(" and ");
-            w.put("join", ind, &[("join", &join)])?;
-        }
-        for t in &targets {
-            w.put("target", ind, &[("link", t)])?;
-        }
-        w.put("targets-end", ind, &[])?;
-    }
-    let sources = edges.out_of(i);
-    if !sources.is_empty() {
-        w.put("sources", ind, &[])?;
-        for &k in sources {
-            let link = edges.link_name(plan, k);
-            let e = &plan.plan.edges[k];
-            // The links out of an activity whose failure is routed test
-            // its flag.
-            match failure {
-                Some(f) => {
-                    let condition = if e.reason == Reason::OnFailure {
-                        format!("${f} = 'true'")
-                    } else {
-                        format!("${f} != 'true'")
-                    };
-                    w.put(
-                        "source-when",
-                        ind,
-                        &[("link", &link), ("condition", &condition)],
-                    )?
-                }
-                None => w.put("source", ind, &[("link", &link)])?,
-            }
-        }
-        w.put("sources-end", ind, &[])?;
-    }
+    links(w, ind, plan, i, edges, failure)?;
     // The rest of the scope is written first, apart, so that only the
     // variables it uses are declared before it.
     let head = std::mem::take(&mut w.out);
@@ -159,6 +123,63 @@ pub(crate) fn activity(
     declare_used(w, ind, &rest)?;
     w.out.push_str(&rest);
     Ok(())
+}
+
+/// The `<targets>` (a join condition where several) and `<sources>` of
+/// activity `i`; the links out of an activity whose failure is routed
+/// test its flag.
+fn links(
+    w: &mut W,
+    ind: usize,
+    plan: &ConcretePlan,
+    i: usize,
+    edges: &Adjacency,
+    failure: Option<&str>,
+) -> Result<()> {
+    let targets: Vec<String> = edges
+        .into(i)
+        .iter()
+        .map(|&e| edges.link_name(plan, e))
+        .collect();
+    if !targets.is_empty() {
+        w.put("targets", ind, &[])?;
+        if targets.len() > 1 {
+            let join = targets
+                .iter()
+                .map(|t| format!("${t}"))
+                .collect::<Vec<_>>()
+                .join(" and ");
+            w.put("join", ind, &[("join", &join)])?;
+        }
+        for t in &targets {
+            w.put("target", ind, &[("link", t)])?;
+        }
+        w.put("targets-end", ind, &[])?;
+    }
+    let sources = edges.out_of(i);
+    if sources.is_empty() {
+        return Ok(());
+    }
+    w.put("sources", ind, &[])?;
+    for &k in sources {
+        let link = edges.link_name(plan, k);
+        match failure {
+            Some(f) => {
+                let condition = if plan.plan.edges[k].reason == Reason::OnFailure {
+                    format!("${f} = 'true'")
+                } else {
+                    format!("${f} != 'true'")
+                };
+                w.put(
+                    "source-when",
+                    ind,
+                    &[("link", &link), ("condition", &condition)],
+                )?
+            }
+            None => w.put("source", ind, &[("link", &link)])?,
+        }
+    }
+    w.put("sources-end", ind, &[])
 }
 
 /// The variables of an activity's own, each declared in its scope where

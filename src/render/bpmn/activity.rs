@@ -148,7 +148,7 @@ fn once_activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize, routing: &Routing)
     let fails = !empty && !routing.routed[i];
     let mark = (fails && !plan.bodies[i].per_instance).then_some(a.template);
     if empty && sub.outputs.is_empty() && is_plain(&sub.plane) {
-        return Built::Nothing;
+        return Built::Nothing { logged: sub.logged };
     }
     match compacted(cx, sub, mark) {
         Built::Sub(mut sub) if fails => {
@@ -231,11 +231,14 @@ fn activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize, routing: &Routing) -> (
         None => (&mut plane, first),
     };
     let empty = add_steps(cx, plan, i, steps_plane, steps_start);
+    // An activity that does nothing writes no log entries, as its BPEL
+    // `<empty>` does not.
+    let logged = !plan.bodies[i].does_nothing();
     if let Some(tried) = tried {
         catch_routed(cx, plan, i, routing, &mut plane, tried, first);
     }
     if let Some(gate) = gate {
-        open_gate(cx, i, routing, &mut plane, gate);
+        open_gate(cx, i, routing, &mut plane, gate, logged);
     }
     let mut outputs = Vec::new();
     if let (Some(v), Some(value)) = (
@@ -250,7 +253,7 @@ fn activity(cx: &mut Ctx, plan: &ConcretePlan, i: usize, routing: &Routing) -> (
         repeat: Repeat::Once,
         locals: Vec::new(),
         outputs,
-        logged: true,
+        logged,
     };
     (sub, empty)
 }
@@ -332,17 +335,27 @@ fn gate(
     }
 }
 
-/// Label the flow from the gateway into the steps, and choose the
-/// gateway's default: that flow, or, where it is taken only when every
-/// edge holds, the way to `_skipped`.
-fn open_gate(cx: &mut Ctx, i: usize, routing: &Routing, plane: &mut Plane, gate: Gate) {
+/// Label the flow from the gateway into the steps (it logs the start of an
+/// activity that is `logged`), and choose the gateway's default: that
+/// flow, or, where it is taken only when every edge holds, the way to
+/// `_skipped`.
+fn open_gate(
+    cx: &mut Ctx,
+    i: usize,
+    routing: &Routing,
+    plane: &mut Plane,
+    gate: Gate,
+    logged: bool,
+) {
     let run = plane
         .flows
         .iter()
         .position(|f| f.from() == gate.split && f.name.is_empty())
         .expect("the gateway leads into the steps");
     plane.flows[run].name = "run";
-    plane.flows[run].log = FlowLog::Started;
+    if logged {
+        plane.flows[run].log = FlowLog::Started;
+    }
     let default = if routing.runs_without_failures[i] {
         run
     } else {

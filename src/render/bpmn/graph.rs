@@ -251,8 +251,13 @@ pub(crate) enum Built {
         /// [`Repeat::Once`] or [`Repeat::Compensation`].
         repeat: Repeat,
     },
-    /// A task that does nothing (an activity without steps), logged.
-    Nothing,
+    /// A task that does nothing (an activity without steps): logged
+    /// unless the activity [does nothing](crate::plugins::ActivityBody::does_nothing)
+    /// at all (its compensation, say, does something).
+    Nothing {
+        /// Whether the task writes its start and end to the plan log.
+        logged: bool,
+    },
 }
 
 /// Builds the content of [`Kind::Deferred`] subprocesses when the writer

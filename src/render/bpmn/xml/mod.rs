@@ -529,11 +529,13 @@ impl Writer<'_> {
                 self.call_element(plane, adj, i, &call, repeat, Some(&text), depth);
                 return self.no_diagrams(key, text);
             }
-            Ok(Built::Nothing) => {
+            Ok(Built::Nothing { logged }) => {
                 self.open(depth, "task", plane, i, None);
-                self.step("extensions", None, &[]);
-                self.plan_log(&["start", "end"]);
-                self.step("extensions-end", None, &[]);
+                if logged {
+                    self.step("extensions", None, &[]);
+                    self.plan_log(&["start", "end"]);
+                    self.step("extensions-end", None, &[]);
+                }
                 self.flows(plane, adj, i);
                 self.step("task-close", None, &[]);
                 return self.no_diagrams(key, text);
