@@ -312,8 +312,9 @@ fn unread_variables(text: &str) -> Vec<&str> {
 /// since a node's properties are stored by `properties.xsl` from an empty
 /// document of their shape, one argument per property; 15,275 since they
 /// are the elements of one document variable per node, PUT and GET whole;
-/// 15,143 since every log entry is posted to one variable, `planLogs`).
-const BPEL_BYTES_PER_NODE: usize = 15_220;
+/// 15,143 since every log entry is posted to one variable, `planLogs`;
+/// 14,539 since an activity that does nothing is an `<empty>`).
+const BPEL_BYTES_PER_NODE: usize = 14_600;
 
 /// The BPMN plans of a synthetic topology stay within a size per node
 /// (issue 17): the instance API and the management bus are called through
@@ -339,14 +340,14 @@ fn bpmn_plans_stay_small_per_node() {
 }
 
 /// The bound of [`bpmn_plans_stay_small_per_node`], a little above what
-/// the plans take (build and termination together: 11.1 KB per node at
-/// 102 nodes, the library of reusable processes included, since the
-/// variables of a call are numbered in its steps and a line takes the
-/// activity's instance and service instance where it does not say; 14.3
-/// KB since an
-/// activity handles its own failure instead of an error path beside it;
-/// 18.2 KB since an activity of calls is one call of `toscanini_run` or
-/// `toscanini_each` that writes its own plan-log entries; 55.9 KB before,
-/// and 66 KB per node at 1,002 nodes before the instance API calls became
-/// calls).
-const BPMN_BYTES_PER_NODE: usize = 11_400;
+/// the plans take (build and termination together at 102 nodes, the
+/// library of reusable processes included: 10.6 KB per node since an
+/// activity that does nothing is a task without plan-log listeners;
+/// 11.1 KB since the variables of a call are numbered in its steps and a
+/// line takes the activity's instance and service instance where it does
+/// not say; 14.3 KB since an activity handles its own failure instead of
+/// an error path beside it; 18.2 KB since an activity of calls is one
+/// call of `toscanini_run` or `toscanini_each` that writes its own
+/// plan-log entries; 55.9 KB before, and 66 KB per node at 1,002 nodes
+/// before the instance API calls became calls).
+const BPMN_BYTES_PER_NODE: usize = 10_700;
