@@ -45,8 +45,9 @@ fn invoked(steps: &[Step]) -> Vec<String> {
         .collect()
 }
 
-/// A plan as DOT: one node per activity (template and activity kind), one
-/// edge per ordering constraint, labelled with its reason.
+/// A plan as DOT: one node per activity (template and activity kind; the
+/// box of one that does nothing dashed), one edge per ordering constraint,
+/// labelled with its reason.
 pub fn plan_dot(plan: &ConcretePlan, topology: &Topology) -> String {
     let p = &plan.plan;
     let mut out = String::new();
@@ -69,9 +70,15 @@ pub fn plan_dot(plan: &ConcretePlan, topology: &Topology) -> String {
             TemplateRef::Node(_) => "white",
             TemplateRef::Relationship(_) => "lightgrey",
         };
+        // Dashed: the plans keep its place in the order, and nothing more.
+        let style = if plan.bodies[i].does_nothing() {
+            ", style=\"rounded,filled,dashed\""
+        } else {
+            ""
+        };
         let _ = writeln!(
             out,
-            "  {} [label={}, fillcolor={fill}];",
+            "  {} [label={}, fillcolor={fill}{style}];",
             quote(&a.id),
             quote(&label)
         );
