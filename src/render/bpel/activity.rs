@@ -38,8 +38,8 @@ pub(crate) fn activity(
     // An activity that does nothing (a relationship whose ends' activities
     // register its instance) keeps its place in the order as an `<empty>`:
     // no scope, no fault handler, no log entries (there is nothing to
-    // follow).
-    if body.does_nothing() && failure.is_none() {
+    // follow). Routed, its links test its flag, which stays 'false'.
+    if body.does_nothing() {
         w.put("idle", ind, &[("name", name)])?;
         links(w, ind, plan, i, edges, failure)?;
         return w.put("idle-end", ind, &[]);
