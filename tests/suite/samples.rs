@@ -195,6 +195,47 @@ fn compact_and_pretty_bpel_are_the_same_plan() {
     }
 }
 
+/// An activity that does nothing (tomcat-openstack's `con_22`, a HostedOn
+/// whose source's activity registers its instance) keeps its place in the
+/// order and writes nothing to the plan instance log: a BPEL `<empty>`
+/// with its links, a BPMN task without listeners, `does_nothing` in the
+/// graph JSON. An activity that works logs its start and end.
+#[test]
+fn an_activity_that_does_nothing_is_empty_and_logs_nothing() {
+    use toscanini::Language;
+    let (loaded, plans) = crate::support::all_plans(&repo().join("samples/tomcat-openstack"));
+    let build = plans
+        .iter()
+        .find(|p| p.plan.kind == PlanKind::Build)
+        .unwrap();
+    let text = |language| {
+        let r = toscanini::compile::render(build, &loaded.topology, language).unwrap();
+        String::from_utf8(r.files[0].data.clone()).unwrap()
+    };
+    let bpel = text(Language::Bpel);
+    assert!(bpel.contains(concat!(
+        "<empty name=\"con_22_provision\">\n<targets>\n",
+        "<target linkName=\"Ubuntu_14_04_VM_to_con_22_provision\"/>\n</targets>\n",
+        "<sources>\n<source linkName=\"con_22_to_Java8_provision\"/>\n</sources>\n</empty>\n"
+    )));
+    assert!(!bpel.contains("started con_22_provision"));
+    assert!(bpel.contains("started Java8_provision"));
+    let bpmn = text(Language::Bpmn);
+    assert!(bpmn.contains("<task id=\"con_22_provision\" name=\"con_22 provision\"><incoming>"));
+    let json = toscanini::dot::plan_json(build, &loaded.topology);
+    let does_nothing = |id: &str| {
+        json["activities"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["id"] == id)
+            .unwrap()["does_nothing"]
+            .clone()
+    };
+    assert_eq!(does_nothing("con_22_provision"), true);
+    assert_eq!(does_nothing("Java8_provision"), false);
+}
+
 /// The main files of the build and termination plans of a synthetic
 /// topology of `nodes` nodes in `language`.
 fn synth_plans(nodes: usize, language: toscanini::Language) -> Vec<String> {
