@@ -108,15 +108,15 @@ pub fn plan_dot(plan: &ConcretePlan, topology: &Topology) -> String {
 }
 
 /// A plan as JSON: `{"plan", "activities": [{"id", "bpmn", "template",
-/// "template_kind", "kind", "operations", "compensation", "does_nothing"}], "edges":
-/// [[from, to], ...]}`; `template_kind` is `node` or `relationship` (a
-/// relationship template may have a node template's name);
-/// `compensation` lists the operations that undo the activity when the plan
-/// fails after it ended; `does_nothing` that the activity has no steps
-/// (the plans keep its place in the order, and it writes no plan instance
-/// log entries). `bpmn` is the id
-/// of the activity's subprocess in the BPMN plan: its id, unless that
-/// could meet another element's id there (`render/bpmn/bases.rs`).
+/// "template_kind", "kind", "operations", "compensation",
+/// "does_nothing"}], "edges": [[from, to], ...]}`; `template_kind` is
+/// `node` or `relationship` (a relationship template may have a node
+/// template's name); `compensation` lists the operations that undo the
+/// activity when the plan fails after it ended; `does_nothing` that the
+/// activity has no steps (the plans keep its place in the order, and it
+/// writes no plan instance log entries). `bpmn` is the id of the
+/// activity's subprocess in the BPMN plan: its id, unless that could meet
+/// another element's id there (`render/bpmn/bases.rs`).
 /// The activity of a template with a `count` (TOSCA 2.0 §7.2) says how
 /// many `representations` it has. A transformation plan adds `"target":
 /// {"csar", "service_template",
