@@ -55,15 +55,12 @@ pub(crate) fn activity(
     // so its own scope has no fault handler: WS-BPEL 2.0's default one
     // (12.5.1: compensate, then rethrow) rethrows the fault the same way,
     // and finds nothing to compensate, as no scope inside an activity has
-    // a compensation handler of its own. An activity with no steps has
-    // nothing to fail but its log entries, which are no business of its
-    // instance: it keeps the default handler too.
-    let idle = body.steps.is_empty() && body.compensation.is_empty();
+    // a compensation handler of its own.
     // The calls of the activity (not those of its iterations or its
     // compensation handler, which declare their own) are correlated in
     // its scope: their sets go first in the text written apart.
     w.declaring_calls(0, ind + 2, |w| {
-        if !body.per_instance && !idle {
+        if !body.per_instance {
             let url = cx.names.url(a.template);
             let error = cx.state(crate::plugins::steps::state::ERROR)?;
             w.put("faults", ind, &[("name", name)])?;
@@ -112,7 +109,7 @@ pub(crate) fn activity(
                 })
                 .collect();
             each_instance(cx, w, inner, a.template, name, body, &collect)?;
-        } else if !idle {
+        } else {
             steps(cx, w, inner, &body.steps, name, "s", a.template)?;
         }
         log(w, "log-again", "Finished", "finished")?;
