@@ -76,52 +76,98 @@ impl Fragment {
         Ok(Fragment { pieces })
     }
 
-    /// Write the fragment into `out`, every line indented by `indent`
-    /// spaces (with `None`, not indented at all: the fragment's own
-    /// indentation is left out too), every hole replaced by its value in
-    /// `values`.
+    /// Write the fragment into `out`, its lines laid out as `lines` says,
+    /// every hole replaced by its value in `values`.
     pub(crate) fn write(
         &self,
         out: &mut String,
-        indent: Option<usize>,
+        lines: Lines,
         values: &[(&str, &str)],
     ) -> Result<()> {
-        let pad = indent.map_or("", |i| &SPACES[..i.min(SPACES.len())]);
+        let (pad, base) = match lines {
+            Lines::Indented(i) => (&SPACES[..i.min(SPACES.len())], i),
+            Lines::Flush => ("", 0),
+            Lines::Joined { indent, .. } => ("", indent),
+        };
         let mut line_start = true;
         for piece in &self.pieces {
             match piece {
                 Piece::Newline => {
-                    out.push('\n');
+                    if !matches!(lines, Lines::Joined { .. }) {
+                        out.push('\n');
+                    }
                     line_start = true;
                     continue;
                 }
                 Piece::Text(t) => {
                     if !line_start {
                         out.push_str(t);
-                    } else if indent.is_some() {
-                        out.push_str(pad);
-                        out.push_str(t);
                     } else {
-                        out.push_str(t.trim_start());
+                        let flush = t.trim_start();
+                        lines.break_before(out, base + (t.len() - flush.len()), flush);
+                        if let Lines::Indented(_) = lines {
+                            out.push_str(pad);
+                            out.push_str(t);
+                        } else {
+                            out.push_str(flush);
+                        }
                     }
                 }
                 Piece::Hole(h) => {
+                    let Some((_, v)) = values.iter().find(|(n, _)| n == h) else {
+                        return Err(Error::Internal(format!("fragment hole `{h}` has no value")));
+                    };
                     if line_start {
+                        lines.break_before(out, base, v);
                         out.push_str(pad);
                     }
-                    match values.iter().find(|(n, _)| n == h) {
-                        Some((_, v)) => out.push_str(v),
-                        None => {
-                            return Err(Error::Internal(format!(
-                                "fragment hole `{h}` has no value"
-                            )));
-                        }
-                    }
+                    out.push_str(v);
                 }
             }
             line_start = false;
         }
         Ok(())
+    }
+}
+
+/// How a fragment's lines are laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lines {
+    /// Every line indented by this many spaces more than in the file.
+    Indented(usize),
+    /// Every line without its indentation.
+    Flush,
+    /// Every line without its indentation, and a line break only before
+    /// the lines that open an element or are one and that, written at
+    /// `indent`, would be indented `shallow` spaces or less: what is nested
+    /// deeper, and the closing tag, run on in the line of the element.
+    Joined {
+        /// The indentation the fragment is written at.
+        indent: usize,
+        /// The deepest indentation of a line that starts a line.
+        shallow: usize,
+    },
+}
+
+impl Lines {
+    /// With [`Lines::Joined`], start a line in `out` before `line` (its
+    /// text, without indentation) if the line would be indented `depth`
+    /// spaces, no deeper than `shallow`, and is no closing tag. (Joined
+    /// text never ends with a line break, so this is the only one.)
+    fn break_before(self, out: &mut String, depth: usize, line: &str) {
+        if let Lines::Joined { shallow, .. } = self
+            && depth <= shallow
+            && !line.starts_with("</")
+        {
+            out.push('\n');
+        }
+    }
+}
+
+impl From<Option<usize>> for Lines {
+    /// Indented by `Some` spaces, or flush.
+    fn from(indent: Option<usize>) -> Lines {
+        indent.map_or(Lines::Flush, Lines::Indented)
     }
 }
 
@@ -191,10 +237,10 @@ impl Fragments {
         &self,
         out: &mut String,
         name: &str,
-        indent: Option<usize>,
+        lines: impl Into<Lines>,
         values: &[(&str, &str)],
     ) -> Result<()> {
-        self.get(name)?.write(out, indent, values)
+        self.get(name)?.write(out, lines.into(), values)
     }
 }
 
@@ -224,6 +270,26 @@ mod tests {
         let mut out = String::new();
         f.write(&mut out, "a", None, &[("v", " kept ")]).unwrap();
         assert_eq!(out, "<x> kept \n<y/>\n</x>\n");
+    }
+
+    #[test]
+    fn joined_only_shallow_elements_start_a_line() {
+        let f = Fragments::parse(&[(
+            "t",
+            "{# a #}\n<x>\n  <y>\n    <z>{{ v }}</z>\n  </y>\n  <w/>\n</x>\n",
+        )])
+        .unwrap();
+        let mut out = String::from("<p>");
+        let lines = Lines::Joined {
+            indent: 2,
+            shallow: 4,
+        };
+        f.write(&mut out, "a", lines, &[("v", "1")]).unwrap();
+        f.write(&mut out, "a", lines, &[("v", "2")]).unwrap();
+        assert_eq!(
+            out,
+            "<p>\n<x>\n<y><z>1</z></y>\n<w/></x>\n<x>\n<y><z>2</z></y>\n<w/></x>"
+        );
     }
 
     #[test]

@@ -34,12 +34,15 @@ impl Language {
     }
 }
 
-/// How a plan's XML is laid out. Engines need no indentation, and in a
-/// large plan it is a sixth of the bytes; one element per line keeps a
-/// plan readable and comparable line by line all the same.
+/// How a plan's XML is laid out. Engines need neither indentation nor
+/// line breaks, which in a large plan are a sixth of the bytes; a line per
+/// part of the plan (a variable, an initial value, a link, an activity
+/// and each part of it) keeps a plan readable and comparable line by
+/// line all the same.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Layout {
-    /// One element per line, not indented (the default).
+    /// Not indented; a line per part of the plan, what is nested deeper
+    /// than that on the part's line (the default).
     #[default]
     Compact,
     /// Indented by nesting depth (`--pretty`).

@@ -266,7 +266,7 @@ fn write_body(
         layout,
         calls: 0,
     };
-    w.out.push_str(&parts[0]);
+    w.part(parts, 0);
     let templates = cx.names.templates().iter();
     let process = templates.filter(|&&t| cx.process.contains(t));
     for v in FIXED
@@ -308,14 +308,14 @@ fn write_body(
     }
     let relationship_requests = relationship_request::Sides::new(cx.topology, plan);
     relationship_requests.declare(&mut w)?;
-    w.out.push_str(&parts[1]);
+    w.part(parts, 1);
     initial_values(cx, plan, failures, &mut w, output)?;
-    w.out.push_str(&parts[2]);
+    w.part(parts, 2);
     cx.calls.prepare(&mut w, cx.topology)?;
     cx.documents.prepare(&mut w)?;
     init::document_values(cx, plan, &mut w)?;
     relationship_requests.prepare(&mut w, cx.topology)?;
-    w.out.push_str(&parts[3]);
+    w.part(parts, 3);
     if !plan.plan.edges.is_empty() {
         w.put("links", 6, &[])?;
         for e in 0..plan.plan.edges.len() {
@@ -325,7 +325,7 @@ fn write_body(
         }
         w.put("links-end", 6, &[])?;
     }
-    w.out.push_str(&parts[4]);
+    w.part(parts, 4);
     for i in 0..plan.plan.activities.len() {
         activity(cx, &mut w, 6, plan, i, &edges, failures)?;
         w.flush_if_full(output)?;
@@ -333,6 +333,6 @@ fn write_body(
     if plan.plan.activities.is_empty() {
         w.put("empty", 6, &[("name", "nothingToDo")])?;
     }
-    w.out.push_str(&parts[5]);
+    w.part(parts, 5);
     output.write(&mut w.out)
 }

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use crate::error::Result;
 use crate::names::escape::push_xml_text;
 use crate::names::xml_escape;
-use crate::render::fragment::Fragments;
+use crate::render::fragment::{Fragments, Lines};
 use crate::render::output::{CHUNK, PlanOutput};
 use crate::render::paths::url_path;
 use crate::render::rendered::Layout;
@@ -106,8 +106,15 @@ pub(crate) const FRAGMENTS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The deepest indentation (with [`Layout::Pretty`]) of an element that
+/// starts a line in a compact plan: the process's variables and initial
+/// values, the flow's links and activities, and the parts of an activity
+/// (links, variables, handlers, steps) each get a line; what is nested
+/// deeper runs on in the line of its part.
+const ITEM_DEPTH: usize = 8;
+
 /// Output of the process body: fragments written at an indentation
-/// (with [`Layout::Pretty`]) or one element per line.
+/// (with [`Layout::Pretty`]) or a line per part of the plan ([`ITEM_DEPTH`]).
 pub(crate) struct W<'a> {
     /// Text not yet handed on.
     pub(crate) out: String,
@@ -128,8 +135,14 @@ impl W<'_> {
         indent: usize,
         values: &[(&str, &str)],
     ) -> Result<()> {
-        let indent = (self.layout == Layout::Pretty).then_some(indent);
-        self.fr.write(&mut self.out, section, indent, values)
+        let lines = match self.layout {
+            Layout::Pretty => Lines::Indented(indent),
+            Layout::Compact => Lines::Joined {
+                indent,
+                shallow: ITEM_DEPTH,
+            },
+        };
+        self.fr.write(&mut self.out, section, lines, values)
     }
 
     /// The correlation set of the next call: `callN`, the Nth of the
@@ -165,6 +178,24 @@ impl W<'_> {
         self.put("correlation-sets-end", indent, &[])?;
         self.out.push_str(&rest);
         Ok(())
+    }
+
+    /// Write part `k` of the skeleton's [`split_skeleton`] parts, on lines
+    /// of its own. Compact, the fragments start their lines rather than
+    /// end them, so a part between them does the same.
+    pub(crate) fn part(&mut self, parts: &[String], k: usize) {
+        let part = parts[k].as_str();
+        if self.layout == Layout::Pretty || part.is_empty() {
+            return self.out.push_str(part);
+        }
+        if k > 0 {
+            self.out.push('\n');
+        }
+        if k + 1 < parts.len() {
+            self.out.push_str(part.strip_suffix('\n').unwrap_or(part));
+        } else {
+            self.out.push_str(part);
+        }
     }
 
     /// Hand the text on once a chunk has collected.
