@@ -207,9 +207,9 @@ fn step_names_that_spell_other_ids_get_prefixes_of_their_own() {
 
 #[test]
 fn links_between_activities_whose_names_collide_are_distinct_in_bpel() {
-    // `web-1` and `web_1` on one server: both links from the server are
-    // `server_provision_to_web_1_provision` as an NCName of `[A-Za-z0-9_]`.
-    // One link with two targets is not BPEL; the second gets a suffix.
+    // `web-1` and `web_1` on one server: the links out of both are named
+    // `web_1` as an NCName of `[A-Za-z0-9_]`. One link with two sources
+    // is not BPEL; the second gets a suffix.
     let dir = crate::support::temp_dir("link-names");
     let file = dir.join("links.yaml");
     std::fs::write(
@@ -240,7 +240,9 @@ fn links_between_activities_whose_names_collide_are_distinct_in_bpel() {
         let name = &rest[..rest.find('"').unwrap()];
         assert!(declared.insert(name), "link `{name}` declared twice");
     }
-    for name in ["server_to_web_1_provision", "server_to_web_1_provision_2"] {
+    // The links out of `web-1` and `web_1` (each to its HostedOn's
+    // activity): both named after `web_1`, one of them numbered.
+    for name in ["web_1", "web_1_2"] {
         assert!(declared.contains(name), "no link `{name}`");
         // One source and one target each.
         for end in ["source", "target"] {

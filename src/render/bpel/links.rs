@@ -38,21 +38,31 @@ fn failure_var(activity: &str) -> String {
     format!("failed_{word}")
 }
 
-/// Link names: `<from>_to_<to>` with only `[A-Za-z0-9_]`, so that `$link`
-/// in a join condition cannot be read as `$variable.part` or a subtraction.
-/// Where both activities are of one kind (`vm_provision`, `app_provision`)
-/// the kind is said once, at the end: `vm_to_app_provision`.
-fn link_name(from: &Activity, to: &Activity) -> String {
-    let kind = from.kind.name();
-    let suffix = format!("_{kind}");
-    if to.kind.name() == kind
-        && let (Some(f), Some(t)) = (from.id.strip_suffix(&suffix), to.id.strip_suffix(&suffix))
-        && !f.is_empty()
-        && !t.is_empty()
-    {
-        return format!("{}_to_{}{suffix}", word(f), word(t));
+/// The name of the links out of activity `from`: its id with only
+/// `[A-Za-z0-9_]`, so that `$link` in a join condition cannot be read as
+/// `$variable.part` or a subtraction; where every activity of the plan is
+/// of one kind (`vm_provision`, `app_provision`) without the kind, which
+/// says nothing there (`vm`). A join condition then reads as what it
+/// waits for (`$db and $app`); the second and later links out of an
+/// activity get a number (`cloud_2`), as [`Unique`] numbers a name
+/// handed out again.
+fn link_base(from: &Activity, one_kind: bool) -> String {
+    let id = from.id.as_str();
+    let suffix = format!("_{}", from.kind.name());
+    match id.strip_suffix(&suffix) {
+        Some(short) if one_kind && !short.is_empty() => word(short),
+        _ => word(id),
     }
-    format!("{}_to_{}", word(&from.id), word(&to.id))
+}
+
+/// The name of a link: its source's [`link_base`], numbered from 2 by
+/// its place among the links out of it (`rank`, from 0).
+fn link_name(from: &Activity, one_kind: bool, rank: u32) -> String {
+    let base = link_base(from, one_kind);
+    match rank {
+        0 => base,
+        r => format!("{base}_{}", r + 1),
+    }
 }
 
 /// The edges into and out of every activity (indexes into the plan's
@@ -63,6 +73,10 @@ pub(crate) struct Adjacency {
     into_start: Vec<usize>,
     out_of: Vec<usize>,
     out_start: Vec<usize>,
+    /// Each edge's place among the edges out of its source.
+    rank: Vec<u32>,
+    /// Whether every activity of the plan is of one kind.
+    one_kind: bool,
     /// Edges whose link name another edge had first (`web-1` and `web_1`
     /// are both `web_1`): their names with a suffix. Names are made again
     /// where they are written rather than held, as a plan of a large
@@ -89,10 +103,18 @@ impl Adjacency {
         };
         let (into, into_start) = group(&|e| e.to);
         let (out_of, out_start) = group(&|e| e.from);
+        let mut rank = vec![0; plan.plan.edges.len()];
+        for i in 0..n {
+            for (r, &e) in out_of[out_start[i]..out_start[i + 1]].iter().enumerate() {
+                rank[e] = r as u32;
+            }
+        }
+        let kinds = &mut plan.plan.activities.iter().map(|a| a.kind.name());
+        let one_kind = kinds.next().is_none_or(|first| kinds.all(|k| k == first));
         let mut unique = Unique::new();
         let mut renamed = HashMap::new();
         for (k, e) in plan.plan.edges.iter().enumerate() {
-            let name = link_name(&plan.plan.activities[e.from], &plan.plan.activities[e.to]);
+            let name = link_name(&plan.plan.activities[e.from], one_kind, rank[k]);
             // A name handed out again is longer: it has a suffix.
             let len = name.len();
             let given = unique.name(name);
@@ -105,6 +127,8 @@ impl Adjacency {
             into_start,
             out_of,
             out_start,
+            rank,
+            one_kind,
             renamed,
         }
     }
@@ -125,7 +149,7 @@ impl Adjacency {
             return name.clone();
         }
         let e = &plan.plan.edges[k];
-        link_name(&plan.plan.activities[e.from], &plan.plan.activities[e.to])
+        link_name(&plan.plan.activities[e.from], self.one_kind, self.rank[k])
     }
 }
 
@@ -144,15 +168,14 @@ mod tests {
     }
 
     #[test]
-    fn a_link_says_a_shared_kind_once() {
+    fn a_link_is_named_after_its_source() {
         let vm = activity("vm-1_provision", ActivityKind::Provision);
-        let app = activity("app_provision", ActivityKind::Provision);
-        assert_eq!(link_name(&vm, &app), "vm_1_to_app_provision");
-        // Two kinds: both ids whole.
-        let stop = activity("app_stop", ActivityKind::Stop);
-        assert_eq!(link_name(&stop, &vm), "app_stop_to_vm_1_provision");
+        assert_eq!(link_name(&vm, true, 0), "vm_1");
+        assert_eq!(link_name(&vm, true, 2), "vm_1_3");
+        // Activities of several kinds: the whole id.
+        assert_eq!(link_name(&vm, false, 0), "vm_1_provision");
         // An id that does not end with its kind (a workflow's step).
         let step = activity("deploy_a", ActivityKind::Provision);
-        assert_eq!(link_name(&step, &app), "deploy_a_to_app_provision");
+        assert_eq!(link_name(&step, true, 1), "deploy_a_2");
     }
 }
