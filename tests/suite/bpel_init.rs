@@ -14,8 +14,7 @@ fn build_bpel(input: &std::path::Path) -> String {
         .iter()
         .find(|p| p.plan.kind == PlanKind::Build)
         .unwrap();
-    let r = toscanini::compile::render(p, &loaded.topology, Language::Bpel).unwrap();
-    String::from_utf8(r.files[0].data.clone()).unwrap()
+    crate::support::main_file(p, &loaded.topology, Language::Bpel)
 }
 
 /// Puccini's source-and-target: a relationship property (a string

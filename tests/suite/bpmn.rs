@@ -1370,8 +1370,7 @@ fn a_routed_build_step_does_not_mark_its_instance() {
     let b = bpmn(&loaded, p);
     check("routing build", p, &b);
     assert!(b.text.contains("setv('prop_node_level', '3')"));
-    let bpel = toscanini::compile::render(p, &loaded.topology, toscanini::Language::Bpel).unwrap();
-    let process = String::from_utf8(bpel.files[0].data.clone()).unwrap();
+    let process = crate::support::main_file(p, &loaded.topology, toscanini::Language::Bpel);
     assert!(process.contains("<from>'3'</from><to>$prop_node/*:level</to>"));
     let m = Model::new(&b.text);
     assert_eq!(m.next("a_catch"), ["a_failFork"]);

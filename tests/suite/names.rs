@@ -40,9 +40,7 @@ fn variables_of_templates_whose_names_collide_get_distinct_names() {
             "BPMN: {var}"
         );
     }
-    let bpel =
-        toscanini::compile::render(build, &loaded.topology, toscanini::Language::Bpel).unwrap();
-    let process = String::from_utf8(bpel.files[0].data.clone()).unwrap();
+    let process = crate::support::main_file(build, &loaded.topology, toscanini::Language::Bpel);
     for var in ["inst_web_1_url", "inst_web_1_url_2"] {
         assert!(
             process.contains(&format!("<variable name=\"{var}\" type=\"xsd:string\"/>")),
@@ -125,9 +123,7 @@ fn failure_flags_of_steps_whose_names_collide_are_distinct_in_bpel() {
         ],
     );
     let plan = &plan;
-    let bpel =
-        toscanini::compile::render(plan, &loaded.topology, toscanini::Language::Bpel).unwrap();
-    let process = String::from_utf8(bpel.files[0].data.clone()).unwrap();
+    let process = crate::support::main_file(plan, &loaded.topology, toscanini::Language::Bpel);
     for var in ["failed_x_1", "failed_x_1_2"] {
         let declaration = format!("<variable name=\"{var}\" type=\"xsd:string\"/>");
         assert_eq!(process.matches(&declaration).count(), 1, "{var}");
@@ -230,9 +226,7 @@ fn links_between_activities_whose_names_collide_are_distinct_in_bpel() {
     )
     .unwrap();
     let (loaded, plans) = crate::support::all_plans(&file);
-    let bpel =
-        toscanini::compile::render(&plans[0], &loaded.topology, toscanini::Language::Bpel).unwrap();
-    let process = String::from_utf8(bpel.files[0].data.clone()).unwrap();
+    let process = crate::support::main_file(&plans[0], &loaded.topology, toscanini::Language::Bpel);
     let mut declared = BTreeSet::new();
     let open = "<link name=\"";
     for (at, _) in process.match_indices(open) {

@@ -214,10 +214,7 @@ fn an_activity_that_does_nothing_is_empty_and_logs_nothing() {
         .iter()
         .find(|p| p.plan.kind == PlanKind::Build)
         .unwrap();
-    let text = |language| {
-        let r = toscanini::compile::render(build, &loaded.topology, language).unwrap();
-        String::from_utf8(r.files[0].data.clone()).unwrap()
-    };
+    let text = |language| crate::support::main_file(build, &loaded.topology, language);
     let bpel = text(Language::Bpel);
     assert!(bpel.contains(concat!(
         "\n<empty name=\"con_22_provision\">\n<targets>",
@@ -254,10 +251,7 @@ fn synth_plans(nodes: usize, language: toscanini::Language) -> Vec<String> {
     let (plans, _) = toscanini::derive(&loaded.topology, &kinds, &registry, &options).unwrap();
     plans
         .iter()
-        .map(|p| {
-            let r = toscanini::compile::render(p, &loaded.topology, language).unwrap();
-            String::from_utf8(r.files[0].data.clone()).unwrap()
-        })
+        .map(|p| crate::support::main_file(p, &loaded.topology, language))
         .collect()
 }
 

@@ -117,6 +117,17 @@ pub fn all_plans_with(
     (loaded, plans)
 }
 
+/// The text of the main file of `plan` in `language` (the BPEL process,
+/// the BPMN model), rendered with the default layout.
+pub fn main_file(
+    plan: &toscanini::plugins::ConcretePlan,
+    topology: &toscanini::model::Topology,
+    language: toscanini::Language,
+) -> String {
+    let r = toscanini::compile::render(plan, topology, language).unwrap();
+    String::from_utf8(r.files[0].data.clone()).unwrap()
+}
+
 /// The edges of an abstract plan as pairs of activity ids.
 pub fn plan_edges(
     p: &toscanini::plan::AbstractPlan,
