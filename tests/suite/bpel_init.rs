@@ -36,21 +36,3 @@ fn a_computed_property_is_set_after_the_documents_it_reads() {
     assert!(at(document) < at(location));
     assert!(at("<assign name=\"initializeProperties\">") < at(location));
 }
-
-/// An instance's URL is set empty first only where a fault handler may
-/// read it before the activity sets it (`$url != ''`, marking the
-/// instance ERROR); ids and the URLs of relationships whose ends register
-/// them are read only after they are set, so they start unset.
-#[test]
-fn only_the_urls_a_fault_handler_reads_are_set_empty_first() {
-    let bpel = build_bpel(&crate::support::repo().join("samples/tomcat-openstack"));
-    let empty = |var: &str| format!("<copy><from>''</from><to variable=\"{var}\"/></copy>");
-    assert!(bpel.contains("<condition>$inst_Java8_url != ''</condition>"));
-    assert!(bpel.contains(&empty("inst_Java8_url")));
-    // con_22 (Java8 HostedOn the VM) does nothing: Java8's activity
-    // registers its instance.
-    assert!(bpel.contains("<variable name=\"inst_con_22_url\" type=\"xsd:string\"/>"));
-    assert!(!bpel.contains(&empty("inst_con_22_url")));
-    assert!(bpel.contains("<variable name=\"inst_Java8_id\" type=\"xsd:string\"/>"));
-    assert!(!bpel.contains(&empty("inst_Java8_id")));
-}

@@ -65,8 +65,6 @@ pub(crate) fn initial_values(
     // Templates whose instances the plan creates start from their modelled values; the
     // others (existing instances) are read from the instance data.
     let topology = cx.topology;
-    let skips = failures.iter().any(Option::is_some);
-    let marked = marked_on_failure(cx, plan, skips);
     let mut fresh = crate::model::TemplateMap::new(topology);
     for t in plan.plan.activities.iter().flat_map(|a| a.creates()) {
         fresh.insert(t, ());
@@ -88,10 +86,8 @@ pub(crate) fn initial_values(
         if seen.insert(t, ()).is_some() || !cx.process.contains(t) {
             continue;
         }
-        if marked.contains(t) {
-            init(w, cx.names.url(t), "''")?;
-        }
-        if skips && cx.names.id_read(t) {
+        init(w, cx.names.url(t), "''")?;
+        if cx.names.id_read(t) {
             init(w, cx.names.id(t), "''")?;
         }
         for ((p, var), value) in cx
@@ -122,23 +118,6 @@ pub(crate) fn initial_values(
         init(w, var, &text(&literal(state)))?;
     }
     Ok(())
-}
-
-/// The templates whose instance URL the plan may read before it is set:
-/// where an activity's fault handler marks its instance ERROR if it has
-/// one yet (`$url != ''`). Everything else reads an instance's URL and id
-/// after the activity that set them, which the links order first; where
-/// failures are routed (`on_failure`) and activities may be skipped, every
-/// URL (and every id read). ODE faults a read of a variable never set
-/// (`uninitializedVariable`).
-fn marked_on_failure(cx: &Ctx, plan: &ConcretePlan, skips: bool) -> crate::model::TemplateMap<()> {
-    let mut marked = crate::model::TemplateMap::new(cx.topology);
-    for (a, body) in plan.plan.activities.iter().zip(&plan.bodies) {
-        if skips || !(body.per_instance || body.does_nothing()) {
-            marked.insert(a.template, ());
-        }
-    }
-    marked
 }
 
 /// Whether a modelled value is computed from other values (a function),
