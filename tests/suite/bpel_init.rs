@@ -36,3 +36,22 @@ fn a_computed_property_is_set_after_the_documents_it_reads() {
     assert!(at(document) < at(location));
     assert!(at("<assign name=\"initializeProperties\">") < at(location));
 }
+
+/// A relationship's own calls run before its instance exists (a
+/// ConnectsTo is registered after its operations, once both ends are up)
+/// and name that instance's id in their message id: the id starts empty,
+/// or ODE faults the first call (`uninitializedVariable`).
+#[test]
+fn a_relationship_id_its_calls_read_before_it_exists_starts_empty() {
+    let input = shared().join("corpus/xml/opentosca-example__MyTinyToDo-MySql_Docker-w1.csar");
+    let bpel = build_bpel(&input);
+    let at = |needle: &str| {
+        bpel.find(needle)
+            .unwrap_or_else(|| panic!("{needle} not in the plan"))
+    };
+    let empty = "<copy><from>''</from><to variable=\"inst_con_ConnectsTo_0_id\"/></copy>";
+    let call = "':con_ConnectsTo_0_provision_s1:', $inst_con_ConnectsTo_0_id)";
+    let created = "<to variable=\"inst_con_ConnectsTo_0_id\"/></copy></assign>";
+    assert!(at(empty) < at(call));
+    assert!(at(call) < bpel.rfind(created).unwrap());
+}
