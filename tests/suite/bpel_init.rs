@@ -17,6 +17,12 @@ fn build_bpel(input: &std::path::Path) -> String {
     crate::support::main_file(p, &loaded.topology, Language::Bpel)
 }
 
+/// Where `needle` first is in the plan `bpel`.
+fn first(bpel: &str, needle: &str) -> usize {
+    bpel.find(needle)
+        .unwrap_or_else(|| panic!("{needle} not in the plan"))
+}
+
 /// Puccini's source-and-target: a relationship property (a string
 /// variable) is computed from a node's property (an element of the node's
 /// document). It is set once that document is, not in the first
@@ -25,10 +31,7 @@ fn build_bpel(input: &std::path::Path) -> String {
 fn a_computed_property_is_set_after_the_documents_it_reads() {
     let input = shared().join("corpus/yaml/puccini/examples/tour/source-and-target.yaml");
     let bpel = build_bpel(&input);
-    let at = |needle: &str| {
-        bpel.find(needle)
-            .unwrap_or_else(|| panic!("{needle} not in the plan"))
-    };
+    let at = |needle: &str| first(&bpel, needle);
     let location = "<copy><from>concat('/mnt/', $prop_storage/*:volume_id)</from><to variable=\"prop_server_local_storage_location\"/></copy>";
     let document = "<copy><from>'bucket'</from><to>$prop_storage/*:volume_id</to></copy>";
     let first = "<copy><from>''</from><to variable=\"prop_server_local_storage_location\"/></copy>";
@@ -45,10 +48,7 @@ fn a_computed_property_is_set_after_the_documents_it_reads() {
 fn a_relationship_id_its_calls_read_before_it_exists_starts_empty() {
     let input = shared().join("corpus/xml/opentosca-example__MyTinyToDo-MySql_Docker-w1.csar");
     let bpel = build_bpel(&input);
-    let at = |needle: &str| {
-        bpel.find(needle)
-            .unwrap_or_else(|| panic!("{needle} not in the plan"))
-    };
+    let at = |needle: &str| first(&bpel, needle);
     let empty = "<copy><from>''</from><to variable=\"inst_con_ConnectsTo_0_id\"/></copy>";
     let call = "':con_ConnectsTo_0_provision_s1:', $inst_con_ConnectsTo_0_id)";
     let created = "<to variable=\"inst_con_ConnectsTo_0_id\"/></copy></assign>";
