@@ -10,6 +10,14 @@ use crate::error::{Error, Result};
 /// Templates shipped with toscanini, embedded at build time.
 pub(crate) const EMBEDDED: &[(&str, &str)] = &[
     (
+        "bpel/call.bpel",
+        include_str!("../../templates/bpel/call.bpel"),
+    ),
+    (
+        "bpel/call.endpoint",
+        include_str!("../../templates/bpel/call.endpoint"),
+    ),
+    (
         "bpel/deploy.xml",
         include_str!("../../templates/bpel/deploy.xml"),
     ),

@@ -107,6 +107,8 @@ fn export_writes_an_ode_deployment_directory() {
         [
             "MyTinyToDo-DockerEngine-Test_w1-wip1_terminationPlan.bpel",
             "MyTinyToDo-DockerEngine-Test_w1-wip1_terminationPlan.wsdl",
+            "MyTinyToDo-DockerEngine-Test_w1-wip1_terminationPlan_call.bpel",
+            "call.endpoint",
             "deploy.xml",
             "invoke.xsl",
             "invoker.wsdl",

@@ -3,6 +3,7 @@
 //! test each. How to add a case: tests/README.md.
 
 mod artifacts;
+mod bpel_call;
 mod bpel_init;
 mod bpmn;
 mod cli;

@@ -56,66 +56,57 @@ pub(crate) fn activity(
     // (12.5.1: compensate, then rethrow) rethrows the fault the same way,
     // and finds nothing to compensate, as no scope inside an activity has
     // a compensation handler of its own.
-    // The calls of the activity (not those of its iterations or its
-    // compensation handler, which declare their own) are correlated in
-    // its scope: their sets go first in the text written apart.
-    w.declaring_calls(0, ind + 2, |w| {
-        if !body.per_instance {
-            let url = cx.names.url(a.template);
-            let error = cx.state(crate::plugins::steps::state::ERROR)?;
-            w.put("faults", ind, &[("name", name)])?;
-            w.put("mark-error", ind, &[("url", url), ("error", error)])?;
-            w.put("log-cancelled", ind + 8, &[])?;
-            w.put("faults-end", ind, &[("name", name)])?;
-        }
-        if !body.compensation.is_empty() {
-            w.put("undo", ind, &[("name", name)])?;
-            let at = w.out.len();
-            w.declaring_calls(at, ind + 6, |w| {
-                w.put("undo-steps", ind, &[])?;
-                steps(cx, w, ind + 8, &body.compensation, name, "c", a.template)
-            })?;
-            w.put("undo-end", ind, &[])?;
-        }
-        let (open, close, inner) = match failure {
-            Some(_) => ("try", "try-end", ind + 6),
-            None => ("steps", "steps-end", ind + 4),
-        };
+    if !body.per_instance {
+        let url = cx.names.url(a.template);
+        let error = cx.state(crate::plugins::steps::state::ERROR)?;
+        w.put("faults", ind, &[("name", name)])?;
+        w.put("mark-error", ind, &[("url", url), ("error", error)])?;
+        w.put("log-cancelled", ind + 8, &[])?;
+        w.put("faults-end", ind, &[("name", name)])?;
+    }
+    if !body.compensation.is_empty() {
+        w.put("undo", ind, &[("name", name)])?;
+        steps(cx, w, ind + 6, &body.compensation, name, "c", a.template)?;
+        w.put("undo-end", ind, &[])?;
+    }
+    let (open, close, inner) = match failure {
+        Some(_) => ("try", "try-end", ind + 6),
+        None => ("steps", "steps-end", ind + 4),
+    };
+    w.put(
+        open,
+        ind,
+        &[("name", name), ("flag", failure.unwrap_or(""))],
+    )?;
+    // The plan instance's log says when the activity starts and ends;
+    // the second entry only replaces the text of the first.
+    let log = |w: &mut W, section: &str, event: &str, what: &str| {
         w.put(
-            open,
-            ind,
-            &[("name", name), ("flag", failure.unwrap_or(""))],
-        )?;
-        // The plan instance's log says when the activity starts and ends;
-        // the second entry only replaces the text of the first.
-        let log = |w: &mut W, section: &str, event: &str, what: &str| {
-            w.put(
-                section,
-                inner,
-                &[("name", name), ("event", event), ("what", what)],
-            )
-        };
-        log(w, "log", "Started", "started")?;
-        if body.per_instance {
-            // The plan outputs this activity's iterations set, copied out
-            // of each (the last instance's stays).
-            let collect: Vec<(&str, String)> = plan
-                .outputs
-                .iter()
-                .zip(&cx.collected)
-                .filter_map(|((_, b), c)| match c {
-                    Some((j, var)) if *j == i => Some((var.as_str(), cx.value(b))),
-                    _ => None,
-                })
-                .collect();
-            each_instance(cx, w, inner, a.template, name, body, &collect)?;
-        } else {
-            steps(cx, w, inner, &body.steps, name, "s", a.template)?;
-        }
-        log(w, "log-again", "Finished", "finished")?;
-        w.put(close, ind, &[])?;
-        w.put("scope-end", ind, &[])
-    })?;
+            section,
+            inner,
+            &[("name", name), ("event", event), ("what", what)],
+        )
+    };
+    log(w, "log", "Started", "started")?;
+    if body.per_instance {
+        // The plan outputs this activity's iterations set, copied out
+        // of each (the last instance's stays).
+        let collect: Vec<(&str, String)> = plan
+            .outputs
+            .iter()
+            .zip(&cx.collected)
+            .filter_map(|((_, b), c)| match c {
+                Some((j, var)) if *j == i => Some((var.as_str(), cx.value(b))),
+                _ => None,
+            })
+            .collect();
+        each_instance(cx, w, inner, a.template, name, body, &collect)?;
+    } else {
+        steps(cx, w, inner, &body.steps, name, "s", a.template)?;
+    }
+    log(w, "log-again", "Finished", "finished")?;
+    w.put(close, ind, &[])?;
+    w.put("scope-end", ind, &[])?;
     let rest = std::mem::replace(&mut w.out, head);
     declare_used(w, ind, &rest)?;
     w.out.push_str(&rest);
@@ -184,13 +175,12 @@ fn links(
 /// never share one. The steps of an activity run one after the other
 /// (the instances of a termination activity too: its forEach is not
 /// parallel), so its steps and invocations share them.
-const LOCALS: [(&str, &str); 8] = [
+const LOCALS: [(&str, &str); 7] = [
     ("body", "type=\"xsd:anyType\""),
     ("response", "type=\"xsd:anyType\""),
     ("stateRequest", "type=\"xsd:string\""),
     ("log", "type=\"xsd:anyType\""),
-    ("call", "type=\"xsd:anyType\""),
-    ("message", "messageType=\"inv:invokeOperationAsyncMessage\""),
+    ("message", "messageType=\"tns:callMessage\""),
     ("reply", "messageType=\"inv:invokeResponse\""),
     ("instanceList", "type=\"xsd:anyType\""),
 ];
@@ -304,16 +294,13 @@ fn each_instance(
         collect_outputs(w, ind + 6, collect)?;
         return w.put("each-instance-end", ind, &[]);
     }
-    let at = w.out.len();
-    w.declaring_calls(at, ind + 4, |w| {
-        w.put("each-instance-body", ind, &values)?;
-        w.put("log-cancelled", ind + 10, &[])?;
-        w.put("each-instance-steps", ind, &values)?;
-        empty_documents(cx, w, ind + 6, &templates)?;
-        load_properties(cx, w, ind + 6, subject, &format!("{prefix}_load"))?;
-        steps(cx, w, ind + 6, &body.steps, prefix, "s", subject)?;
-        collect_outputs(w, ind + 6, collect)
-    })?;
+    w.put("each-instance-body", ind, &values)?;
+    w.put("log-cancelled", ind + 10, &[])?;
+    w.put("each-instance-steps", ind, &values)?;
+    empty_documents(cx, w, ind + 6, &templates)?;
+    load_properties(cx, w, ind + 6, subject, &format!("{prefix}_load"))?;
+    steps(cx, w, ind + 6, &body.steps, prefix, "s", subject)?;
+    collect_outputs(w, ind + 6, collect)?;
     w.put("each-instance-end", ind, &[])
 }
 
@@ -345,7 +332,7 @@ mod tests {
     #[test]
     fn a_local_is_used_as_an_attribute_value_an_xpath_variable_or_a_uri_variable() {
         let used = used(
-            r#"<copy><from>$callX</from><to variable="body"/></copy> uri="$bpelvar[log]" "reply2" [message"#,
+            r#"<copy><from>$messageX</from><to variable="body"/></copy> uri="$bpelvar[log]" "reply2" [reply"#,
         );
         let names: Vec<&str> = LOCALS
             .iter()
@@ -353,6 +340,6 @@ mod tests {
             .filter(|(_, u)| *u)
             .map(|((n, _), _)| *n)
             .collect();
-        assert_eq!(names, ["body", "log", "call"]);
+        assert_eq!(names, ["body", "log", "message"]);
     }
 }

@@ -1,7 +1,8 @@
 //! What the management-bus calls of a plan share, built once: the plan's
 //! correlation id, the CSAR id, the service instance, the service
-//! template's QName and the reply address are the same in every
-//! `invokeOperationAsync` of a side (the plan's own service instance, or a
+//! template's QName and the bus address given to the plan are the same in
+//! every call (`tns:call`: a request `invokeOperationAsync` and the
+//! address, which the call process of `call.bpel` sends on) of a side (the plan's own service instance, or a
 //! transformation's target), and calls of one operation on templates of
 //! one type name the same interface and operation and pass the same
 //! parameter names. The process fills one request of each shape (an
@@ -173,6 +174,7 @@ impl Calls {
                     ("params", &params),
                     ("csar", side.csar),
                     ("si_url", side.service_instance_url),
+                    ("bus", super::BUS_URL_INPUT),
                 ],
             )?;
         }

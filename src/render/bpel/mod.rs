@@ -4,11 +4,14 @@
 //! create (or find) the service instance, run every activity as a `<scope>`
 //! in one `<flow>` whose `<links>` are the plan's edges (independent
 //! branches stay parallel), set the final state and call the caller back.
-//! Operations are invoked through the management bus
-//! (`invokeOperationAsync`, callback correlated on `MessageID`); instance
-//! data goes through the container's REST API with ODE's BPEL4RESTLight
-//! extension. The archive holds the process, its WSDL, `deploy.xml` and one
-//! copy of the invoker WSDL and XSD.
+//! Operations are invoked through the management bus by a second process
+//! of the package, `<plan>_call` (`bpel/call.bpel`): a call is one
+//! request-response invoke of it, which sends `invokeOperationAsync`, waits
+//! for the callback correlated on `MessageID` and answers with the result
+//! or a fault, so no call spells that out again. Instance data goes
+//! through the container's REST API with ODE's BPEL4RESTLight extension.
+//! The archive holds the processes, the plan's WSDL, `deploy.xml`,
+//! `call.endpoint` and one copy of the invoker WSDL and XSD.
 
 mod activity;
 mod calls;
@@ -128,6 +131,7 @@ pub(crate) fn render_into(
         skips: failures.iter().any(Option::is_some),
         init: MARKERS[1],
         calls: MARKERS[2],
+        bus_calls: cx.calls.any(),
         creates_service_instance: kind.creates_service_instance(),
         start_state,
         end_state,
@@ -161,6 +165,12 @@ pub(crate) fn render_into(
         let values: Vec<usize> = (1..=cx.calls.most_params()).collect();
         let xsl = templates.render("bpel/invoke.xsl", &Invoke { values })?;
         output.file("invoke.xsl", xsl.as_bytes())?;
+        let call = templates.render("bpel/call.bpel", &process)?;
+        output.file(&format!("{name}_call.bpel"), call.as_bytes())?;
+        output.file(
+            "call.endpoint",
+            Templates::raw("bpel/call.endpoint").as_bytes(),
+        )?;
     }
     let (files, packed) = match output.finish()? {
         Written::Files(files) => (files, None),
@@ -199,6 +209,9 @@ struct Process<'a> {
     /// Where the requests the calls and relationship instances share are
     /// filled.
     calls: &'a str,
+    /// The plan calls operations through the management bus (through its
+    /// call process, `bpel/call.bpel`).
+    bus_calls: bool,
     creates_service_instance: bool,
     start_state: Option<&'a str>,
     end_state: Option<&'a str>,
@@ -264,7 +277,6 @@ fn write_body(
         out: String::with_capacity(CHUNK + CHUNK / 4),
         fr: fragments()?,
         layout,
-        calls: 0,
     };
     w.part(parts, 0);
     let templates = cx.names.templates().iter();

@@ -433,10 +433,12 @@ fn invoke(
         TemplateRef::Node(_) => format!(", 'instance', ${}", cx.names.url(inv.target)),
         TemplateRef::Relationship(_) => String::new(),
     };
-    // The step's name and its separators are one literal: the same
-    // string as three, in fewer bytes.
+    // The call's own part of its message id: the step and the instance
+    // (one step runs once per instance); the call process puts the plan
+    // run's correlation id before it. The step's name and its separators
+    // are one literal: the same string as three, in fewer bytes.
     let message_id = text(&format!(
-        "concat($correlationID, {}, ${})",
+        "concat({}, ${})",
         literal(&format!(":{name}:")),
         cx.names.id(subject)
     ));
@@ -473,7 +475,6 @@ fn invoke(
     for (var, expr) in &computed {
         w.put("invoke-value", ind, &[("var", var), ("expr", expr)])?;
     }
-    let set = w.next_call();
     w.put(
         "invoke-request",
         ind,
@@ -483,7 +484,6 @@ fn invoke(
             ("template", &text(&literal(t.api_id(inv.target)))),
             ("message_id", &message_id),
             ("values", &values),
-            ("set", &set),
         ],
     )?;
     // The outputs the operation returned are read in one assign; one it

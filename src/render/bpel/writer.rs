@@ -122,9 +122,6 @@ pub(crate) struct W<'a> {
     pub(crate) fr: &'a Fragments,
     /// How the text is laid out.
     pub(crate) layout: Layout,
-    /// The calls written since the scope that declares their correlation
-    /// sets opened (see [`W::declaring_calls`]).
-    pub(crate) calls: usize,
 }
 
 impl W<'_> {
@@ -143,41 +140,6 @@ impl W<'_> {
             },
         };
         self.fr.write(&mut self.out, section, lines, values)
-    }
-
-    /// The correlation set of the next call: `callN`, the Nth of the
-    /// scope that declares it.
-    pub(crate) fn next_call(&mut self) -> String {
-        self.calls += 1;
-        format!("call{}", self.calls)
-    }
-
-    /// Write what `f` writes, then declare at byte `at` of the text (at
-    /// `indent`) the correlation sets of the calls it wrote. A call is
-    /// correlated with its callback by its message id, a set each call
-    /// initiates once; the scope that holds the calls declares them
-    /// (an activity's, an iteration's, a compensation handler's), so no
-    /// call needs a scope of its own.
-    pub(crate) fn declaring_calls(
-        &mut self,
-        at: usize,
-        indent: usize,
-        f: impl FnOnce(&mut Self) -> Result<()>,
-    ) -> Result<()> {
-        let outer = std::mem::replace(&mut self.calls, 0);
-        f(self)?;
-        let calls = std::mem::replace(&mut self.calls, outer);
-        if calls == 0 {
-            return Ok(());
-        }
-        let rest = self.out.split_off(at);
-        self.put("correlation-sets", indent, &[])?;
-        for k in 1..=calls {
-            self.put("correlation-set", indent, &[("set", &format!("call{k}"))])?;
-        }
-        self.put("correlation-sets-end", indent, &[])?;
-        self.out.push_str(&rest);
-        Ok(())
     }
 
     /// Write part `k` of the skeleton's [`split_skeleton`] parts, on lines

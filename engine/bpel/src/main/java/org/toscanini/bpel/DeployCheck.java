@@ -22,7 +22,7 @@ import org.w3c.dom.Element;
  * Checks {@code deploy.xml}: valid against ODE's deployment descriptor schema (dd.xsd), every
  * process it names compiled, and the partner-link bindings that ODE needs to activate a process.
  */
-final class DeployCheck {
+public final class DeployCheck {
     static final String NAME = "deploy.xml";
 
     private DeployCheck() {
@@ -160,6 +160,60 @@ final class DeployCheck {
     }
 
     /** Resolves a prefixed name against the namespaces in scope at {@code context}. */
+    /** A partner link of process `caller` bound to the service (and port) that `callee` provides. */
+    public record Call(QName caller, QName callee, QName service, String port) {
+    }
+
+    /**
+     * The calls between processes of the package: deploy.xml binds a partner link of one process
+     * to a service that another provides (a plan's call process). Empty where deploy.xml cannot be
+     * read (reported by {@link #run}).
+     */
+    public static List<Call> calls(Path pkg) {
+        List<Call> calls = new ArrayList<>();
+        List<Object[]> invokes = new ArrayList<>();
+        Map<QName, QName> provider = new HashMap<>();
+        try {
+            Element root = Xml.parse(pkg.resolve(NAME)).getDocumentElement();
+            for (Element p : Xml.children(root, Xml.DD, "process")) {
+                QName process = qname(p, p.getAttribute("name"));
+                for (String kind : List.of("provide", "invoke")) {
+                    for (Element binding : Xml.children(p, Xml.DD, kind)) {
+                        for (Element service : Xml.children(binding, Xml.DD, "service")) {
+                            QName q = qname(service, service.getAttribute("name"));
+                            if (q == null || process == null) {
+                                continue;
+                            }
+                            if (kind.equals("invoke")) {
+                                invokes.add(new Object[] {process, q, service.getAttribute("port")});
+                            } else {
+                                provider.put(q, process);
+                            }
+                        }
+                    }
+                }
+            }
+        } catch (Exception e) {
+            return List.of();
+        }
+        for (Object[] i : invokes) {
+            QName callee = provider.get((QName) i[1]);
+            if (callee != null) {
+                calls.add(new Call((QName) i[0], callee, (QName) i[1], (String) i[2]));
+            }
+        }
+        return calls;
+    }
+
+    /** The processes of the package that another of its processes invokes: no plans themselves. */
+    public static Set<QName> called(Path pkg) {
+        Set<QName> called = new HashSet<>();
+        for (Call c : calls(pkg)) {
+            called.add(c.callee());
+        }
+        return called;
+    }
+
     static QName qname(Element context, String value) {
         String v = value.strip();
         int colon = v.indexOf(':');

@@ -118,6 +118,7 @@ final class PlanChecker {
         Map<QName, OProcess> compiled = new LinkedHashMap<>();
         Map<QName, String> defined = new LinkedHashMap<>();
         boolean unreadable = false;
+        Set<QName> called = DeployCheck.called(pkg);
         for (Path bpel : bpels) {
             String name = OdeCompile.rel(pkg, bpel);
             Document doc;
@@ -145,7 +146,11 @@ final class PlanChecker {
             // vanish silently: validate against the WS-BPEL 2.0 schema first.
             errors.addAll(Xml.validate(bpelSchema, bpel, name));
             ExtensionCheck ext = ExtensionCheck.run(doc, name, errors);
-            PlanInstanceCheck.run(doc, name, errors);
+            if (called.contains(qn)) {
+                notes.add(name + ": a process the plan calls, not a plan (no plan instance of its own)");
+            } else {
+                PlanInstanceCheck.run(doc, name, errors);
+            }
             InitialValueCheck.run(doc, name, errors);
             if (ext.restLightActivities > 0) {
                 notes.add(name + ": " + ext.restLightActivities + " bpel4RestLight extension activities,"
@@ -165,6 +170,7 @@ final class PlanChecker {
             }
         }
         DeployCheck.run(dd, pkg, compiled, defined, unreadable, wsdlServices(pkg, errors), errors);
+        P2pTimeoutCheck.run(pkg, errors);
 
         List<Problem> all = new ArrayList<>();
         for (Problem p : errors) {

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -14,19 +15,24 @@ import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 import javax.xml.namespace.QName;
+import org.toscanini.bpel.DeployCheck;
 import org.toscanini.bpel.OdeCompile;
 import org.toscanini.bpel.Xml;
 
 /**
  * A BPEL plan made ready for the embedded ODE: its package (a plan archive or directory) copied
  * into a directory of its own, its bpel4RestLight calls replaced ({@link RestStandIns}), the bus
- * request given the part that says which scopes sent it, and the process compiled by ODE.
+ * request given the part that says which scopes sent it, and its processes compiled by ODE: the
+ * plan, and the processes of the package it calls (its call process, which ODE runs in the
+ * server when the plan invokes it).
  */
 final class BpelPlan {
     final String name;
     final QName type;
     final Path dir;
     final OdeDeployment deployment;
+    /** The processes of the package the plan calls. */
+    final List<OdeDeployment> called = new ArrayList<>();
     /** The plan's input names, in the order of its request element. */
     final List<String> inputs = new ArrayList<>();
     /** The operation outputs the plan reads from the bus's answers. */
@@ -36,7 +42,7 @@ final class BpelPlan {
     final String operation;
     final QName requestElement;
 
-    private BpelPlan(Path dir, Path bpel, String text) throws IOException {
+    private BpelPlan(Path dir, Path bpel, String text, List<Path> calledBpels) throws IOException {
         this.dir = dir;
         this.name = attribute(text, "<process", "name");
         this.type = new QName(attribute(text, "<process", "targetNamespace"), name);
@@ -66,10 +72,20 @@ final class BpelPlan {
             }
         }
         outputs = List.copyOf(outs);
-        String rewritten = RestStandIns.rewrite(text);
-        Files.writeString(bpel, rewritten, StandardCharsets.UTF_8);
         Files.writeString(dir.resolve(RestStandIns.WSDL_FILE), RestStandIns.WSDL, StandardCharsets.UTF_8);
-        addActivityPart(dir.resolve("invoker.wsdl"));
+        addActivityPart(dir.resolve("invoker.wsdl"), INVOKER_PART);
+        if (!calledBpels.isEmpty()) {
+            addActivityPart(wsdl, CALL_PART);
+        }
+        deployment = compile(dir, bpel, RestStandIns.rewrite(text, false));
+        for (Path c : calledBpels) {
+            called.add(compile(dir, c, RestStandIns.rewrite(Files.readString(c, StandardCharsets.UTF_8), true)));
+        }
+    }
+
+    /** Writes the process as run into `bpel`, has ODE compile it, and deploys it. */
+    private static OdeDeployment compile(Path dir, Path bpel, String rewritten) throws IOException {
+        Files.writeString(bpel, rewritten, StandardCharsets.UTF_8);
         OdeCompile.Outcome out;
         try {
             out = OdeCompile.compile(dir, bpel, Xml.parse(bpel));
@@ -77,10 +93,20 @@ final class BpelPlan {
             throw new IOException("the rewritten process is not XML: " + e.getMessage(), e);
         }
         if (!out.errors.isEmpty() || out.process == null) {
-            throw new IOException("ODE does not compile the plan as run: " + out.errors);
+            throw new IOException("ODE does not compile " + bpel.getFileName() + " as run: " + out.errors);
         }
+        String text = Files.readString(bpel, StandardCharsets.UTF_8);
+        QName type = new QName(attribute(text, "<process", "targetNamespace"), attribute(text, "<process", "name"));
         String base = bpel.getFileName().toString().replaceAll("\\.bpel$", "");
-        deployment = new OdeDeployment(type, dir, bpel, dir.resolve(base + ".cbp"));
+        return new OdeDeployment(type, dir, bpel, dir.resolve(base + ".cbp"));
+    }
+
+    /** Every process of the plan: the plan first. */
+    List<OdeDeployment> deployments() {
+        List<OdeDeployment> all = new ArrayList<>();
+        all.add(deployment);
+        all.addAll(called);
+        return all;
     }
 
     /** Stages and compiles the plan at `path` (a plan archive, its directory, or its .bpel). */
@@ -97,15 +123,22 @@ final class BpelPlan {
         } else {
             unzip(path, dir);
         }
-        Path bpel;
+        // The plan is the process no other process of the package invokes.
+        Set<QName> called = DeployCheck.called(dir);
+        List<Path> plans = new ArrayList<>();
+        List<Path> calledBpels = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {
-            List<Path> all = files.filter(f -> f.toString().endsWith(".bpel")).toList();
-            if (all.size() != 1) {
-                throw new IOException(path + ": " + all.size() + " .bpel files, one expected");
+            for (Path f : files.filter(f -> f.toString().endsWith(".bpel")).sorted().toList()) {
+                String text = Files.readString(f, StandardCharsets.UTF_8);
+                QName q = new QName(attribute(text, "<process", "targetNamespace"), attribute(text, "<process", "name"));
+                (called.contains(q) ? calledBpels : plans).add(f);
             }
-            bpel = all.get(0);
         }
-        return new BpelPlan(dir, bpel, Files.readString(bpel, StandardCharsets.UTF_8));
+        if (plans.size() != 1) {
+            throw new IOException(path + ": " + plans.size() + " .bpel files no other process calls, one plan expected");
+        }
+        Path bpel = plans.get(0);
+        return new BpelPlan(dir, bpel, Files.readString(bpel, StandardCharsets.UTF_8), calledBpels);
     }
 
     private static void unzip(Path zip, Path dir) throws IOException {
@@ -125,14 +158,20 @@ final class BpelPlan {
         }
     }
 
-    /** The run's copy of the bus request names the scopes that sent it (part `activity`). */
-    private static void addActivityPart(Path invoker) throws IOException {
-        String text = Files.readString(invoker, StandardCharsets.UTF_8);
-        String part = "<wsdl:part name=\"invokeOperationAsync\" element=\"invs:invokeOperationAsync\"/>";
+    private static final String INVOKER_PART =
+            "<wsdl:part name=\"invokeOperationAsync\" element=\"invs:invokeOperationAsync\"/>";
+    private static final String CALL_PART = "<wsdl:part name=\"call\" element=\"tns:call\"/>";
+
+    /**
+     * The run's copy of a request (the bus's, and the plan's call of its call process) names the
+     * scopes that sent it (part `activity`, after `part`).
+     */
+    private static void addActivityPart(Path wsdl, String part) throws IOException {
+        String text = Files.readString(wsdl, StandardCharsets.UTF_8);
         if (!text.contains(part)) {
-            throw new IOException("invoker.wsdl: no part " + part);
+            throw new IOException(wsdl.getFileName() + ": no part " + part);
         }
-        Files.writeString(invoker, text.replace(part, part + "<wsdl:part name=\"activity\" type=\"xsd:string\"/>"),
+        Files.writeString(wsdl, text.replace(part, part + "<wsdl:part name=\"activity\" type=\"xsd:string\"/>"),
                 StandardCharsets.UTF_8);
     }
 

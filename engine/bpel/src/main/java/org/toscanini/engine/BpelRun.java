@@ -286,9 +286,9 @@ public final class BpelRun {
             throws Exception {
         Map<String, Object> line = new LinkedHashMap<>();
         mock.startRun(trace, fail, plan.outputs, answers);
-        OdeServer.Run r = new OdeServer.Run(trace, plan.deployment);
+        OdeServer.Run r = new OdeServer.Run(trace, plan.deployments());
         r.busUrl = mock.managementBusUrl();
-        ode.register(plan.deployment);
+        plan.deployments().forEach(ode::register);
         try {
             Map<String, String> inputs = mock.planInputs(plan.inputs, given, service, "correlation-" + n);
             ode.start(r, plan.operation, plan.requestMessage, payload(plan, inputs));
@@ -329,7 +329,7 @@ public final class BpelRun {
             line.put("problems", all);
             return line;
         } finally {
-            ode.unregister(plan.deployment);
+            plan.deployments().forEach(ode::unregister);
         }
     }
 

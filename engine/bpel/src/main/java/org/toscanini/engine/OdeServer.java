@@ -20,6 +20,7 @@ import javax.xml.namespace.QName;
 import org.apache.ode.bpel.dao.BpelDAOConnectionFactory;
 import org.apache.ode.bpel.engine.BpelServerImpl;
 import org.apache.ode.bpel.evt.BpelEvent;
+import org.apache.ode.bpel.evt.ProcessEvent;
 import org.apache.ode.bpel.evt.ProcessInstanceStateChangeEvent;
 import org.apache.ode.bpel.evt.ScopeCompletionEvent;
 import org.apache.ode.bpel.evt.ScopeFaultEvent;
@@ -56,16 +57,21 @@ final class OdeServer implements AutoCloseable {
     /** What the current run is: its trace, its deployment, how it ended. */
     static final class Run {
         final Trace trace;
+        /** The plan's process; its events are the run's. */
         final OdeDeployment deployment;
+        /** Where the bus calls back: the process of the plan's package that provides `invoker`. */
+        final OdeDeployment callbacks;
         volatile String ended;
         volatile String output;
         final List<String> problems = java.util.Collections.synchronizedList(new ArrayList<>());
         final AtomicInteger pending = new AtomicInteger();
         String busUrl;
 
-        Run(Trace trace, OdeDeployment deployment) {
+        Run(Trace trace, List<OdeDeployment> deployments) {
             this.trace = trace;
-            this.deployment = deployment;
+            this.deployment = deployments.get(0);
+            this.callbacks = deployments.stream().filter(d -> d.provided("invoker") != null).findFirst()
+                    .orElse(deployment);
         }
     }
 
@@ -234,8 +240,11 @@ final class OdeServer implements AutoCloseable {
             String op = pmex.getOperationName();
             Run r = run;
             try {
-                switch (op) {
-                    case "call" -> rest(pmex);
+                // ODE passes a call of another process of the server to it; what reaches the
+                // harness is a partner it plays.
+                boolean restLight = pmex.getPortType().getQName().getNamespaceURI().equals(RestStandIns.NS);
+                switch (restLight ? "restLight" : op) {
+                    case "restLight" -> rest(pmex);
                     case "invokeOperationAsync" -> invoke(r, pmex);
                     case "onResult" -> {
                         r.output = body(pmex.getRequest().getPart("payload"));
@@ -351,7 +360,7 @@ final class OdeServer implements AutoCloseable {
         if (OdeLog.DEBUG) {
             System.err.println("callback " + messageId + " " + result.keySet());
         }
-        Endpoint cb = r.deployment.provided("invoker");
+        Endpoint cb = r.callbacks.provided("invoker");
         MyRoleMessageExchange mex = server.getEngine().createMessageExchange("bus-" + ids.incrementAndGet(),
                 cb.serviceName, "callback");
         Document doc = XmlText.newDocument();
@@ -398,6 +407,11 @@ final class OdeServer implements AutoCloseable {
         public void onEvent(BpelEvent event) {
             Run r = run;
             if (r == null) {
+                return;
+            }
+            // A call process's instances (one per call) are not the plan's: their bus requests
+            // name the plan's scopes, and their ends are not the plan's.
+            if (event instanceof ProcessEvent pe && !r.deployment.getType().equals(pe.getProcessName())) {
                 return;
             }
             if (event instanceof ScopeStartEvent s) {

@@ -31,8 +31,11 @@ final class RestStandIns {
     private static final Pattern BPELVAR = Pattern.compile("\\$bpelvar\\[([^\\]]+)\\]");
     private static final Pattern SCOPE_TAG =
             Pattern.compile("<(/?)(?:[A-Za-z_][\\w.-]*:)?(scope|compensationHandler)\\b([^>]*?)(/?)>");
+    /** A call of the bus, or of the plan's call process. */
     private static final Pattern INVOKER = Pattern.compile(
-            "<((?:[A-Za-z_][\\w.-]*:)?)invoke\\b(?=[^>]*\\bpartnerLink=\"invoker\")[^>]*\\binputVariable=\"([^\"]+)\"[^>]*>");
+            "<((?:[A-Za-z_][\\w.-]*:)?)invoke\\b(?=[^>]*\\bpartnerLink=\"(?:invoker|call)\")[^>]*\\binputVariable=\"([^\"]+)\"[^>]*>");
+    private static final Pattern STARTED_BY = Pattern.compile(
+            "<(?:[A-Za-z_][\\w.-]*:)?receive\\b(?=[^>]*\\bcreateInstance=\"yes\")[^>]*\\bvariable=\"([^\"]+)\"");
     private static final Pattern VARIABLE =
             Pattern.compile("<(?:[A-Za-z_][\\w.-]*:)?variable\\s+name=\"([^\"]+)\"\\s+(?:type|messageType|element)=\"([^\"]+)\"");
     private static final Pattern NAME = Pattern.compile("\\bname\\s*=\\s*\"([^\"]*)\"");
@@ -40,8 +43,20 @@ final class RestStandIns {
     private RestStandIns() {
     }
 
-    /** The process text with every bpel4RestLight call replaced, its partner link and import added. */
-    static String rewrite(String text) {
+    /**
+     * The process text with every bpel4RestLight call replaced, its partner link and import added.
+     * A process the plan calls (`called`) passes on the scopes of the plan's call: its bus request
+     * names those the request that started it names.
+     */
+    static String rewrite(String text, boolean called) {
+        String startedBy = null;
+        if (called) {
+            Matcher s = STARTED_BY.matcher(text);
+            if (!s.find()) {
+                throw new IllegalArgumentException("a called process without a receive that starts it");
+            }
+            startedBy = s.group(1);
+        }
         Matcher m = Pattern.compile(EXTENSION.pattern() + "|" + INVOKER.pattern(), Pattern.DOTALL).matcher(text);
         StringBuilder out = new StringBuilder(text.length() * 2);
         ScopeTracker scopes = new ScopeTracker(text);
@@ -57,8 +72,10 @@ final class RestStandIns {
                 }
                 replacement = call(m.group(2), attrs, chain, elements.contains(attrs.get("request")));
             } else {
-                // The bus call says where it comes from in a part the run's copy of invoker.wsdl adds.
-                replacement = "<assign><copy><from>" + literal(chain) + "</from><to variable=\"" + m.group(5)
+                // The call says where it comes from in a part the run's copies of the WSDLs add.
+                String from = startedBy == null ? "<from>" + literal(chain) + "</from>"
+                        : "<from variable=\"" + startedBy + "\" part=\"activity\"/>";
+                replacement = "<assign><copy>" + from + "<to variable=\"" + m.group(5)
                         + "\" part=\"activity\"/></copy></assign>" + m.group();
             }
             m.appendReplacement(out, Matcher.quoteReplacement(replacement));
