@@ -159,7 +159,6 @@ public final class DeployCheck {
         }
     }
 
-    /** Resolves a prefixed name against the namespaces in scope at {@code context}. */
     /** A partner link of process `caller` bound to the service (and port) that `callee` provides. */
     public record Call(QName caller, QName callee, QName service, String port) {
     }
@@ -170,8 +169,7 @@ public final class DeployCheck {
      * read (reported by {@link #run}).
      */
     public static List<Call> calls(Path pkg) {
-        List<Call> calls = new ArrayList<>();
-        List<Object[]> invokes = new ArrayList<>();
+        List<Call> invokes = new ArrayList<>();
         Map<QName, QName> provider = new HashMap<>();
         try {
             Element root = Xml.parse(pkg.resolve(NAME)).getDocumentElement();
@@ -185,7 +183,7 @@ public final class DeployCheck {
                                 continue;
                             }
                             if (kind.equals("invoke")) {
-                                invokes.add(new Object[] {process, q, service.getAttribute("port")});
+                                invokes.add(new Call(process, null, q, service.getAttribute("port")));
                             } else {
                                 provider.put(q, process);
                             }
@@ -196,10 +194,11 @@ public final class DeployCheck {
         } catch (Exception e) {
             return List.of();
         }
-        for (Object[] i : invokes) {
-            QName callee = provider.get((QName) i[1]);
+        List<Call> calls = new ArrayList<>();
+        for (Call i : invokes) {
+            QName callee = provider.get(i.service());
             if (callee != null) {
-                calls.add(new Call((QName) i[0], callee, (QName) i[1], (String) i[2]));
+                calls.add(new Call(i.caller(), callee, i.service(), i.port()));
             }
         }
         return calls;
@@ -214,6 +213,7 @@ public final class DeployCheck {
         return called;
     }
 
+    /** Resolves a prefixed name against the namespaces in scope at {@code context}. */
     static QName qname(Element context, String value) {
         String v = value.strip();
         int colon = v.indexOf(':');
