@@ -2,10 +2,10 @@
 //! correlation id, the CSAR id, the service instance, the service
 //! template's QName and the bus address given to the plan are the same in
 //! every call (`tns:call`: a request `invokeOperationAsync` and the
-//! address, which the call process of `call.bpel` sends on) of a side (the plan's own service instance, or a
-//! transformation's target), and calls of one operation on templates of
-//! one type name the same interface and operation and pass the same
-//! parameter names. The process fills one request of each shape (an
+//! address, which the call process of `call.bpel` sends on) of a side
+//! (the plan's own service instance, or a transformation's target), and
+//! calls of one operation on templates of one type name the same
+//! interface and operation and pass the same parameter names. The process fills one request of each shape (an
 //! operation, with its parameter names, on a side) before its activities
 //! run and never writes it again (parallel branches read it without a
 //! race); a call has `invoke.xsl` copy it with what is its own: node

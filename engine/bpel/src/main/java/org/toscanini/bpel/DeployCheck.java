@@ -204,10 +204,10 @@ public final class DeployCheck {
         return calls;
     }
 
-    /** The processes of the package that another of its processes invokes: no plans themselves. */
-    public static Set<QName> called(Path pkg) {
+    /** The processes that another process of the package invokes (of `calls`): no plans themselves. */
+    public static Set<QName> called(List<Call> calls) {
         Set<QName> called = new HashSet<>();
-        for (Call c : calls(pkg)) {
+        for (Call c : calls) {
             called.add(c.callee());
         }
         return called;

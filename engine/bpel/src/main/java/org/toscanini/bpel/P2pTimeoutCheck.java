@@ -26,8 +26,8 @@ final class P2pTimeoutCheck {
     private P2pTimeoutCheck() {
     }
 
-    static void run(Path pkg, List<Problem> errors) {
-        List<DeployCheck.Call> calls = DeployCheck.calls(pkg);
+    /** `calls`: the package's calls between its processes ({@link DeployCheck#calls}). */
+    static void run(Path pkg, List<DeployCheck.Call> calls, List<Problem> errors) {
         if (calls.isEmpty()) {
             return;
         }

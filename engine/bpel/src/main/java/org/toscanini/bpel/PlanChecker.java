@@ -118,7 +118,8 @@ final class PlanChecker {
         Map<QName, OProcess> compiled = new LinkedHashMap<>();
         Map<QName, String> defined = new LinkedHashMap<>();
         boolean unreadable = false;
-        Set<QName> called = DeployCheck.called(pkg);
+        List<DeployCheck.Call> calls = DeployCheck.calls(pkg);
+        Set<QName> called = DeployCheck.called(calls);
         for (Path bpel : bpels) {
             String name = OdeCompile.rel(pkg, bpel);
             Document doc;
@@ -170,7 +171,7 @@ final class PlanChecker {
             }
         }
         DeployCheck.run(dd, pkg, compiled, defined, unreadable, wsdlServices(pkg, errors), errors);
-        P2pTimeoutCheck.run(pkg, errors);
+        P2pTimeoutCheck.run(pkg, calls, errors);
 
         List<Problem> all = new ArrayList<>();
         for (Problem p : errors) {

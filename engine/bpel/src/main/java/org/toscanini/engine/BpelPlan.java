@@ -7,7 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -42,7 +44,7 @@ final class BpelPlan {
     final String operation;
     final QName requestElement;
 
-    private BpelPlan(Path dir, Path bpel, String text, List<Path> calledBpels) throws IOException {
+    private BpelPlan(Path dir, Path bpel, String text, Map<Path, String> calledBpels) throws IOException {
         this.dir = dir;
         this.name = attribute(text, "<process", "name");
         this.type = new QName(attribute(text, "<process", "targetNamespace"), name);
@@ -78,8 +80,8 @@ final class BpelPlan {
             addActivityPart(wsdl, CALL_PART);
         }
         deployment = compile(dir, bpel, RestStandIns.rewrite(text, false));
-        for (Path c : calledBpels) {
-            called.add(compile(dir, c, RestStandIns.rewrite(Files.readString(c, StandardCharsets.UTF_8), true)));
+        for (Map.Entry<Path, String> c : calledBpels.entrySet()) {
+            called.add(compile(dir, c.getKey(), RestStandIns.rewrite(c.getValue(), true)));
         }
     }
 
@@ -95,10 +97,8 @@ final class BpelPlan {
         if (!out.errors.isEmpty() || out.process == null) {
             throw new IOException("ODE does not compile " + bpel.getFileName() + " as run: " + out.errors);
         }
-        String text = Files.readString(bpel, StandardCharsets.UTF_8);
-        QName type = new QName(attribute(text, "<process", "targetNamespace"), attribute(text, "<process", "name"));
         String base = bpel.getFileName().toString().replaceAll("\\.bpel$", "");
-        return new OdeDeployment(type, dir, bpel, dir.resolve(base + ".cbp"));
+        return new OdeDeployment(processName(rewritten), dir, bpel, dir.resolve(base + ".cbp"));
     }
 
     /** Every process of the plan: the plan first. */
@@ -124,21 +124,20 @@ final class BpelPlan {
             unzip(path, dir);
         }
         // The plan is the process no other process of the package invokes.
-        Set<QName> called = DeployCheck.called(dir);
-        List<Path> plans = new ArrayList<>();
-        List<Path> calledBpels = new ArrayList<>();
+        Set<QName> called = DeployCheck.called(DeployCheck.calls(dir));
+        Map<Path, String> plans = new TreeMap<>();
+        Map<Path, String> calledBpels = new TreeMap<>();
         try (Stream<Path> files = Files.list(dir)) {
-            for (Path f : files.filter(f -> f.toString().endsWith(".bpel")).sorted().toList()) {
+            for (Path f : files.filter(f -> f.toString().endsWith(".bpel")).toList()) {
                 String text = Files.readString(f, StandardCharsets.UTF_8);
-                QName q = new QName(attribute(text, "<process", "targetNamespace"), attribute(text, "<process", "name"));
-                (called.contains(q) ? calledBpels : plans).add(f);
+                (called.contains(processName(text)) ? calledBpels : plans).put(f, text);
             }
         }
         if (plans.size() != 1) {
             throw new IOException(path + ": " + plans.size() + " .bpel files no other process calls, one plan expected");
         }
-        Path bpel = plans.get(0);
-        return new BpelPlan(dir, bpel, Files.readString(bpel, StandardCharsets.UTF_8), calledBpels);
+        Map.Entry<Path, String> plan = plans.entrySet().iterator().next();
+        return new BpelPlan(dir, plan.getKey(), plan.getValue(), calledBpels);
     }
 
     private static void unzip(Path zip, Path dir) throws IOException {
@@ -173,6 +172,11 @@ final class BpelPlan {
         }
         Files.writeString(wsdl, text.replace(part, part + "<wsdl:part name=\"activity\" type=\"xsd:string\"/>"),
                 StandardCharsets.UTF_8);
+    }
+
+    /** The name of the process `text` defines. */
+    private static QName processName(String text) throws IOException {
+        return new QName(attribute(text, "<process", "targetNamespace"), attribute(text, "<process", "name"));
     }
 
     private static String attribute(String text, String element, String name) throws IOException {

@@ -241,10 +241,13 @@ final class OdeServer implements AutoCloseable {
             Run r = run;
             try {
                 // ODE passes a call of another process of the server to it; what reaches the
-                // harness is a partner it plays.
-                boolean restLight = pmex.getPortType().getQName().getNamespaceURI().equals(RestStandIns.NS);
-                switch (restLight ? "restLight" : op) {
-                    case "restLight" -> rest(pmex);
+                // harness is a partner it plays. The REST stand-in is told by its port type (its
+                // operation is named call, as the plan's call process's is).
+                if (pmex.getPortType().getQName().getNamespaceURI().equals(RestStandIns.NS)) {
+                    rest(pmex);
+                    return;
+                }
+                switch (op) {
                     case "invokeOperationAsync" -> invoke(r, pmex);
                     case "onResult" -> {
                         r.output = body(pmex.getRequest().getPart("payload"));
