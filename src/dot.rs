@@ -4,7 +4,7 @@
 //! JSON and the generated plans can be read side by side. Output is
 //! deterministic: activities in plan order, edges sorted.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::fmt::Write;
 
 use crate::model::{RelKind, TemplateRef, Topology};
@@ -127,7 +127,7 @@ pub fn plan_dot(plan: &ConcretePlan, topology: &Topology) -> String {
 pub fn plan_json(plan: &ConcretePlan, topology: &Topology) -> serde_json::Value {
     let p = &plan.plan;
     let bpmn = crate::render::bpmn::activity_ids(plan, topology);
-    let mut representations: HashMap<TemplateRef, usize> = HashMap::new();
+    let mut representations: HashMap<TemplateRef, usize> = HashMap::default();
     for primary in topology.replicas.values() {
         *representations.entry(*primary).or_insert(1) += 1;
     }

@@ -134,7 +134,7 @@ pub(crate) fn prepared_changes(
     let mut entries = Vec::new();
     // A boundary operation names one plan: with plans in several languages
     // the first one rendered (BPEL) is bound, the others are added beside it.
-    let mut bound = std::collections::HashSet::new();
+    let mut bound = foldhash::HashSet::default();
     for plan in plans {
         let path = plan_entry_path(loaded, plan);
         entries.push(PlanEntry {

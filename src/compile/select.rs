@@ -51,7 +51,7 @@ pub fn plan_kinds(names: &[String], topology: &Topology) -> Result<Vec<PlanKind>
             other => kinds.push(plan_kind(other)?),
         }
     }
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = foldhash::HashSet::default();
     kinds.retain(|k| seen.insert(k.clone()));
     Ok(kinds)
 }

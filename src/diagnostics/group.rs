@@ -13,7 +13,7 @@
 //! Where that name also appears inside other quoted names (the plan input
 //! `vm_3_private_address` of node `vm_3`) it is left out there too.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::{Diagnostic, Severity};
 
@@ -34,14 +34,14 @@ const HOLE: &str = "\u{0}";
 pub fn groups(diagnostics: &[&Diagnostic]) -> Vec<Group> {
     // Every key each warning could be grouped under, with how many share it.
     let candidates: Vec<Vec<(String, String)>> = diagnostics.iter().map(|d| keys(d)).collect();
-    let mut shared: HashMap<&str, usize> = HashMap::new();
+    let mut shared: HashMap<&str, usize> = HashMap::default();
     for keys in &candidates {
         for (key, _) in keys {
             *shared.entry(key.as_str()).or_default() += 1;
         }
     }
     let mut out: Vec<Group> = Vec::new();
-    let mut by_key: HashMap<&str, usize> = HashMap::new();
+    let mut by_key: HashMap<&str, usize> = HashMap::default();
     for (i, keys) in candidates.iter().enumerate() {
         // The first of the keys most warnings share; ties keep the earlier name.
         let best = keys

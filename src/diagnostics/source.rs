@@ -1,7 +1,7 @@
 //! Source texts of the files read from a CSAR, with line indexes so that
 //! byte spans can be turned into line and column.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::Arc;
 
 use super::Location;

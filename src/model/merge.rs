@@ -9,7 +9,7 @@
 //! templates are B's, their ids in B, and which are A's kept — and where
 //! each of B's templates went.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 
 use super::{NodeId, RelId, Target, TemplateRef, Topology, TypeId, TypeTable};
 
@@ -41,7 +41,7 @@ pub(crate) fn merge(
         .map(|n| n.id.clone())
         .chain(a.relationships.iter().map(|r| r.id.clone()))
         .collect();
-    let mut renamed = HashMap::new();
+    let mut renamed = HashMap::default();
     let mut fresh_id = |id: &str, at: TemplateRef| {
         let mut candidate = id.to_string();
         let mut k = 1;
@@ -59,7 +59,7 @@ pub(crate) fn merge(
         candidate
     };
     let mut nodes = a.nodes.clone();
-    let mut node_map: HashMap<NodeId, NodeId> = HashMap::new();
+    let mut node_map: HashMap<NodeId, NodeId> = HashMap::default();
     for n in b.node_ids() {
         let at = NodeId(nodes.len() as u32);
         let mut node = b.node(n).clone();
@@ -69,7 +69,7 @@ pub(crate) fn merge(
         nodes.push(node);
     }
     let mut relationships = a.relationships.clone();
-    let mut rel_map = HashMap::new();
+    let mut rel_map = HashMap::default();
     for r in b.relationship_ids() {
         let at = RelId(relationships.len() as u32);
         let mut rel = b.relationship(r).clone();

@@ -21,7 +21,7 @@ mod types;
 mod value;
 mod workflow;
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -515,7 +515,7 @@ impl Topology {
             substitution: None,
             workflows: Vec::new(),
             target: None,
-            replicas: HashMap::new(),
+            replicas: HashMap::default(),
             outgoing,
             incoming,
             node_ids,

@@ -20,7 +20,7 @@ pub fn parse_scaling_tags(
     let Some((_, list, list_loc)) = tags.iter().find(|(n, _, _)| n == "scalingplans") else {
         return (regions, diags);
     };
-    let mut listed = std::collections::HashSet::new();
+    let mut listed = foldhash::HashSet::default();
     for name in list_items(list) {
         if !listed.insert(name) {
             diags.push(

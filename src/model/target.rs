@@ -5,7 +5,7 @@
 //! the target's service instance, under its CSAR and service template, and
 //! are known to the container by their ids there.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::{NodeId, RelId, TemplateRef};
 

@@ -1,7 +1,7 @@
 //! The type table: every type a topology uses, with its parent, so that
 //! plugins and the relationship classification can walk the ancestry.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::fmt;
 
 use crate::diagnostics::Location;

@@ -1,7 +1,8 @@
 //! The build plan: one provisioning activity per node and relationship
 //! template, ordered by the relationships (see [`OrderingStyle`]).
 
-use std::collections::{BTreeSet, HashMap};
+use foldhash::HashMap;
+use std::collections::BTreeSet;
 
 use super::order::topological_order;
 use super::rules::{OrderingRules, OrderingStyle, UnknownOrdering};
@@ -63,7 +64,7 @@ pub fn build_plan(topology: &Topology, rules: &OrderingRules) -> Result<Abstract
         let current: Vec<Edge> = edges.iter().copied().collect();
         let order = topological_order(&ids, &current)
             .map_err(|cycle| cycle_error(topology, &activities, &cycle, &PlanKind::Build))?;
-        let mut last_on_host: HashMap<NodeId, usize> = HashMap::new();
+        let mut last_on_host: HashMap<NodeId, usize> = HashMap::default();
         for i in order {
             for host in hosts_of(topology, &activities[i]) {
                 if let Some(prev) = last_on_host.insert(host, i) {

@@ -186,7 +186,7 @@ fn feature_plan(
 /// first.
 fn distinct_plan_names(topology: &Topology, kinds: &[PlanKind]) -> Result<()> {
     feature_names_free(topology, kinds)?;
-    let mut seen: std::collections::HashMap<String, &PlanKind> = std::collections::HashMap::new();
+    let mut seen: foldhash::HashMap<String, &PlanKind> = foldhash::HashMap::default();
     for kind in kinds {
         let Some(first) = seen.insert(kind.suffix(), kind) else {
             continue;

@@ -13,7 +13,8 @@
 //! Unlike OpenTOSCA, a template is matched to the one of the same id
 //! first, and ids decide between equal candidates (deterministic).
 
-use std::collections::{BTreeSet, HashMap};
+use foldhash::HashMap;
+use std::collections::BTreeSet;
 
 use crate::model::{NodeId, RelId, Topology, TypeName};
 
@@ -74,8 +75,8 @@ fn stands_on(t: &Topology, n: NodeId) -> Vec<(TypeName, NodeId)> {
 pub(crate) fn matching(a: &Topology, b: &Topology) -> Matching {
     let sig_a: Vec<Signature> = a.node_ids().map(|n| signature(a, n)).collect();
     let sig_b: Vec<Signature> = b.node_ids().map(|n| signature(b, n)).collect();
-    let mut a_of: HashMap<NodeId, NodeId> = HashMap::new(); // B → A
-    let mut taken: HashMap<NodeId, NodeId> = HashMap::new(); // A → B
+    let mut a_of: HashMap<NodeId, NodeId> = HashMap::default(); // B → A
+    let mut taken: HashMap<NodeId, NodeId> = HashMap::default(); // A → B
     // Nodes are matched from the bottom of their stacks up: a node once
     // every node it stands on is decided. Passes until nothing changes.
     loop {

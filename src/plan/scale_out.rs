@@ -6,7 +6,8 @@
 //! provisioned in build order, the relationships that cross the border
 //! after the selections they need.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
+use std::collections::BTreeSet;
 
 use super::build::finish;
 use super::{AbstractPlan, Activity, ActivityKind, Edge, PlanKind, Reason, Strategy};
@@ -74,7 +75,7 @@ impl<'t> Region<'t> {
 
     fn check_selections(&self, diags: &mut Diagnostics) {
         let name = &self.region.name;
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         for s in &self.region.selections {
             let id = &self.topology.node(s.node).id;
             if self.inside.contains(&s.node) {
@@ -176,8 +177,8 @@ impl Plan {
     /// that end its paths (what the region's relationships wait for).
     fn select(&mut self, r: &Region) -> HashMap<NodeId, Vec<usize>> {
         let topology = r.topology;
-        let mut leaves_of: HashMap<NodeId, Vec<usize>> = HashMap::new();
-        let mut followed: HashSet<RelId> = HashSet::new();
+        let mut leaves_of: HashMap<NodeId, Vec<usize>> = HashMap::default();
+        let mut followed: HashSet<RelId> = HashSet::default();
         for s in &r.region.selections {
             let sel = self.add(
                 format!("{}_select", ncname(&topology.node(s.node).id)),
@@ -224,7 +225,7 @@ impl Plan {
     /// stays linear in the region's size.
     fn provision(&mut self, r: &Region) -> HashMap<TemplateRef, usize> {
         let topology = r.topology;
-        let mut provision: HashMap<TemplateRef, usize> = HashMap::new();
+        let mut provision: HashMap<TemplateRef, usize> = HashMap::default();
         for &n in &r.region.nodes {
             let a = self.add(
                 format!("{}_provision", ncname(&topology.node(n).id)),

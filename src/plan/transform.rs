@@ -7,7 +7,7 @@
 //! In: topologies A and B and the ordering rules. Out: the plan, the merged
 //! topology, the report, and the warning for templates only B defines.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 
 use super::{AbstractPlan, OrderingRules, PlanKind, transformation_plan};
 use crate::diagnostics::Diagnostics;

@@ -14,7 +14,8 @@
 //! before what is attached to it in B is provisioned (so a kept node is
 //! reconnected, never connected twice); everything else runs in parallel.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
+use std::collections::BTreeSet;
 
 use super::build::finish;
 use super::restrict::restrict;
@@ -83,7 +84,7 @@ pub fn transformation_plan(
             TemplateRef::Node(_) => Vec::new(),
         }
     };
-    let mut detaching: HashMap<NodeId, Vec<usize>> = HashMap::new();
+    let mut detaching: HashMap<NodeId, Vec<usize>> = HashMap::default();
     for t in 0..offset {
         for n in touches(t) {
             detaching.entry(n).or_default().push(t);
@@ -106,7 +107,7 @@ pub fn transformation_plan(
     edges.extend(glue);
     // Ids stay as their parts made them: `<template>_terminate`,
     // `<template>_provision`, `<template>_migrate`.
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     for a in &mut activities {
         while !seen.insert(a.id.clone()) {
             a.id.push('_');

@@ -12,7 +12,7 @@
 //! OpenTOSCA, which terminates and provisions them anew, their instances
 //! stay: the update changes what runs below them, not them.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::build::finish;
 use super::features::{above, updated};
@@ -43,7 +43,7 @@ pub fn update_plan(
     // Each phase's activities, by node.
     let mut phase = |list: Vec<Activity>, inner: Vec<Edge>, kind: ActivityKind, suffix: &str| {
         let offset = activities.len();
-        let mut at = HashMap::new();
+        let mut at = HashMap::default();
         for (i, a) in list.into_iter().enumerate() {
             if let TemplateRef::Node(n) = a.template {
                 at.insert(n, offset + i);

@@ -19,7 +19,8 @@
 //! workflow works on the instances that exist: each activity runs once per
 //! instance of its target.
 
-use std::collections::{BTreeSet, HashMap};
+use foldhash::HashMap;
+use std::collections::BTreeSet;
 use std::ops::Range;
 
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -368,7 +369,7 @@ impl Builder<'_> {
             )
         };
         // Where each node's instance comes from.
-        let mut entry: HashMap<NodeId, usize> = HashMap::new();
+        let mut entry: HashMap<NodeId, usize> = HashMap::default();
         let mut provisioned: BTreeSet<NodeId> = BTreeSet::new();
         for node in t.node_ids() {
             let touching: Vec<usize> = (0..self.activities.len())

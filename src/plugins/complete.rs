@@ -6,7 +6,8 @@
 //! collected. A template nobody handles is an error naming it and every
 //! plugin's reason to decline (a warning with `allow_unhandled`).
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
+use std::collections::BTreeSet;
 
 use super::api::{Body, Context, Outcome, PluginOptions, Role};
 use super::registry::Registry;
@@ -650,8 +651,8 @@ fn follow_stack(topology: &Topology, n: NodeId, steps: &[Step]) -> Vec<Step> {
     // Breadth-first down the stack, remembering how each node was reached
     // (a map, not a vector per node of the topology: this runs for every
     // termination activity).
-    let mut via: HashMap<NodeId, (crate::model::RelId, NodeId)> = HashMap::new();
-    let mut seen: HashSet<NodeId> = HashSet::from([n]);
+    let mut via: HashMap<NodeId, (crate::model::RelId, NodeId)> = HashMap::default();
+    let mut seen: HashSet<NodeId> = HashSet::from_iter([n]);
     let mut frontier = vec![n];
     while !frontier.is_empty() {
         let mut next = Vec::new();
@@ -667,7 +668,7 @@ fn follow_stack(topology: &Topology, n: NodeId, steps: &[Step]) -> Vec<Step> {
         frontier = next;
     }
     let mut steps_out = Vec::new();
-    let mut done: HashSet<NodeId> = HashSet::from([n]);
+    let mut done: HashSet<NodeId> = HashSet::from_iter([n]);
     for target in needed {
         let mut chain = Vec::new();
         let mut cur = target;

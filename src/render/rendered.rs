@@ -62,7 +62,7 @@ pub struct PlanParameter {
 /// NCNames, unique, then the management bus URL.
 pub(crate) struct PlanInputs {
     /// The name each plan input is given, by input.
-    pub(crate) names: std::collections::HashMap<String, String>,
+    pub(crate) names: foldhash::HashMap<String, String>,
     /// The name of the bus URL input.
     pub(crate) bus: String,
     /// Every parameter, in order: the inputs (required), then the bus URL.
@@ -74,7 +74,7 @@ impl PlanInputs {
     /// `bus` (another name if an input took it) and `bus_required`.
     pub(crate) fn new(inputs: &[String], bus: &str, bus_required: bool) -> PlanInputs {
         let mut unique = crate::names::Unique::new();
-        let mut names = std::collections::HashMap::new();
+        let mut names = foldhash::HashMap::default();
         let mut parameters = Vec::new();
         for i in inputs {
             let name = unique.name(crate::names::ncname(i));

@@ -320,7 +320,7 @@ impl Vars {
         from: TemplateRef,
         to: TemplateRef,
     ) -> Vec<(&'a str, &'a str)> {
-        let to_props: std::collections::HashMap<&str, &str> = self.props_of(topology, to).collect();
+        let to_props: foldhash::HashMap<&str, &str> = self.props_of(topology, to).collect();
         self.props_of(topology, from)
             .filter_map(|(p, v)| to_props.get(p).map(|&w| (v, w)))
             .collect()

@@ -224,7 +224,7 @@ struct Parser {
     stack: Vec<ElemId>,
     ns_stack: Vec<usize>,
     max_depth: usize,
-    interned: std::collections::HashMap<String, Arc<str>>,
+    interned: foldhash::HashMap<String, Arc<str>>,
 }
 
 impl Parser {
@@ -346,10 +346,12 @@ impl Parser {
     }
 
     fn open(&mut self, start: &BytesStart, tag: Span) -> Result<ElemId, Diagnostic> {
-        let raw_name = start.name().as_ref().to_string();
-        let (prefix, local) = split_name(&raw_name);
+        // Names are borrowed from the start tag, values copied once: a
+        // large document has hundreds of thousands of attributes.
+        let raw_name = start.name().into_inner();
+        let (prefix, local) = split_name(raw_name);
         let mut ns_decls = Vec::new();
-        let mut raw_attrs = Vec::new();
+        let mut raw_attrs: Vec<(&str, String)> = Vec::new();
         for attr in start.attributes().with_checks(true) {
             let attr = attr.map_err(|e| {
                 self.error(
@@ -358,7 +360,7 @@ impl Parser {
                     tag.start,
                 )
             })?;
-            let key = attr.key.as_ref().to_string();
+            let key = attr.key.into_inner();
             let value = attr
                 .normalized_value(XmlVersion::Implicit1_0)
                 .map_err(|e| {
@@ -409,8 +411,11 @@ impl Parser {
         let source = self.source.clone();
         let tag_text = &source.text()[tag.start..tag.end];
         let mut attrs = Vec::with_capacity(raw_attrs.len());
+        // Attributes come in the order of the tag: each is looked for
+        // after the one before.
+        let mut from = 0;
         for (key, value) in raw_attrs {
-            let (aprefix, alocal) = split_name(&key);
+            let (aprefix, alocal) = split_name(key);
             let ans = match aprefix {
                 Some(p) => Some(self.lookup(Some(p)).ok_or_else(|| {
                     self.error(
@@ -421,7 +426,8 @@ impl Parser {
                 })?),
                 None => None,
             };
-            let offset = find_attr(tag_text, &key).unwrap_or(0);
+            let offset = find_attr(tag_text, key, from).unwrap_or(0);
+            from = offset + key.len();
             let span = Span::new(
                 tag.start + offset,
                 tag.start + offset + key.len() + value.len() + 3,
@@ -483,9 +489,8 @@ fn split_name(name: &str) -> (Option<&str>, &str) {
     }
 }
 
-/// Byte offset of `key=` inside a start tag.
-fn find_attr(tag: &str, key: &str) -> Option<usize> {
-    let mut from = 0;
+/// Byte offset of `key=` inside a start tag, at `from` or after.
+fn find_attr(tag: &str, key: &str, mut from: usize) -> Option<usize> {
     while let Some(i) = tag[from..].find(key) {
         let at = from + i;
         let before_ok = at > 0 && tag.as_bytes()[at - 1].is_ascii_whitespace();

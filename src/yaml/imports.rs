@@ -16,7 +16,7 @@
 //! As tosca-parser does, a relative import that is not found beside the
 //! importing file is looked up in the directories above it (a warning).
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -79,8 +79,8 @@ pub(crate) fn load(
         diags: Diagnostics::new(),
         loaded: Loaded::default(),
         archive_of: Vec::new(),
-        by_path: HashMap::new(),
-        imported: HashMap::new(),
+        by_path: HashMap::default(),
+        imported: HashMap::default(),
         limits: LoadLimits {
             max_depth,
             ..LoadLimits::default()

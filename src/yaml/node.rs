@@ -215,7 +215,7 @@ struct Open {
     key: Option<(Node, Marker)>,
     /// In a long mapping, the hashes of its keys (duplicates are found
     /// without comparing each key with every other).
-    hashes: Option<std::collections::HashSet<u64>>,
+    hashes: Option<foldhash::HashSet<u64>>,
 }
 
 /// Builds [`Node`]s from saphyr's events, straight: no tree of saphyr's
@@ -224,7 +224,7 @@ struct Builder<'s> {
     source: &'s SourceFile,
     limits: LoadLimits,
     open: Vec<Open>,
-    anchors: std::collections::HashMap<usize, Node>,
+    anchors: foldhash::HashMap<usize, Node>,
     /// Nodes alias expansion may still produce.
     budget: usize,
     document: Option<Node>,
@@ -244,7 +244,7 @@ impl<'s> Builder<'s> {
             source,
             limits,
             open: Vec::new(),
-            anchors: std::collections::HashMap::new(),
+            anchors: foldhash::HashMap::default(),
             budget: limits.max_alias_nodes,
             document: None,
             error: None,
@@ -400,7 +400,7 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_> {
 /// content is (spans aside); a long mapping compares hashes first.
 fn is_duplicate(
     entries: &[(Node, Node)],
-    hashes: &mut Option<std::collections::HashSet<u64>>,
+    hashes: &mut Option<foldhash::HashSet<u64>>,
     key: &Node,
 ) -> bool {
     let same = |k: &Node| same_content(k, key);

@@ -6,7 +6,7 @@
 //! name), each with the document it is in; a type defined twice
 //! differently is reported where it is defined.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use crate::diagnostics::{Diagnostic, Diagnostics, codes};
 use crate::xml::ast::{self, Definitions, QRef};

@@ -23,7 +23,8 @@ mod relationships;
 mod topology;
 mod types;
 
-use std::collections::{BTreeSet, HashMap};
+use foldhash::HashMap;
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use self::index::{Index, Key};
@@ -65,9 +66,9 @@ pub(crate) fn lower(
         csar,
         diags,
         types: TypeTable::new(),
-        type_cache: HashMap::new(),
+        type_cache: HashMap::default(),
         warned_fallback: BTreeSet::new(),
-        node_interfaces: HashMap::new(),
+        node_interfaces: HashMap::default(),
         names: super::Names::default(),
     };
     let topology = l.service_template(st, st_doc);

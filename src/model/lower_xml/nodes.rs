@@ -7,7 +7,8 @@
 //! name any of them); their policies. A duplicate id or an unknown type
 //! is reported and the template left out.
 
-use std::collections::{BTreeSet, HashMap};
+use foldhash::HashMap;
+use std::collections::BTreeSet;
 
 use indexmap::IndexMap;
 
@@ -43,8 +44,8 @@ impl<'a> Lowerer<'a> {
     ) -> Nodes {
         let mut out = Nodes {
             nodes: Vec::new(),
-            ids: HashMap::new(),
-            seen_ids: HashMap::new(),
+            ids: HashMap::default(),
+            seen_ids: HashMap::default(),
             failed: BTreeSet::new(),
             policies: Vec::new(),
         };

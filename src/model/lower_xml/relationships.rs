@@ -7,7 +7,7 @@
 //! id, an unknown type or end is reported and the relationship left out;
 //! one to a node that failed to lower is skipped silently.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::Arc;
 
 use super::Lowerer;

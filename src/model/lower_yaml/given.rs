@@ -9,7 +9,7 @@
 //! of the topology, or an item a `get_input` asks for that the value
 //! lacks.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::{Lowerer, Unit};
 use crate::diagnostics::{Diagnostic, Span, codes};
@@ -29,7 +29,7 @@ impl<'a> Given<'a> {
     /// The values of `file` (a map, as [`crate::yaml::given::document`]
     /// writes it), read with `scope`.
     pub(super) fn new(file: &'a ast::File, scope: &'a [String]) -> Given<'a> {
-        let mut values = HashMap::new();
+        let mut values = HashMap::default();
         if let Kind::Map(entries) = &file.root.kind {
             for (k, v) in entries {
                 values.insert(k.as_str().unwrap_or_default(), (k, v));

@@ -48,7 +48,7 @@ impl<'a> Lowerer<'a> {
     /// The topology's policies (1.3 §3.6.22), targeting node templates or
     /// groups; a name that comes twice is an error.
     pub(super) fn policies(&mut self, t: &mut Topology, topo: &'a ast::Topology, unit: Unit<'a>) {
-        let mut policy_names = std::collections::HashSet::new();
+        let mut policy_names = foldhash::HashSet::default();
         for p in &topo.policies {
             // A list of one-entry maps (the usual form) does not stop a
             // name from coming twice; plans are named after policies.

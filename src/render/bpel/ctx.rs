@@ -6,7 +6,8 @@
 //! In: a concrete plan and its topology. Out: a [`Ctx`] and the plan's
 //! parameters.
 
-use std::collections::{BTreeMap, HashMap};
+use foldhash::HashMap;
+use std::collections::BTreeMap;
 
 use super::calls::Calls;
 use super::documents::Documents;

@@ -17,7 +17,7 @@
 //! where nothing could meet (`register_mysql` and `register_mysql_host`
 //! keep theirs). Linear in the length of the ids.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 
 /// Whole suffixes of element ids (`<prefix>_catch`): nothing follows them.
 pub(crate) const ENDS: &[&str] = &[
@@ -150,7 +150,7 @@ impl Bases {
     ) -> Bases {
         // `p` is here when some id is `p_<rest>` and `p`'s family could
         // hold that id or one of its elements.
-        let mut extended: HashSet<&str> = HashSet::new();
+        let mut extended: HashSet<&str> = HashSet::default();
         for id in activities.clone().chain(fixed.iter().copied()) {
             for i in memchr::memchr_iter(b'_', id.as_bytes()) {
                 if could_meet(&id[i + 1..]) {
@@ -160,7 +160,7 @@ impl Bases {
         }
         let fixed: HashSet<&str> = fixed.iter().copied().collect();
         let ids: HashSet<&str> = activities.clone().collect();
-        let mut assigned: HashSet<String> = HashSet::new();
+        let mut assigned: HashSet<String> = HashSet::default();
         let mut choose = |own: &str| {
             let mut base = own.to_string();
             while extended.contains(base.as_str())
@@ -185,7 +185,7 @@ impl Bases {
             }
             choose(&base)
         };
-        let mut renamed = HashMap::new();
+        let mut renamed = HashMap::default();
         for (k, id) in activities.enumerate() {
             let base = choose(id);
             if base != id {

@@ -5,7 +5,7 @@
 //! In: a concrete plan and its topology. Out: a [`Ctx`] and the plan's
 //! parameters.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::fmt::Write as _;
 
 use super::chain::Prefix;

@@ -344,8 +344,8 @@ fn run_steps() -> String {
 #[derive(Debug, Default)]
 pub(crate) struct PropertyFiles {
     names: Vec<String>,
-    index: std::collections::HashMap<String, u32>,
-    lower: std::collections::HashSet<String>,
+    index: foldhash::HashMap<String, u32>,
+    lower: foldhash::HashSet<String>,
 }
 
 impl PropertyFiles {
