@@ -77,15 +77,23 @@ pub(crate) fn percent_decode(s: &str) -> String {
 
 /// Encode every byte outside `[A-Za-z0-9._~-]` as `%XX` (RFC 3986 unreserved).
 pub(crate) fn percent_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() * 3);
+    let mut out = String::with_capacity(s.len());
+    push_percent_encoded(&mut out, s);
+    out
+}
+
+/// Append `s` to `out`, percent-encoded as [`percent_encode`] does.
+pub(crate) fn push_percent_encoded(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
     for b in s.bytes() {
         if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
+            out.push(char::from(b));
         } else {
-            out.push_str(&format!("%{b:02X}"));
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
         }
     }
-    out
 }
 
 fn hex(b: u8) -> Option<u8> {
@@ -123,6 +131,7 @@ mod tests {
     #[test]
     fn percent_round_trip() {
         assert_eq!(percent_encode("http://a.org/x"), "http%3A%2F%2Fa.org%2Fx");
+        assert_eq!(percent_encode("é~ \n"), "%C3%A9~%20%0A");
         assert_eq!(percent_decode("http%3A%2F%2Fa.org%2Fx"), "http://a.org/x");
         assert_eq!(percent_decode("100%"), "100%");
     }

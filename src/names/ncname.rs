@@ -8,18 +8,23 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// become `_`, and a leading character that cannot start a name gets a `_`
 /// in front.
 pub(crate) fn ncname(s: &str) -> String {
-    let mut out: String = s
+    let kept = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    // A name that starts with a digit, `-` or `.` (or is empty) gets a
+    // `_` in front; one that starts with a replaced character starts with
+    // its `_` already.
+    let lead = s
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if out.is_empty() || !out.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
-        out.insert(0, '_');
+        .next()
+        .is_none_or(|c| c.is_ascii_digit() || c == '-' || c == '.');
+    let mut out = String::with_capacity(s.len() + 1);
+    if lead {
+        out.push('_');
+    }
+    // Most names are NCNames already: copied whole.
+    if s.bytes().all(|b| kept(char::from(b))) {
+        out.push_str(s);
+    } else {
+        out.extend(s.chars().map(|c| if kept(c) { c } else { '_' }));
     }
     out
 }
@@ -95,6 +100,11 @@ mod tests {
         assert_eq!(ncname("my app"), "my_app");
         assert_eq!(ncname("1st"), "_1st");
         assert_eq!(ncname(""), "_");
+        // A replaced first character is the `_` in front already.
+        assert_eq!(ncname("$x"), "_x");
+        assert_eq!(ncname("-x"), "_-x");
+        assert_eq!(ncname("é1"), "_1");
+        assert_eq!(ncname("aé.b"), "a_.b");
     }
 
     #[test]

@@ -3,15 +3,19 @@
 //!
 //! In: paths and templates. Out: URL paths (percent-encoded).
 
-use crate::csar::path::percent_encode;
+use crate::csar::path::push_percent_encoded;
 use crate::model::{TemplateRef, Topology};
 
 /// Percent-encode each segment of a CSAR path for use in a URL.
 pub(super) fn url_path(path: &str) -> String {
-    path.split('/')
-        .map(percent_encode)
-        .collect::<Vec<_>>()
-        .join("/")
+    let mut out = String::with_capacity(path.len());
+    for (k, segment) in path.split('/').enumerate() {
+        if k > 0 {
+            out.push('/');
+        }
+        push_percent_encoded(&mut out, segment);
+    }
+    out
 }
 
 /// The collection path of a template's instances in the instance API

@@ -65,6 +65,9 @@ fn has_document(topology: &Topology, t: TemplateRef) -> bool {
 
 /// A name made of `[A-Za-z0-9_]` only.
 pub(crate) fn word(s: &str) -> String {
+    if s.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return s.to_string();
+    }
     s.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect()

@@ -48,8 +48,10 @@ fn failure_var(activity: &str) -> String {
 /// handed out again.
 fn link_base(from: &Activity, one_kind: bool) -> String {
     let id = from.id.as_str();
-    let suffix = format!("_{}", from.kind.name());
-    match id.strip_suffix(&suffix) {
+    let short = id
+        .strip_suffix(from.kind.name())
+        .and_then(|s| s.strip_suffix('_'));
+    match short {
         Some(short) if one_kind && !short.is_empty() => word(short),
         _ => word(id),
     }
