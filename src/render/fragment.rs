@@ -25,12 +25,21 @@ pub(crate) struct Fragment {
     pieces: Vec<Piece>,
 }
 
+/// Whether a piece starts a line is known when the fragment is parsed,
+/// and so is the indentation of a line's text: writing does not look.
 #[derive(Debug)]
 enum Piece {
+    /// Text in the middle of a line.
     Text(&'static str),
+    /// Text that starts a line: all of it, and from where it is not
+    /// indentation.
+    Line(&'static str, usize),
     /// A line break; the next line gets the caller's indentation.
     Newline,
+    /// A hole in the middle of a line.
     Hole(&'static str),
+    /// A hole that starts a line.
+    LineHole(&'static str),
 }
 
 /// Spaces for indentation, sliced (no allocation per line).
@@ -73,7 +82,9 @@ impl Fragment {
                 }
             }
         }
-        Ok(Fragment { pieces })
+        Ok(Fragment {
+            pieces: starting_lines(pieces),
+        })
     }
 
     /// Write the fragment into `out`, its lines laid out as `lines` says,
@@ -89,45 +100,63 @@ impl Fragment {
             Lines::Flush => ("", 0),
             Lines::Joined { indent, .. } => ("", indent),
         };
-        let mut line_start = true;
+        let indented = matches!(lines, Lines::Indented(_));
         for piece in &self.pieces {
-            match piece {
+            match *piece {
                 Piece::Newline => {
                     if !matches!(lines, Lines::Joined { .. }) {
                         out.push('\n');
                     }
-                    line_start = true;
-                    continue;
                 }
-                Piece::Text(t) => {
-                    if !line_start {
+                Piece::Text(t) => out.push_str(t),
+                Piece::Line(t, lead) => {
+                    let flush = &t[lead..];
+                    lines.break_before(out, base + lead, flush);
+                    if indented {
+                        out.push_str(pad);
                         out.push_str(t);
                     } else {
-                        let flush = t.trim_start();
-                        lines.break_before(out, base + (t.len() - flush.len()), flush);
-                        if let Lines::Indented(_) = lines {
-                            out.push_str(pad);
-                            out.push_str(t);
-                        } else {
-                            out.push_str(flush);
-                        }
+                        out.push_str(flush);
                     }
                 }
-                Piece::Hole(h) => {
-                    let Some((_, v)) = values.iter().find(|(n, _)| n == h) else {
-                        return Err(Error::Internal(format!("fragment hole `{h}` has no value")));
-                    };
-                    if line_start {
-                        lines.break_before(out, base, v);
-                        out.push_str(pad);
-                    }
+                Piece::Hole(h) => out.push_str(value(values, h)?),
+                Piece::LineHole(h) => {
+                    let v = value(values, h)?;
+                    lines.break_before(out, base, v);
+                    out.push_str(pad);
                     out.push_str(v);
                 }
             }
-            line_start = false;
         }
         Ok(())
     }
+}
+
+/// The value of hole `h`. Names are compared by length and first byte
+/// before their text: most holes are passed over at once.
+fn value<'v>(values: &[(&str, &'v str)], h: &str) -> Result<&'v str> {
+    let first = h.as_bytes().first();
+    values
+        .iter()
+        .find(|(n, _)| n.len() == h.len() && n.as_bytes().first() == first && *n == h)
+        .map(|&(_, v)| v)
+        .ok_or_else(|| Error::Internal(format!("fragment hole `{h}` has no value")))
+}
+
+/// The pieces with those that start a line marked as such.
+fn starting_lines(pieces: Vec<Piece>) -> Vec<Piece> {
+    let mut line_start = true;
+    pieces
+        .into_iter()
+        .map(|piece| {
+            let starts = std::mem::replace(&mut line_start, matches!(piece, Piece::Newline));
+            match piece {
+                Piece::Text(t) if starts => Piece::Line(t, t.len() - t.trim_start().len()),
+                Piece::Hole(h) if starts => Piece::LineHole(h),
+                other => other,
+            }
+        })
+        .collect()
 }
 
 /// How a fragment's lines are laid out.
