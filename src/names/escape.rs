@@ -29,19 +29,41 @@ pub(crate) fn push_xml_text(out: &mut String, s: &str) {
 /// Append `s` as an XML attribute value (or text): `&`, `<`, `>` and both
 /// quotes escaped.
 pub(crate) fn push_xml_attr(out: &mut String, s: &str) {
-    push_escaped(out, s, |b| match b {
-        b'&' => Some("&amp;"),
-        b'<' => Some("&lt;"),
-        b'>' => Some("&gt;"),
-        b'"' => Some("&quot;"),
-        b'\'' => Some("&apos;"),
-        // A parser turns these into spaces where they are written as they are.
-        b'\n' => Some("&#10;"),
-        b'\r' => Some("&#13;"),
-        b'\t' => Some("&#9;"),
-        _ => None,
-    });
+    // Most values have nothing to escape: a table look per byte finds
+    // that, and the replacement is only chosen for the few that do.
+    let mut last = 0;
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        if !ATTR_SPECIAL[usize::from(b)] {
+            continue;
+        }
+        out.push_str(&s[last..i]);
+        out.push_str(match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            b'\'' => "&apos;",
+            // A parser turns these into spaces where they are written as they are.
+            b'\n' => "&#10;",
+            b'\r' => "&#13;",
+            _ => "&#9;",
+        });
+        last = i + 1;
+    }
+    out.push_str(&s[last..]);
 }
+
+/// The bytes [`push_xml_attr`] escapes.
+pub(crate) const ATTR_SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let special = b"&<>\"'\n\r\t";
+    let mut k = 0;
+    while k < special.len() {
+        table[special[k] as usize] = true;
+        k += 1;
+    }
+    table
+};
 
 /// Append `s` to `out` with every byte for which `escape` gives a
 /// replacement replaced by it. Only ASCII bytes may be escaped, so that
@@ -61,7 +83,7 @@ pub(crate) fn push_escaped(out: &mut String, s: &str, escape: impl Fn(u8) -> Opt
 /// Escape text for XML content and attributes.
 pub(crate) fn xml_escape(s: &str) -> std::borrow::Cow<'_, str> {
     // Most names and values need no escaping: no copy then.
-    if !s.contains(['&', '<', '>', '"', '\'']) {
+    if !s.bytes().any(|b| ATTR_SPECIAL[usize::from(b)]) {
         return std::borrow::Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -91,5 +113,11 @@ mod tests {
         s.clear();
         push_xml_attr(&mut s, "<é>");
         assert_eq!(s, "&lt;é&gt;");
+        s.clear();
+        push_xml_attr(&mut s, "a\tb\r\nc");
+        assert_eq!(s, "a&#9;b&#13;&#10;c");
+        // A line break is escaped even where nothing else is.
+        assert_eq!(xml_escape("a\nb"), "a&#10;b");
+        assert!(matches!(xml_escape("a b"), std::borrow::Cow::Borrowed(_)));
     }
 }

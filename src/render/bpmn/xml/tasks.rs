@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use super::Writer;
 use crate::error::{Error, Result};
-use crate::names::escape::{push_xml_attr, push_xml_text};
+use crate::names::escape::{ATTR_SPECIAL, push_xml_attr, push_xml_text};
 use crate::render::bpmn::graph::{
     Adjacency, Call, Http, In, Plane, Repeat, Script, Str, Text, Value,
 };
@@ -45,7 +45,11 @@ fn fragments() -> Result<&'static Fragments> {
 /// chars: every special character is ASCII, and a byte test is what a
 /// plan of a large topology, which passes here millions of times, can
 /// afford.
-fn escaped<'s>(s: &'s str, special: fn(u8) -> bool, push: fn(&mut String, &str)) -> Cow<'s, str> {
+fn escaped<'s>(
+    s: &'s str,
+    special: impl Fn(u8) -> bool,
+    push: fn(&mut String, &str),
+) -> Cow<'s, str> {
     if s.bytes().any(special) {
         let mut out = String::with_capacity(s.len() + 8);
         push(&mut out, s);
@@ -62,11 +66,7 @@ pub(super) fn text(s: &str) -> Cow<'_, str> {
 
 /// `s` escaped for an attribute value.
 pub(super) fn attr(s: &str) -> Cow<'_, str> {
-    escaped(
-        s,
-        |b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'' | b'\n' | b'\r' | b'\t'),
-        push_xml_attr,
-    )
+    escaped(s, |b| ATTR_SPECIAL[usize::from(b)], push_xml_attr)
 }
 
 /// ` name="…"`, or nothing for an element without a label.
