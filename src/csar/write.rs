@@ -189,7 +189,7 @@ pub(crate) struct ZipBuilder<W: Write + Seek + Send + 'static> {
     queue: Option<std::sync::mpsc::SyncSender<Piece>>,
     worker: Option<std::thread::JoinHandle<Result<W>>>,
     /// Buffers of pieces written, handed back empty for the next pieces
-    /// (no fresh megabyte allocation, and no copy, per piece).
+    /// (no fresh allocation, and no copy, per piece).
     spare: std::sync::mpsc::Receiver<Vec<u8>>,
 }
 
@@ -200,7 +200,7 @@ enum Piece {
     Write(Vec<u8>),
 }
 
-/// Pieces waiting for the deflating thread (each up to about a megabyte).
+/// Pieces waiting for the deflating thread (each about `render::output::CHUNK`).
 const QUEUE: usize = 4;
 
 /// The largest buffer handed back for reuse, and the most a new one
