@@ -54,7 +54,7 @@ pub(crate) fn push_xml_attr(out: &mut String, s: &str) {
 }
 
 /// The bytes [`push_xml_attr`] escapes.
-pub(crate) const ATTR_SPECIAL: [bool; 256] = {
+const ATTR_SPECIAL: [bool; 256] = {
     let mut table = [false; 256];
     let special = b"&<>\"'\n\r\t";
     let mut k = 0;

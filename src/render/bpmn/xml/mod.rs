@@ -38,6 +38,7 @@ use super::graph::{Adjacency, Built, Deferred, FlowLog, Kind, Plane, Repeat, Str
 use super::layout::{self, Diagram};
 use super::scripts::{Library, PropertyFiles, Used, library};
 use crate::error::{Error, Result};
+use crate::names::escape::xml_escape;
 use crate::render::output::{Aside, AsideReader, CHUNK, PlanOutput};
 use crate::render::rendered::PlanParameter;
 use crate::render::templates::Templates;
@@ -333,7 +334,7 @@ impl Writer<'_> {
         let error_ref = error.map_or(String::new(), |e| format!(" errorRef=\"{e}\""));
         let variable = |attr: &str, v: Option<Str>| {
             v.map_or(String::new(), |v| {
-                format!(" camunda:{attr}=\"{}\"", tasks::attr(self.text.get(v)))
+                format!(" camunda:{attr}=\"{}\"", xml_escape(self.text.get(v)))
             })
         };
         let code = variable("errorCodeVariable", code);

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use super::Writer;
 use crate::error::{Error, Result};
-use crate::names::escape::{ATTR_SPECIAL, push_xml_attr, push_xml_text};
+use crate::names::escape::{push_xml_attr, push_xml_text, xml_escape};
 use crate::render::bpmn::graph::{
     Adjacency, Call, Http, In, Plane, Repeat, Script, Str, Text, Value,
 };
@@ -62,11 +62,6 @@ fn escaped<'s>(
 /// `s` escaped for element content.
 pub(super) fn text(s: &str) -> Cow<'_, str> {
     escaped(s, |b| matches!(b, b'&' | b'<' | b'>'), push_xml_text)
-}
-
-/// `s` escaped for an attribute value.
-pub(super) fn attr(s: &str) -> Cow<'_, str> {
-    escaped(s, |b| ATTR_SPECIAL[usize::from(b)], push_xml_attr)
 }
 
 /// ` name="…"`, or nothing for an element without a label.
@@ -150,7 +145,7 @@ impl Writer<'_> {
     /// One parameter line of an input/output mapping.
     fn parameter(&mut self, depth: usize, kind: &str, name: &str, v: &Value) {
         let value = self.value(v);
-        let name = attr(name);
+        let name = xml_escape(name);
         self.step(
             "parameter",
             Some(depth),
@@ -309,7 +304,7 @@ impl Writer<'_> {
         let outs = c.outs.iter().map(|(from, to)| ("call-out", from, to));
         for (section, from, to) in ins.chain(outs) {
             let (from, value) = passed(from);
-            let (value, target) = (attr(model.get(value)), attr(model.get(*to)));
+            let (value, target) = (xml_escape(model.get(value)), xml_escape(model.get(*to)));
             let values = [("from", from), ("value", &value), ("target", &target)];
             self.step(section, None, &values);
         }
