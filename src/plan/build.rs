@@ -2,7 +2,6 @@
 //! template, ordered by the relationships (see [`OrderingStyle`]).
 
 use foldhash::HashMap;
-use std::collections::BTreeSet;
 
 use super::order::topological_order;
 use super::rules::{OrderingRules, OrderingStyle, UnknownOrdering};
@@ -34,7 +33,9 @@ pub fn build_plan(topology: &Topology, rules: &OrderingRules) -> Result<Abstract
     }
     let node_at = |n: NodeId| n.0 as usize;
     let rel_at = |r: RelId| topology.nodes.len() + r.0 as usize;
-    let mut edges = BTreeSet::new();
+    // Collected, then sorted once: the same set in the same order as a
+    // BTreeSet's, without a tree insert per edge.
+    let mut edges = Vec::with_capacity(3 * topology.relationships.len());
     for r in topology.relationship_ids() {
         let rel = topology.relationship(r);
         let (s, t, ra) = (node_at(rel.source), node_at(rel.target), rel_at(r));
@@ -56,19 +57,19 @@ pub fn build_plan(topology: &Topology, rules: &OrderingRules) -> Result<Abstract
             (OrderingStyle::SimpleProfile, _) => vec![(t, s), (s, ra), (t, ra)],
         };
         for (from, to) in pairs {
-            edges.insert(Edge { from, to, reason });
+            edges.push(Edge { from, to, reason });
         }
     }
-    let ids: Vec<String> = activities.iter().map(|a| a.id.clone()).collect();
+    sort_unique(&mut edges);
     if rules.same_host_serial {
-        let current: Vec<Edge> = edges.iter().copied().collect();
-        let order = topological_order(&ids, &current)
+        let ids: Vec<&str> = activities.iter().map(|a| a.id.as_str()).collect();
+        let order = topological_order(&ids, &edges)
             .map_err(|cycle| cycle_error(topology, &activities, &cycle, &PlanKind::Build))?;
         let mut last_on_host: HashMap<NodeId, usize> = HashMap::default();
         for i in order {
             for host in hosts_of(topology, &activities[i]) {
                 if let Some(prev) = last_on_host.insert(host, i) {
-                    edges.insert(Edge {
+                    edges.push(Edge {
                         from: prev,
                         to: i,
                         reason: Reason::SameHost(host),
@@ -76,13 +77,15 @@ pub fn build_plan(topology: &Topology, rules: &OrderingRules) -> Result<Abstract
                 }
             }
         }
+        sort_unique(&mut edges);
     }
-    finish(
-        PlanKind::Build,
-        activities,
-        edges.into_iter().collect(),
-        topology,
-    )
+    finish(PlanKind::Build, activities, edges, topology)
+}
+
+/// Sort `edges` and drop repeats, as a set would hold them.
+fn sort_unique(edges: &mut Vec<Edge>) {
+    edges.sort_unstable();
+    edges.dedup();
 }
 
 /// The hosts an activity runs operations on, for the same-host rule: a
@@ -127,7 +130,7 @@ pub(super) fn finish(
     edges: Vec<Edge>,
     topology: &Topology,
 ) -> Result<AbstractPlan, Diagnostic> {
-    let ids: Vec<String> = activities.iter().map(|a| a.id.clone()).collect();
+    let ids: Vec<&str> = activities.iter().map(|a| a.id.as_str()).collect();
     let order = topological_order(&ids, &edges)
         .map_err(|cycle| cycle_error(topology, &activities, &cycle, &kind))?;
     let mut position = vec![0; activities.len()];
