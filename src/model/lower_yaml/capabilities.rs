@@ -7,6 +7,7 @@
 //! read by `entities.rs`; a capability the type does not define is kept,
 //! with a warning.
 
+use std::rc::Rc;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
@@ -17,10 +18,66 @@ use crate::diagnostics::{Diagnostic, codes};
 use crate::model::{NodeId, NodeTemplate, Value};
 use crate::yaml::ast::{self, TypeKind};
 
+/// What a node type gives each of its templates' capabilities: their
+/// names, in definition order, and the key of the type of each that names
+/// one (`None` where that type does not resolve). The same for every
+/// template of the type: made once per type, it saves a dozen strings and
+/// type lookups per template.
+pub(super) struct TypeCapabilities {
+    names: Arc<[String]>,
+    typed: IndexMap<String, Option<String>>,
+}
+
 impl<'a> Lowerer<'a> {
-    /// Record the capabilities of node template `n`, numbered `id`.
+    /// The capabilities node type `key` (defined by `defs`) gives.
+    fn type_capabilities(&mut self, key: &str, defs: &[Def<'a>]) -> Rc<TypeCapabilities> {
+        if let Some(known) = self.node_capabilities.get(key) {
+            return known.clone();
+        }
+        let mut names: Vec<String> = Vec::new();
+        let mut types: IndexMap<String, (String, Unit<'a>)> = IndexMap::new();
+        for d in defs {
+            for (cname, ctype) in &d.def.capabilities {
+                if !names.contains(&cname.text) {
+                    names.push(cname.text.clone());
+                }
+                if let Some(t) = ctype {
+                    types.insert(cname.text.clone(), (t.text.clone(), d.unit));
+                }
+            }
+        }
+        let typed = types
+            .into_iter()
+            .map(|(cname, (ctype, cunit))| {
+                let key = self.resolve(TypeKind::Capability, &ctype, cunit);
+                (cname, key)
+            })
+            .collect();
+        let made = Rc::new(TypeCapabilities {
+            names: self.shared_names(names),
+            typed,
+        });
+        self.node_capabilities.insert(key.to_string(), made.clone());
+        made
+    }
+
+    /// `names` as the list shared by every node that has them.
+    fn shared_names(&mut self, names: Vec<String>) -> Arc<[String]> {
+        match self.capability_name_lists.get(names.as_slice()) {
+            Some(known) => known.clone(),
+            None => {
+                let list: Arc<[String]> = Arc::from(names);
+                self.capability_name_lists.insert(list.clone());
+                list
+            }
+        }
+    }
+
+    /// Record the capabilities of node template `n` of type `key`,
+    /// numbered `id`.
     pub(super) fn capabilities(
         &mut self,
+        key: &str,
         defs: &[Def<'a>],
         n: &'a ast::NodeTemplate,
         id: NodeId,
@@ -28,22 +85,11 @@ impl<'a> Lowerer<'a> {
         this: This,
     ) {
         let name = &n.name.text;
-        let mut cap_names: Vec<String> = Vec::new();
-        let mut cap_types: IndexMap<String, (String, Unit<'a>)> = IndexMap::new();
-        for d in defs {
-            for (cname, ctype) in &d.def.capabilities {
-                if !cap_names.contains(&cname.text) {
-                    cap_names.push(cname.text.clone());
-                }
-                if let Some(t) = ctype {
-                    cap_types.insert(cname.text.clone(), (t.text.clone(), d.unit));
-                }
-            }
-        }
-        for (cname, (ctype, cunit)) in &cap_types {
+        let of_type = self.type_capabilities(key, defs);
+        for (cname, ck) in &of_type.typed {
             let mut values: IndexMap<String, Value> = IndexMap::new();
-            if let Some(ck) = self.resolve(TypeKind::Capability, ctype, *cunit) {
-                for d in self.defs(TypeKind::Capability, &ck).iter() {
+            if let Some(ck) = ck {
+                for d in self.defs(TypeKind::Capability, ck).iter() {
                     for p in &d.def.properties {
                         if let Some(v) = p.default.as_ref().or(p.value.as_ref()) {
                             let v = self.value(v, d.unit, this);
@@ -59,13 +105,16 @@ impl<'a> Lowerer<'a> {
                 self.capability_values.insert((id, cname.clone()), values);
             }
         }
+        // The template's own names, where it assigns a capability its type
+        // does not define.
+        let mut extra: Vec<String> = Vec::new();
         for c in &n.capabilities {
             // Relationships from outside the topology only: none of its
             // nodes' may reach it (`requirement_directives.rs`).
             if !c.directives.is_empty() && c.directives.iter().all(|d| d.text == "external") {
                 self.external_capabilities.insert((id, c.name.text.clone()));
             }
-            if !cap_names.contains(&c.name.text) {
+            if !of_type.names.contains(&c.name.text) && !extra.contains(&c.name.text) {
                 self.diags.push(
                     Diagnostic::warning(
                         codes::W_YAML_LENIENT,
@@ -73,15 +122,13 @@ impl<'a> Lowerer<'a> {
                     )
                     .at(Self::at(unit, c.name.span)),
                 );
-                cap_names.push(c.name.text.clone());
+                extra.push(c.name.text.clone());
             }
             // A capability's values are checked against its type; its
             // required properties are not asked for: a node offers its
             // capabilities whether its template writes them or not.
-            if let Some((ctype, cunit)) = cap_types.get(&c.name.text)
-                && let Some(ck) = self.resolve(TypeKind::Capability, ctype, *cunit)
-            {
-                let cdefs = self.defs(TypeKind::Capability, &ck);
+            if let Some(Some(ck)) = of_type.typed.get(&c.name.text) {
+                let cdefs = self.defs(TypeKind::Capability, ck);
                 let assigned: Vec<_> = c.properties.iter().map(|(k, v)| (k, v, unit)).collect();
                 let owner = format!("{name}.{}", c.name.text);
                 let at = (unit, Self::at(unit, c.name.span));
@@ -99,15 +146,14 @@ impl<'a> Lowerer<'a> {
                 .or_default();
             slot.extend(values);
         }
-        let shared = match self.capability_name_lists.get(cap_names.as_slice()) {
-            Some(known) => known.clone(),
-            None => {
-                let list: Arc<[String]> = Arc::from(cap_names);
-                self.capability_name_lists.insert(list.clone());
-                list
-            }
+        let names = if extra.is_empty() {
+            of_type.names.clone()
+        } else {
+            let mut names = of_type.names.to_vec();
+            names.extend(extra);
+            self.shared_names(names)
         };
-        self.capability_names.insert(id, shared);
+        self.capability_names.insert(id, names);
     }
 }
 

@@ -259,6 +259,8 @@ struct Lowerer<'a> {
     /// share theirs (one list per template, freed after lowering among the
     /// topology's allocations, was memory never given back).
     capability_name_lists: HashSet<Arc<[String]>>,
+    /// What each node type (by key) gives its templates' capabilities.
+    node_capabilities: HashMap<String, Rc<capabilities::TypeCapabilities>>,
     /// The capabilities of each node type (by key) that is a requirement's
     /// target: name, type as resolved, and the definitions of the type and
     /// its ancestors (nearest first; none where the type is unknown), for
@@ -332,6 +334,7 @@ impl<'a> Lowerer<'a> {
             representation_counts: HashMap::new(),
             capability_names: HashMap::new(),
             capability_name_lists: HashSet::new(),
+            node_capabilities: HashMap::new(),
             capability_types: HashMap::new(),
             rel_by_requirement: HashMap::new(),
             type_interfaces: HashMap::new(),

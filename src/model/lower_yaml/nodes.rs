@@ -111,7 +111,7 @@ impl<'a> Lowerer<'a> {
             let at = (unit, Self::at(unit, n.name.span));
             self.check_properties(&defs, &assigned, &name, at, true);
         }
-        self.capabilities(&defs, n, id, unit, this);
+        self.capabilities(key, &defs, n, id, unit, this);
         let (interfaces, deployment) = match shared {
             Some(shared) => shared,
             None => {

@@ -5,8 +5,6 @@
 //! defaults overlaid by assignments, then the attributes that are not
 //! properties (plans keep both as instance data, 1.3 §2.19).
 
-use foldhash::{HashSet, HashSetExt};
-
 use super::{Def, Lowerer, This, Unit};
 use crate::diagnostics::{Diagnostic, codes};
 use crate::model::Value;
@@ -25,11 +23,21 @@ impl<'a> Lowerer<'a> {
         this: This,
         owner: &str,
     ) -> crate::model::Properties {
-        let mut out = crate::model::Properties::new();
-        let mut declared: HashSet<String> = HashSet::new();
+        // One map, sized for every name the type and the template give
+        // (usually each once): the properties first, then the attributes
+        // from `base` on. A map of attributes appended after the
+        // properties was a rehash of every template's values, and a map
+        // grown by doubling was copied again at its size by
+        // `Topology::new`.
+        let room = defs
+            .iter()
+            .map(|d| d.def.properties.len() + d.def.attributes.len())
+            .sum::<usize>()
+            + assigned.len()
+            + attributes.len();
+        let mut out = crate::model::Properties::with_capacity(room);
         for d in defs {
             for p in &d.def.properties {
-                declared.insert(p.name.text.clone());
                 let v = p
                     .value
                     .as_ref()
@@ -46,8 +54,13 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+        // Every property the type declares, and nothing else yet.
+        let declared = out.len();
+        let is_property = |out: &crate::model::Properties, name: &str| {
+            out.get_index_of(name).is_some_and(|i| i < declared)
+        };
         for (k, v) in assigned {
-            if !declared.contains(&k.text) && !unit.builtin {
+            if !is_property(&out, &k.text) && !unit.builtin {
                 self.diags.push(
                     Diagnostic::warning(
                         codes::W_YAML_LENIENT,
@@ -59,25 +72,29 @@ impl<'a> Lowerer<'a> {
             let v = self.value(v, unit, this);
             out.insert(self.names.get(&k.text), v);
         }
-        let mut attrs = crate::model::Properties::new();
+        let base = out.len();
         for d in defs {
             for a in &d.def.attributes {
-                if out.contains_key(a.name.text.as_str()) {
+                if out
+                    .get_index_of(a.name.text.as_str())
+                    .is_some_and(|i| i < base)
+                {
                     continue;
                 }
                 let v = a.default.as_ref().map(|v| self.value(v, d.unit, this));
                 let name = self.names.get(&a.name.text);
-                let slot = attrs.entry(name).or_insert(Value::Null);
+                let slot = out.entry(name).or_insert(Value::Null);
                 if let Some(v) = v {
                     *slot = v;
                 }
             }
         }
+        // An attribute of a property's name reflects the property (see
+        // `assign_attribute`): in one map, both are the same insert.
         for (k, v) in attributes {
             let v = self.value(v, unit, this);
-            assign_attribute(&mut out, &mut attrs, self.names.get(&k.text), v);
+            out.insert(self.names.get(&k.text), v);
         }
-        out.extend(attrs);
         out
     }
 }
