@@ -88,7 +88,7 @@ impl<'a> Lowerer<'a> {
             for ancestor in self.chain(TypeKind::Node, &key).unwrap_or_default() {
                 add(c.by_ancestor.entry(ancestor).or_default(), t);
             }
-            for offered in self.offered(&key) {
+            for offered in self.offered(&key).iter() {
                 for def in &offered.lineage {
                     add(
                         c.by_capability_type
@@ -97,7 +97,12 @@ impl<'a> Lowerer<'a> {
                         t,
                     );
                 }
-                add(c.by_capability_name.entry(offered.name).or_default(), t);
+                add(
+                    c.by_capability_name
+                        .entry(offered.name.clone())
+                        .or_default(),
+                    t,
+                );
             }
         }
         c

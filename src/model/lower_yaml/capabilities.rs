@@ -281,11 +281,14 @@ impl<'a> Lowerer<'a> {
         match self.resolve(TypeKind::Capability, &wanted.text, unit) {
             Some(key) => {
                 let wanted_def = self.lineage(&key).first().copied();
-                offered.into_iter().find(|c| {
-                    wanted_def.is_some_and(|w| c.lineage.iter().any(|d| std::ptr::eq(*d, w)))
-                })
+                offered
+                    .iter()
+                    .find(|c| {
+                        wanted_def.is_some_and(|w| c.lineage.iter().any(|d| std::ptr::eq(*d, w)))
+                    })
+                    .cloned()
             }
-            None => offered.into_iter().find(|c| c.name == wanted.text),
+            None => offered.iter().find(|c| c.name == wanted.text).cloned(),
         }
     }
 
@@ -326,7 +329,7 @@ impl<'a> Lowerer<'a> {
     /// The capabilities node type `key` defines along its ancestry, with
     /// their types: found once per node type (a large topology has many
     /// templates of few types).
-    pub(super) fn offered(&mut self, key: &str) -> Vec<OfferedCapability<'a>> {
+    pub(super) fn offered(&mut self, key: &str) -> Rc<[OfferedCapability<'a>]> {
         if let Some(known) = self.capability_types.get(key) {
             return known.clone();
         }
@@ -355,6 +358,7 @@ impl<'a> Lowerer<'a> {
                 relationships,
             });
         }
+        let offered: Rc<[OfferedCapability<'a>]> = Rc::from(offered);
         self.capability_types
             .insert(key.to_string(), offered.clone());
         offered

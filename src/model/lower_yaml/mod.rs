@@ -267,7 +267,10 @@ struct Lowerer<'a> {
     /// checking that the target can fulfil the requirement. Definitions,
     /// not names: a file imported under two namespaces defines each type
     /// once.
-    capability_types: HashMap<String, Vec<OfferedCapability<'a>>>,
+    capability_types: HashMap<String, Rc<[OfferedCapability<'a>]>>,
+    /// The requirement definitions of each node type (by key), merged
+    /// along its ancestry: the same for each of its templates.
+    requirement_definitions: HashMap<String, Rc<IndexMap<&'a str, requirements::ReqB<'a>>>>,
     /// The relationships made for each requirement of each node.
     rel_by_requirement: HashMap<(NodeId, &'a str), Vec<super::RelId>>,
     /// Interfaces (and deployment artifacts) of the node and relationship
@@ -336,6 +339,7 @@ impl<'a> Lowerer<'a> {
             capability_name_lists: HashSet::new(),
             node_capabilities: HashMap::new(),
             capability_types: HashMap::new(),
+            requirement_definitions: HashMap::new(),
             rel_by_requirement: HashMap::new(),
             type_interfaces: HashMap::new(),
             names: super::Names::default(),

@@ -27,11 +27,13 @@ impl<'a> Lowerer<'a> {
         templates: &[&'a ast::NodeTemplate],
         unit: Unit<'a>,
     ) -> Nodes<'a> {
+        // Room for every template: a NodeTemplate is large, and growing
+        // the vector copied the ones made so far again and again.
         let mut out = Nodes {
-            nodes: Vec::new(),
-            ids: HashMap::new(),
+            nodes: Vec::with_capacity(templates.len()),
+            ids: HashMap::with_capacity(templates.len()),
             failed: BTreeSet::new(),
-            asts: Vec::new(),
+            asts: Vec::with_capacity(templates.len()),
         };
         // Each type key once, shared by its templates.
         let mut keys: HashSet<Arc<str>> = HashSet::new();

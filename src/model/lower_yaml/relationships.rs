@@ -33,7 +33,12 @@ impl<'a> Lowerer<'a> {
         nodes: &Nodes<'a>,
         base: usize,
     ) -> (Vec<RelationshipTemplate>, ByRequirement<'a>) {
-        let mut relationships: Vec<RelationshipTemplate> = Vec::new();
+        // Room for every pending one (a few are dropped): growing the
+        // vectors copied every template made so far, again and again.
+        let n = wiring.pending.len();
+        let mut relationships: Vec<RelationshipTemplate> = Vec::with_capacity(n);
+        self.rel_capability.reserve(n);
+        self.rel_reached.reserve(n);
         let mut by_requirement = ByRequirement::new();
         let mut used = super::allocation::Used::new();
         for p in wiring.pending {

@@ -9,6 +9,7 @@
 
 use foldhash::{HashMap, HashSet, HashSetExt};
 use std::collections::BTreeSet;
+use std::rc::Rc;
 
 use indexmap::IndexMap;
 
@@ -107,13 +108,8 @@ impl<'a> Lowerer<'a> {
             self.assignment(n, key, a, def, source, unit, targets, wiring);
         }
         // Required requirements that are not assigned are dangling too.
-        for (&rname, def) in &reqs {
-            if def.min == 0
-                || assigned.contains(rname)
-                || targets
-                    .exported
-                    .contains(&(n.name.text.clone(), rname.to_string()))
-            {
+        for (&rname, def) in reqs.iter() {
+            if def.min == 0 || assigned.contains(rname) || exported(targets, &n.name.text, rname) {
                 continue;
             }
             self.unassigned(n, rname, def, source, unit, targets, wiring);
@@ -122,7 +118,10 @@ impl<'a> Lowerer<'a> {
 
     /// The requirement definitions of a node type, merged along its
     /// ancestry (a subtype's keys override).
-    fn requirement_definitions(&mut self, key: &str) -> IndexMap<&'a str, ReqB<'a>> {
+    fn requirement_definitions(&mut self, key: &str) -> Rc<IndexMap<&'a str, ReqB<'a>>> {
+        if let Some(known) = self.requirement_definitions.get(key) {
+            return known.clone();
+        }
         let mut reqs: IndexMap<&'a str, ReqB<'a>> = IndexMap::new();
         for d in self.defs(TypeKind::Node, key).iter() {
             for r in &d.def.requirements {
@@ -154,6 +153,9 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+        let reqs = Rc::new(reqs);
+        self.requirement_definitions
+            .insert(key.to_string(), reqs.clone());
         reqs
     }
 
@@ -200,11 +202,7 @@ impl<'a> Lowerer<'a> {
                 .map(|k| (k, u));
         }
         // Exported by substitution_mappings: fulfilled outside (1.3 §2.11).
-        if a.node.is_none()
-            && targets
-                .exported
-                .contains(&(name.clone(), a.name.text.clone()))
-        {
+        if a.node.is_none() && exported(targets, name, &a.name.text) {
             return;
         }
         // `count` relationships (2.0 §8.5.4); a named template is one.
@@ -775,7 +773,7 @@ impl<'a> Wiring<'a> {
 
 /// A requirement definition merged along the ancestry.
 #[derive(Clone)]
-struct ReqB<'a> {
+pub(super) struct ReqB<'a> {
     capability: Option<(&'a ast::Spanned, Unit<'a>)>,
     node: Option<(&'a ast::Spanned, Unit<'a>)>,
     relationship: Option<(&'a ast::Spanned, Unit<'a>)>,
@@ -828,6 +826,16 @@ fn closest(name: &str, names: &BTreeSet<String>) -> String {
                 .into()
         }
     }
+}
+
+/// Whether requirement `requirement` of node template `node` is exported
+/// by the substitution mappings (most topologies have none: no strings
+/// are made for the lookup then).
+fn exported(targets: &Targets<'_, '_>, node: &str, requirement: &str) -> bool {
+    !targets.exported.is_empty()
+        && targets
+            .exported
+            .contains(&(node.to_string(), requirement.to_string()))
 }
 
 #[cfg(test)]

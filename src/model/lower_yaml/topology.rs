@@ -239,6 +239,11 @@ impl<'a> Lowerer<'a> {
             },
         };
         let mut wiring = Wiring::default();
+        // Room for one relationship per assignment (most make one): a
+        // PendingRel is large, and copying them as the vector grew was a
+        // few percent of lowering a large topology.
+        let assignments = nodes.asts.iter().map(|(n, _)| n.requirements.len()).sum();
+        wiring.pending.reserve(assignments);
         for (i, (n, key)) in nodes.asts.iter().enumerate() {
             let source = NodeId(i as u32);
             self.requirements(n, key, source, unit, &targets, &mut wiring);
