@@ -3,7 +3,7 @@
 
 use foldhash::HashMap;
 
-use super::order::topological_order;
+use super::order;
 use super::rules::{OrderingRules, OrderingStyle, UnknownOrdering};
 use super::{AbstractPlan, Activity, ActivityKind, Edge, PlanKind, Reason};
 use crate::diagnostics::{Diagnostic, codes};
@@ -61,9 +61,11 @@ pub fn build_plan(topology: &Topology, rules: &OrderingRules) -> Result<Abstract
         }
     }
     sort_unique(&mut edges);
+    // Sorted once for both orders the same-host rule makes.
+    let by_id = by_id(&activities);
     if rules.same_host_serial {
         let ids: Vec<&str> = activities.iter().map(|a| a.id.as_str()).collect();
-        let order = topological_order(&ids, &edges)
+        let order = order::topological_order_by(&ids, &by_id, &edges)
             .map_err(|cycle| cycle_error(topology, &activities, &cycle, &PlanKind::Build))?;
         let mut last_on_host: HashMap<NodeId, usize> = HashMap::default();
         for i in order {
@@ -79,7 +81,7 @@ pub fn build_plan(topology: &Topology, rules: &OrderingRules) -> Result<Abstract
         }
         sort_unique(&mut edges);
     }
-    finish(PlanKind::Build, activities, edges, topology)
+    finish_by(PlanKind::Build, activities, edges, topology, &by_id)
 }
 
 /// Sort `edges` and drop repeats, as a set would hold them.
@@ -130,8 +132,26 @@ pub(super) fn finish(
     edges: Vec<Edge>,
     topology: &Topology,
 ) -> Result<AbstractPlan, Diagnostic> {
+    let by_id = by_id(&activities);
+    finish_by(kind, activities, edges, topology, &by_id)
+}
+
+/// The indices of `activities` ordered by id.
+fn by_id(activities: &[Activity]) -> Vec<usize> {
     let ids: Vec<&str> = activities.iter().map(|a| a.id.as_str()).collect();
-    let order = topological_order(&ids, &edges)
+    order::by_id(&ids)
+}
+
+/// [`finish`], with the activities already sorted by id.
+fn finish_by(
+    kind: PlanKind,
+    activities: Vec<Activity>,
+    edges: Vec<Edge>,
+    topology: &Topology,
+    by_id: &[usize],
+) -> Result<AbstractPlan, Diagnostic> {
+    let ids: Vec<&str> = activities.iter().map(|a| a.id.as_str()).collect();
+    let order = order::topological_order_by(&ids, by_id, &edges)
         .map_err(|cycle| cycle_error(topology, &activities, &cycle, &kind))?;
     let mut position = vec![0; activities.len()];
     for (pos, &i) in order.iter().enumerate() {

@@ -13,29 +13,42 @@ pub fn topological_order<S: AsRef<str>>(
     ids: &[S],
     edges: &[Edge],
 ) -> Result<Vec<usize>, Vec<Edge>> {
+    topological_order_by(ids, &by_id(ids), edges)
+}
+
+/// [`topological_order`], with the activities already sorted by id
+/// ([`by_id`]): a plan ordered twice sorts its ids once.
+pub(crate) fn topological_order_by<S: AsRef<str>>(
+    ids: &[S],
+    by_id: &[usize],
+    edges: &[Edge],
+) -> Result<Vec<usize>, Vec<Edge>> {
     let n = ids.len();
+    // The heap holds ranks (positions in `by_id`), not ids: comparing the
+    // strings in the heap chased two pointers per comparison. Ranking
+    // them once (and the build plan's edges kept in a sorted Vec) took a
+    // quarter off deriving the plans of a 100k-node topology.
+    let mut rank = vec![0; n];
+    for (r, &i) in by_id.iter().enumerate() {
+        rank[i] = r;
+    }
     let mut indegree = vec![0usize; n];
-    let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let next = Successors::new(n, edges);
     for e in edges {
         indegree[e.to] += 1;
-        out[e.from].push(e.to);
     }
-    // The heap compares ranks, not the ids: comparing the strings in the
-    // heap chased two pointers per comparison. Ranking them once (and the
-    // edges above kept in a sorted Vec) took a quarter off deriving the
-    // plans of a 100k-node topology.
-    let rank = ranks(ids);
-    let mut ready: BinaryHeap<Reverse<(usize, usize)>> = (0..n)
+    let mut ready: BinaryHeap<Reverse<usize>> = (0..n)
         .filter(|&i| indegree[i] == 0)
-        .map(|i| Reverse((rank[i], i)))
+        .map(|i| Reverse(rank[i]))
         .collect();
     let mut order = Vec::with_capacity(n);
-    while let Some(Reverse((_, i))) = ready.pop() {
+    while let Some(Reverse(r)) = ready.pop() {
+        let i = by_id[r];
         order.push(i);
-        for &j in &out[i] {
+        for &j in next.of(i) {
             indegree[j] -= 1;
             if indegree[j] == 0 {
-                ready.push(Reverse((rank[j], j)));
+                ready.push(Reverse(rank[j]));
             }
         }
     }
@@ -45,15 +58,44 @@ pub fn topological_order<S: AsRef<str>>(
     Err(find_cycle(ids, edges, &indegree))
 }
 
-/// Each activity's position among all of them ordered by (id, index).
-fn ranks<S: AsRef<str>>(ids: &[S]) -> Vec<usize> {
+/// The indices of `ids` ordered by (id, index).
+pub(crate) fn by_id<S: AsRef<str>>(ids: &[S]) -> Vec<usize> {
     let mut by_id: Vec<usize> = (0..ids.len()).collect();
     by_id.sort_unstable_by(|&a, &b| ids[a].as_ref().cmp(ids[b].as_ref()).then(a.cmp(&b)));
-    let mut rank = vec![0; ids.len()];
-    for (r, &i) in by_id.iter().enumerate() {
-        rank[i] = r;
+    by_id
+}
+
+/// The successors of every activity, in the order of the edges, in one
+/// vector (a vector per activity was an allocation per activity, twice
+/// per plan).
+struct Successors {
+    /// Where the successors of each activity start in `to`, and, last,
+    /// the end.
+    start: Vec<usize>,
+    to: Vec<usize>,
+}
+
+impl Successors {
+    fn new(n: usize, edges: &[Edge]) -> Successors {
+        let mut start = vec![0; n + 1];
+        for e in edges {
+            start[e.from + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut to = vec![0; edges.len()];
+        for e in edges {
+            to[fill[e.from]] = e.to;
+            fill[e.from] += 1;
+        }
+        Successors { start, to }
     }
-    rank
+
+    fn of(&self, i: usize) -> &[usize] {
+        &self.to[self.start[i]..self.start[i + 1]]
+    }
 }
 
 /// Every activity left with a positive in-degree has a predecessor that is
@@ -116,7 +158,15 @@ mod tests {
     fn equal_ids_are_taken_by_index() {
         let ids: Vec<String> = ["b", "a", "b", "a"].map(String::from).to_vec();
         assert_eq!(topological_order(&ids, &[]).unwrap(), vec![1, 3, 0, 2]);
-        assert_eq!(ranks(&ids), vec![2, 0, 3, 1]);
+        assert_eq!(by_id(&ids), vec![1, 3, 0, 2]);
+    }
+
+    #[test]
+    fn successors_keep_the_order_of_the_edges() {
+        let next = Successors::new(3, &[edge(2, 0), edge(0, 2), edge(2, 1), edge(0, 1)]);
+        assert_eq!(next.of(0), [2, 1]);
+        assert_eq!(next.of(1), [] as [usize; 0]);
+        assert_eq!(next.of(2), [0, 1]);
     }
 
     #[test]
