@@ -24,11 +24,9 @@ impl<'a> Lowerer<'a> {
         owner: &str,
     ) -> crate::model::Properties {
         // One map, sized for every name the type and the template give
-        // (usually each once): the properties first, then the attributes
-        // from `base` on. A map of attributes appended after the
-        // properties was a rehash of every template's values, and a map
-        // grown by doubling was copied again at its size by
-        // `Topology::new`.
+        // (usually each once): the properties, then the attributes
+        // ([`Lowerer::attributes`]). A map grown by doubling was copied
+        // again at its size by `Topology::new`.
         let room = defs
             .iter()
             .map(|d| d.def.properties.len() + d.def.attributes.len())
@@ -72,12 +70,34 @@ impl<'a> Lowerer<'a> {
             let v = self.value(v, unit, this);
             out.insert(self.names.get(&k.text), v);
         }
-        let base = out.len();
+        self.attributes(
+            &mut out,
+            defs,
+            attributes.iter().map(|(k, v)| (k, v, unit)),
+            this,
+        );
+        out
+    }
+
+    /// Add to `out`, which holds a template's properties, its attributes
+    /// that are not properties: the type's defaults (along `defs`), then
+    /// the template's `assigned` values. An attribute named as a property
+    /// reflects it: its value replaces the property's. In the one map,
+    /// after the properties: a map of attributes appended to them was a
+    /// rehash of every template's values.
+    pub(super) fn attributes(
+        &mut self,
+        out: &mut crate::model::Properties,
+        defs: &[Def<'a>],
+        assigned: impl IntoIterator<Item = (&'a ast::Spanned, &'a Node, Unit<'a>)>,
+        this: This,
+    ) {
+        let properties = out.len();
         for d in defs {
             for a in &d.def.attributes {
                 if out
                     .get_index_of(a.name.text.as_str())
-                    .is_some_and(|i| i < base)
+                    .is_some_and(|i| i < properties)
                 {
                     continue;
                 }
@@ -89,28 +109,9 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-        // An attribute of a property's name reflects the property (see
-        // `assign_attribute`): in one map, both are the same insert.
-        for (k, v) in attributes {
-            let v = self.value(v, unit, this);
+        for (k, v, u) in assigned {
+            let v = self.value(v, u, this);
             out.insert(self.names.get(&k.text), v);
         }
-        out
-    }
-}
-
-/// Attribute `name`'s value `v` among a template's `properties` (an
-/// attribute of a property's name reflects the property) or else its
-/// `attributes` (which follow the properties).
-pub(super) fn assign_attribute(
-    properties: &mut crate::model::Properties,
-    attributes: &mut crate::model::Properties,
-    name: crate::model::Name,
-    v: Value,
-) {
-    if properties.contains_key(&name) {
-        properties.insert(name, v);
-    } else {
-        attributes.insert(name, v);
     }
 }

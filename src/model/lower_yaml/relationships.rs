@@ -224,30 +224,8 @@ impl<'a> Lowerer<'a> {
             let v = self.value(v, *u, this);
             properties.insert(self.names.get(&k.text), v);
         }
-        // Attributes after the properties, as a node's: the type's
-        // defaults, then the template's assignments (one named as a
-        // property reflects it).
-        let mut attributes = Properties::new();
-        for d in defs {
-            for a in &d.def.attributes {
-                if properties.contains_key(a.name.text.as_str()) {
-                    continue;
-                }
-                let v = a.default.as_ref().map(|v| self.value(v, d.unit, this));
-                let slot = attributes
-                    .entry(self.names.get(&a.name.text))
-                    .or_insert(Value::Null);
-                if let Some(v) = v {
-                    *slot = v;
-                }
-            }
-        }
-        for (k, v, u) in &p.attributes {
-            let v = self.value(v, *u, this);
-            let name = self.names.get(&k.text);
-            super::properties::assign_attribute(&mut properties, &mut attributes, name, v);
-        }
-        properties.extend(attributes);
+        // Attributes after the properties, as a node's.
+        self.attributes(&mut properties, defs, p.attributes.iter().copied(), this);
         properties
     }
 
