@@ -8,4 +8,4 @@ pub(crate) mod languages;
 mod ncname;
 
 pub(crate) use escape::xml_escape;
-pub(crate) use ncname::{Unique, ncname};
+pub(crate) use ncname::{Distinct, Unique, ncname};

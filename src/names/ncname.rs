@@ -48,19 +48,80 @@ impl Unique {
         Self::default()
     }
 
+    /// A fresh allocator with room for `n` names, so that filling it
+    /// never moves the set (a plan of a 100k-node topology names a
+    /// million variables).
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        Unique {
+            taken: HashSet::with_capacity_and_hasher(n, Default::default()),
+        }
+    }
+
     /// A unique name based on `base`.
     pub(crate) fn name(&mut self, base: String) -> String {
         if self.taken.insert(fnv1a(&base)) {
             return base;
         }
-        let mut n = 2;
-        loop {
-            let candidate = format!("{base}_{n}");
-            if self.taken.insert(fnv1a(&candidate)) {
-                return candidate;
-            }
-            n += 1;
+        let mut out = String::new();
+        self.suffixed(&base, &mut out);
+        out
+    }
+
+    /// Claim the name written after `start` in `text` (whose end is the
+    /// name's base), with a suffix where it is taken. No String is made
+    /// for a name free as it is, which is nearly every one.
+    pub(crate) fn claim(&mut self, text: &mut String, start: usize) {
+        if self.taken.insert(fnv1a(&text[start..])) {
+            return;
         }
+        let base = text.split_off(start);
+        self.suffixed(&base, text);
+    }
+
+    /// Append the first free `base_2`, `base_3`, ... to `out`.
+    fn suffixed(&mut self, base: &str, out: &mut String) {
+        use std::fmt::Write as _;
+        let start = out.len();
+        for n in 2.. {
+            out.truncate(start);
+            let _ = write!(out, "{base}_{n}");
+            if self.taken.insert(fnv1a(&out[start..])) {
+                return;
+            }
+        }
+    }
+}
+
+/// Checks that names are all different once they are all made: their
+/// 64-bit hashes sorted, one pass over memory where a set of a million
+/// names (a large plan's variables) costs a cache miss per name. Equal
+/// hashes mean equal names or, very rarely, a collision: either way the
+/// names are not known to be distinct, and the caller names them again
+/// with [`Unique`].
+#[derive(Debug, Default)]
+pub(crate) struct Distinct {
+    hashes: Vec<u64>,
+}
+
+impl Distinct {
+    /// Room for `n` names.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        Distinct {
+            hashes: Vec::with_capacity(n),
+        }
+    }
+
+    /// Add a name.
+    pub(crate) fn add(&mut self, name: &str) {
+        use std::hash::BuildHasher as _;
+        let state = foldhash::fast::FixedState::with_seed(0);
+        self.hashes.push(state.hash_one(name));
+    }
+
+    /// Whether no two names added are the same.
+    pub(crate) fn all_distinct(mut self) -> bool {
+        self.hashes.sort_unstable();
+        self.hashes.windows(2).all(|w| w[0] != w[1])
     }
 }
 
@@ -115,6 +176,30 @@ mod tests {
         assert_eq!(u.name("a_2".into()), "a_2_2");
         assert_eq!(u.name("a".into()), "a_3");
         assert_eq!(u.name("b".into()), "b");
+    }
+
+    #[test]
+    fn claims_in_place() {
+        let mut u = Unique::with_capacity(4);
+        let mut text = String::from("x");
+        for _ in 0..3 {
+            let start = text.len();
+            text.push_str("a_");
+            text.push('2');
+            u.claim(&mut text, start);
+        }
+        assert_eq!(u.name("a".into()), "a");
+        assert_eq!(text, "xa_2a_2_2a_2_3");
+    }
+
+    #[test]
+    fn finds_a_name_given_twice() {
+        let mut d = Distinct::with_capacity(3);
+        ["a", "b", "a_2"].iter().for_each(|n| d.add(n));
+        assert!(d.all_distinct());
+        let mut d = Distinct::default();
+        ["a", "b", "a"].iter().for_each(|n| d.add(n));
+        assert!(!d.all_distinct());
     }
 
     #[test]

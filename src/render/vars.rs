@@ -25,7 +25,7 @@
 //! entry) each cost most of its rendering's memory.
 
 use crate::model::{Condition, TemplateMap, TemplateRef, Topology};
-use crate::names::Unique;
+use crate::names::{Distinct, Unique};
 use crate::plugins::ConcretePlan;
 use crate::plugins::steps::{Binding, PropertyRef, Step};
 
@@ -44,6 +44,13 @@ pub(crate) struct Vars {
     /// Whether the plan reads name `k` (kept for property and instance id
     /// variables).
     read: Vec<bool>,
+}
+
+/// How names are made unique: taken as they are and checked together
+/// afterwards, or each made clear of those before.
+enum Naming {
+    Distinct(Distinct),
+    Unique(Unique),
 }
 
 /// Whether a property name can be an element's local name.
@@ -65,12 +72,22 @@ fn has_document(topology: &Topology, t: TemplateRef) -> bool {
 
 /// A name made of `[A-Za-z0-9_]` only.
 pub(crate) fn word(s: &str) -> String {
-    if s.bytes().all(|b| b.is_ascii_alphanumeric()) {
-        return s.to_string();
+    let mut out = String::with_capacity(s.len());
+    push_word(&mut out, s);
+    out
+}
+
+/// Append [`word`]`(s)` to `out`.
+fn push_word(out: &mut String, s: &str) {
+    // Most names are words already (`_` included): copied whole.
+    if s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        out.push_str(s);
+    } else {
+        out.extend(
+            s.chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }),
+        );
     }
-    s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect()
 }
 
 /// `name`, made a variable name that no template variable can be: with a
@@ -93,19 +110,51 @@ impl Vars {
         plan: &ConcretePlan,
         taken: impl IntoIterator<Item = &'a str>,
     ) -> Vars {
-        let mut unique = Unique::new();
-        for name in taken {
-            unique.name(name.to_string());
+        // The names taken, as a Unique claims them: one given twice
+        // takes a suffixed name too.
+        let mut claimed = Unique::new();
+        let taken: Vec<String> = taken
+            .into_iter()
+            .map(|name| claimed.name(name.to_string()))
+            .collect();
+        let (names, bytes) = expected_names(topology, plan);
+        // Nearly always every name is free as it is: made unchecked, then
+        // checked at once. Only where two are the same are they made again
+        // one by one, each clear of those before.
+        let mut distinct = Distinct::with_capacity(taken.len() + names);
+        taken.iter().for_each(|name| distinct.add(name));
+        let mut naming = Naming::Distinct(distinct);
+        let mut vars = Vars::allocate(topology, plan, &mut naming, (names, bytes));
+        if let Naming::Distinct(distinct) = naming
+            && !distinct.all_distinct()
+        {
+            let mut unique = Unique::with_capacity(taken.len() + names);
+            for name in taken {
+                unique.name(name);
+            }
+            let mut naming = Naming::Unique(unique);
+            vars = Vars::allocate(topology, plan, &mut naming, (names, bytes));
         }
+        vars.mark_read(topology, plan);
+        vars
+    }
+
+    /// Names for the templates the plan touches, in the order it first
+    /// touches them: its activities', then those its steps name, then
+    /// its outputs'. About `names` names are expected, of `bytes` bytes.
+    fn allocate(
+        topology: &Topology,
+        plan: &ConcretePlan,
+        naming: &mut Naming,
+        (names, bytes): (usize, usize),
+    ) -> Vars {
         let mut vars = Vars {
-            text: String::new(),
-            ends: Vec::new(),
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(names),
             first: TemplateMap::new(topology),
             order: Vec::new(),
             read: Vec::new(),
         };
-        // Templates in the order the plan first touches them: its
-        // activities', then those its steps name, then its outputs'.
         let mut add = |t: TemplateRef| {
             if vars.first.contains(t) {
                 return;
@@ -113,13 +162,13 @@ impl Vars {
             vars.first.insert(t, index(vars.ends.len()));
             vars.order.push(t);
             let base = word(topology.template_id(t));
-            vars.push(unique.name(format!("inst_{base}_url")));
-            vars.push(unique.name(format!("inst_{base}_id")));
+            vars.claim(naming, &["inst_", &base, "_url"], "");
+            vars.claim(naming, &["inst_", &base, "_id"], "");
             for p in topology.properties(t).keys() {
-                vars.push(unique.name(format!("prop_{base}_{}", word(p))));
+                vars.claim(naming, &["prop_", &base, "_"], p);
             }
             if has_document(topology, t) {
-                vars.push(unique.name(format!("prop_{base}")));
+                vars.claim(naming, &["prop_", &base], "");
             }
         };
         for a in &plan.plan.activities {
@@ -136,22 +185,26 @@ impl Vars {
         vars.text.shrink_to_fit();
         vars.ends.shrink_to_fit();
         vars.order.shrink_to_fit();
-        vars.read = vec![false; vars.ends.len()];
+        vars
+    }
+
+    /// Note which property and instance id variables the plan reads.
+    fn mark_read(&mut self, topology: &Topology, plan: &ConcretePlan) {
+        self.read = vec![false; self.ends.len()];
         for (a, body) in plan.plan.activities.iter().zip(&plan.bodies) {
             let mut calls = false;
             for step in body.steps.iter().chain(&body.compensation) {
-                vars.mark_step(topology, step);
+                self.mark_step(topology, step);
                 calls |= step.invocation().is_some();
             }
             // A call's message id names the instance of its activity.
             if calls {
-                vars.mark_id(a.template);
+                self.mark_id(a.template);
             }
         }
         for (_, b) in &plan.outputs {
-            vars.mark_binding(topology, b);
+            self.mark_binding(topology, b);
         }
-        vars
     }
 
     /// Mark the property and instance id variables `step` reads.
@@ -230,8 +283,16 @@ impl Vars {
         }
     }
 
-    fn push(&mut self, name: String) {
-        self.text.push_str(&name);
+    /// Add the unique name made of `parts` and [`word`]`(last)`, written
+    /// straight into the names' buffer.
+    fn claim(&mut self, naming: &mut Naming, parts: &[&str], last: &str) {
+        let start = self.text.len();
+        parts.iter().for_each(|p| self.text.push_str(p));
+        push_word(&mut self.text, last);
+        match naming {
+            Naming::Distinct(d) => d.add(&self.text[start..]),
+            Naming::Unique(u) => u.claim(&mut self.text, start),
+        }
         self.ends.push(index(self.text.len()));
     }
 
@@ -358,6 +419,19 @@ impl Vars {
     }
 }
 
+/// About how many names `plan`'s templates take, and their bytes: those
+/// of its activities' templates (the steps name few others), so that the
+/// names' buffer and set are made at their size.
+fn expected_names(topology: &Topology, plan: &ConcretePlan) -> (usize, usize) {
+    plan.plan.activities.iter().fold((0, 0), |(n, bytes), a| {
+        let id = topology.template_id(a.template).len();
+        let props = topology.properties(a.template);
+        let named: usize = props.keys().map(|p| p.len()).sum();
+        let k = 3 + props.len();
+        (n + k, bytes + k * (id + 10) + named)
+    })
+}
+
 /// A position in the names' buffer or an index of a name.
 fn index(n: usize) -> u32 {
     u32::try_from(n).expect("plan variables: over 4 GiB of names")
@@ -443,6 +517,20 @@ pub(crate) mod tests {
         // After its properties' variables, clear of the names taken.
         assert_eq!(vars.document(&topology, db), Some("prop_db_2"));
         assert_eq!(vars.prop_at(db, 2), "prop_db_c");
+    }
+
+    #[test]
+    fn names_checked_at_once_are_those_made_one_by_one() {
+        let (topology, plan) = termination();
+        let vars = Vars::new(&topology, &plan, ["inst_x_url"]);
+        let mut unique = Unique::new();
+        unique.name("inst_x_url".into());
+        let one_by_one = Vars::allocate(&topology, &plan, &mut Naming::Unique(unique), (0, 0));
+        assert_eq!(
+            (&vars.text, &vars.ends),
+            (&one_by_one.text, &one_by_one.ends)
+        );
+        assert_eq!(vars.url(vars.templates()[0]), "inst_db_url");
     }
 
     #[test]
