@@ -41,6 +41,9 @@ pub struct Loaded {
     pub xml_entry: Option<std::sync::Arc<crate::diagnostics::SourceFile>>,
     /// Warnings found on the way.
     pub warnings: Diagnostics,
+    /// Where the entry service template's topology and workflows are
+    /// written (TOSCA YAML), for writing plans back.
+    pub(crate) yaml_outline: Option<crate::yaml::rewrite::Outline>,
 }
 
 impl Loaded {
@@ -115,6 +118,7 @@ pub(crate) fn load_csar(
                 topology,
                 xml_entry: Some(entry_doc),
                 warnings: diags,
+                yaml_outline: None,
             })
         }
         _ => Err(Error::Input(diags)),
@@ -145,7 +149,7 @@ fn load_yaml(
             .filter(|o| csar.contains(o) && *o != entry)
             .collect(),
     };
-    let (files, mut diags) = yaml::imports::load(
+    let (mut files, mut diags) = yaml::imports::load(
         &mut csar,
         &entry,
         &others,
@@ -185,6 +189,7 @@ fn load_yaml(
             topology,
             xml_entry: None,
             warnings: diags,
+            yaml_outline: files.outline.take(),
         }),
         _ => Err(Error::Input(diags)),
     }

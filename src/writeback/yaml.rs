@@ -28,7 +28,7 @@ use crate::error::{Error, Result};
 use crate::load::Loaded;
 use crate::plan::PlanKind;
 use crate::render::RenderedPlan;
-use crate::yaml::rewrite::{PlanWorkflow, Prepared, prepare, rewrite};
+use crate::yaml::rewrite::{PlanWorkflow, Prepared, prepare, prepare_outlined, rewrite};
 use crate::yaml::version::{Detected, Version, detect};
 
 /// The workflow name a plan is written back under.
@@ -70,7 +70,17 @@ fn text_of(bytes: &[u8]) -> String {
 
 /// The service template parsed for the write-back.
 pub(super) fn prepare_entry(loaded: &Loaded) -> Result<Prepared> {
-    Ok(prepare(&loaded.entry, &text_of(entry_bytes(loaded)?)))
+    let text = text_of(entry_bytes(loaded)?);
+    // The loader's outline, when it is of this very text (it is, unless
+    // the entry was read differently there).
+    Ok(match &loaded.yaml_outline {
+        Some(outline)
+            if outline.source().name() == loaded.entry && outline.source().text() == text =>
+        {
+            prepare_outlined(&loaded.entry, outline.clone())
+        }
+        _ => prepare(&loaded.entry, &text),
+    })
 }
 
 /// The changes that put `plans` into a YAML CSAR, its service template
@@ -253,4 +263,33 @@ fn renaming(loaded: &Loaded) -> (Rename, Option<String>) {
         parts.join("/")
     };
     (Box::new(rename), Some(prefix))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csar::Csar;
+    use crate::diagnostics::SourceMap;
+
+    fn loaded(text: &[u8]) -> Loaded {
+        let csar = Csar::from_entries("t", [("s.yaml".to_string(), text.to_vec())]);
+        let options = crate::LoadOptions::default();
+        crate::load::load_csar(csar, &options, &mut SourceMap::default()).unwrap()
+    }
+
+    /// The write-back takes the loader's outline (no second parse): it is
+    /// of the very text the write-back edits, a byte order mark or not.
+    #[test]
+    fn the_loaders_outline_is_of_the_text_written_into() {
+        let st = "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  node_templates:\n    a: {type: tosca.nodes.Root}\n";
+        for text in [st.to_string(), format!("\u{feff}{st}")] {
+            let loaded = loaded(text.as_bytes());
+            let outline = loaded.yaml_outline.as_ref().expect("an outline");
+            assert_eq!(outline.source().name(), loaded.entry);
+            assert_eq!(
+                outline.source().text(),
+                text_of(entry_bytes(&loaded).unwrap())
+            );
+        }
+    }
 }

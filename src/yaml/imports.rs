@@ -45,6 +45,9 @@ pub(crate) struct Loaded {
     pub files: Vec<File>,
     /// Files with their scopes, in load order (the entry first).
     pub units: Vec<Unit>,
+    /// The layout of the entry, for writing plans into it (made from
+    /// this parse, so that the write-back need not parse it again).
+    pub outline: Option<super::rewrite::Outline>,
 }
 
 /// Whether a 2.0 `profile` import names the Simple Profile (built in).
@@ -541,6 +544,9 @@ impl Loader<'_> {
                 return None;
             }
         };
+        if archive == INPUT && self.loaded.files.is_empty() && self.loaded.outline.is_none() {
+            self.loaded.outline = Some(super::rewrite::Outline::of(source.clone(), &root));
+        }
         let version_node = root.get("tosca_definitions_version");
         // Imported type files without a version occur (even in the 1.3
         // text's own examples): read them with the importer's grammar.

@@ -46,6 +46,130 @@ fn parse_text(name: &str, text: &str) -> Result<(Arc<SourceFile>, Node), Diagnos
     Ok((source, root))
 }
 
+/// Where a service template's topology and workflows are written, and
+/// which workflows earlier runs added: all that a write-back reads of the
+/// file's parse. The loader makes it from its own parse ([`Outline::of`]),
+/// so that a large service template is not parsed a second time.
+#[derive(Clone, Debug)]
+pub(crate) struct Outline {
+    /// The text outlined.
+    source: Arc<SourceFile>,
+    topology: Option<Section>,
+}
+
+/// The topology section (`topology_template` or `service_template`).
+#[derive(Clone, Debug)]
+struct Section {
+    /// Where its key starts.
+    key: usize,
+    /// Its value.
+    span: Span,
+    /// Whether the value is written in flow style.
+    flow: bool,
+    /// Where its first key starts, when it is a map with one.
+    first_key: Option<usize>,
+    /// The end of the last line any part of it is written on.
+    end: usize,
+    /// Its `workflows`, when it is a map with them.
+    workflows: Option<Workflows>,
+}
+
+/// The `workflows` of the topology.
+#[derive(Clone, Debug)]
+struct Workflows {
+    /// Where the key starts.
+    key: usize,
+    /// The end of the line the key is written on.
+    key_end: usize,
+    value: WorkflowsValue,
+}
+
+#[derive(Clone, Debug)]
+enum WorkflowsValue {
+    /// A map of workflows.
+    Map {
+        span: Span,
+        flow: bool,
+        /// The end of the last line any part of it is written on.
+        end: usize,
+        entries: Vec<Workflow>,
+    },
+    /// Nothing (or only comments).
+    Null,
+    /// Anything else.
+    Other(Span),
+}
+
+/// One workflow.
+#[derive(Clone, Debug)]
+struct Workflow {
+    /// Its name, when the key is a string.
+    name: Option<String>,
+    /// Where its key starts.
+    key: usize,
+    /// The end of the last line its value is written on.
+    end: usize,
+    /// Whether an earlier run added it, and the `file` of its
+    /// implementation then.
+    generated: Option<Option<String>>,
+}
+
+impl Outline {
+    /// The outline of `root`, the parse of `source`.
+    pub(crate) fn of(source: Arc<SourceFile>, root: &Node) -> Outline {
+        let text = source.text();
+        let topology = topology(root).map(|(tkey, topo)| Section {
+            key: tkey.span.start,
+            span: topo.span,
+            flow: is_flow(text, topo),
+            first_key: topo
+                .as_map()
+                .and_then(|m| m.first())
+                .map(|(k, _)| k.span.start),
+            end: end_of_block(text, topo),
+            workflows: workflows(topo).map(|(wkey, wval)| Workflows {
+                key: wkey.span.start,
+                key_end: end_of_block(text, wkey),
+                value: match wval.as_map() {
+                    Some(entries) => WorkflowsValue::Map {
+                        span: wval.span,
+                        flow: is_flow(text, wval),
+                        end: end_of_block(text, wval),
+                        entries: entries
+                            .iter()
+                            .map(|(k, v)| Workflow {
+                                name: k.as_str().map(str::to_string),
+                                key: k.span.start,
+                                end: end_of_block(text, v),
+                                generated: generated_file(v),
+                            })
+                            .collect(),
+                    },
+                    None if wval.is_null() => WorkflowsValue::Null,
+                    None => WorkflowsValue::Other(wval.span),
+                },
+            }),
+        });
+        Outline { source, topology }
+    }
+
+    /// The text outlined.
+    pub(crate) fn source(&self) -> &Arc<SourceFile> {
+        &self.source
+    }
+
+    /// The workflows of the topology, when they are a map.
+    fn entries(&self) -> &[Workflow] {
+        match self.topology.as_ref().and_then(|t| t.workflows.as_ref()) {
+            Some(Workflows {
+                value: WorkflowsValue::Map { entries, .. },
+                ..
+            }) => entries,
+            _ => &[],
+        }
+    }
+}
+
 /// The topology section (`topology_template` or `service_template`).
 fn topology(root: &Node) -> Option<(&Node, &Node)> {
     root.as_map()?
@@ -61,8 +185,17 @@ fn workflows(topo: &Node) -> Option<(&Node, &Node)> {
         .map(|(k, v)| (k, v))
 }
 
-fn is_generated(v: &Node) -> bool {
-    v.get("metadata").and_then(|m| m.get(MARKER)).is_some()
+/// Whether an earlier run added workflow `v`, with the `file` of its
+/// implementation.
+fn generated_file(v: &Node) -> Option<Option<String>> {
+    v.get("metadata").and_then(|m| m.get(MARKER))?;
+    Some(
+        v.get("implementation")
+            .and_then(|i| i.get("primary").or(Some(i)))
+            .and_then(|p| p.get("file"))
+            .and_then(Node::as_str)
+            .map(str::to_string),
+    )
 }
 
 /// The service template file read for a write-back, parsed once for
@@ -73,8 +206,8 @@ pub(crate) struct Prepared {
     /// does not parse).
     pub previous: Previous,
     name: String,
-    /// The text without them, and that text parsed.
-    stripped: Result<(String, Arc<SourceFile>, Node), Diagnostic>,
+    /// The text without them, and its outline.
+    stripped: Result<(String, Outline), Diagnostic>,
 }
 
 impl Prepared {
@@ -89,37 +222,32 @@ impl Prepared {
 
 /// Parse `text` (the file `name`) for a write-back.
 pub(crate) fn prepare(name: &str, text: &str) -> Prepared {
-    let (previous, stripped) = match parse_text(name, text) {
-        Ok((source, root)) => (previous(&root), remove_generated(name, text, source, root)),
-        Err(e) => (Previous::default(), Err(e)),
-    };
-    Prepared {
-        previous,
-        name: name.to_string(),
-        stripped,
+    match parse_text(name, text) {
+        Ok((source, root)) => prepare_outlined(name, Outline::of(source, &root)),
+        Err(e) => Prepared {
+            previous: Previous::default(),
+            name: name.to_string(),
+            stripped: Err(e),
+        },
     }
 }
 
-/// The generated workflows and plan files in the parsed text.
-fn previous(root: &Node) -> Previous {
+/// [`prepare`] the file `name` from its outline, without parsing it.
+pub(crate) fn prepare_outlined(name: &str, outline: Outline) -> Prepared {
+    Prepared {
+        previous: previous(&outline),
+        name: name.to_string(),
+        stripped: remove_generated(name, outline),
+    }
+}
+
+/// The generated workflows and plan files in the outlined text.
+fn previous(outline: &Outline) -> Previous {
     let mut out = Previous::default();
-    let Some((_, topo)) = topology(root) else {
-        return out;
-    };
-    let Some((_, wf)) = workflows(topo) else {
-        return out;
-    };
-    for (k, v) in wf.as_map().unwrap_or(&[]) {
-        if is_generated(v) {
-            out.names.push(k.as_str().unwrap_or_default().to_string());
-            if let Some(f) = v
-                .get("implementation")
-                .and_then(|i| i.get("primary").or(Some(i)))
-                .and_then(|p| p.get("file"))
-                .and_then(Node::as_str)
-            {
-                out.files.push(f.to_string());
-            }
+    for w in outline.entries() {
+        if let Some(file) = &w.generated {
+            out.names.push(w.name.clone().unwrap_or_default());
+            out.files.extend(file.clone());
         }
     }
     out
@@ -181,37 +309,37 @@ pub(crate) fn rewrite(
     plans: &[PlanWorkflow],
 ) -> Result<(String, Vec<String>), Diagnostic> {
     let name = prepared.name.as_str();
-    let (text, source, root) = prepared.stripped?;
+    let (text, outline) = prepared.stripped?;
     if plans.is_empty() {
         // Nothing to add (e.g. a version without workflow implementations):
         // the text as the user wrote it, less what earlier runs added.
         return Ok((text, Vec::new()));
     }
-    let Some((tkey, topo)) = topology(&root) else {
+    let source = &outline.source;
+    let Some(topo) = &outline.topology else {
         return Err(Diagnostic::error(
             codes::NO_SERVICE_TEMPLATE,
             format!("`{name}` has no topology_template to put the plans into"),
         ));
     };
-    if is_flow(&text, topo) {
+    if topo.flow {
         return Err(layout_error(
             name,
-            &source,
+            source,
             topo.span,
             "its topology is written in flow style",
         ));
     }
-    let taken: Vec<String> = workflows(topo)
-        .and_then(|(_, w)| w.as_map())
-        .unwrap_or(&[])
+    let taken: Vec<&str> = outline
+        .entries()
         .iter()
-        .filter_map(|(k, _)| k.as_str().map(str::to_string))
+        .filter_map(|w| w.name.as_deref())
         .collect();
-    let mut names = Vec::new();
+    let mut names: Vec<String> = Vec::new();
     for p in plans {
         let mut candidate = p.name.clone();
         let mut n = 1;
-        while taken.contains(&candidate) || names.contains(&candidate) {
+        while taken.contains(&candidate.as_str()) || names.contains(&candidate) {
             candidate = if n == 1 {
                 format!("{}_plan", p.name)
             } else {
@@ -223,51 +351,60 @@ pub(crate) fn rewrite(
     }
     // Indentation: the topology's keys, and one step further.
     let child_col = topo
-        .as_map()
-        .and_then(|m| m.first())
-        .map(|(k, _)| column(&text, k.span.start))
-        .unwrap_or(column(&text, tkey.span.start) + 2);
-    let step = child_col
-        .saturating_sub(column(&text, tkey.span.start))
-        .max(2);
-    let (insert_at, entry_col, mut head) = match workflows(topo) {
-        Some((wkey, wval)) if matches!(wval.kind, Kind::Map(_)) => {
-            if is_flow(&text, wval) {
+        .first_key
+        .map(|k| column(&text, k))
+        .unwrap_or(column(&text, topo.key) + 2);
+    let step = child_col.saturating_sub(column(&text, topo.key)).max(2);
+    let (insert_at, entry_col, mut head) = match &topo.workflows {
+        Some(Workflows {
+            key,
+            value:
+                WorkflowsValue::Map {
+                    span,
+                    flow,
+                    end,
+                    entries,
+                },
+            ..
+        }) => {
+            if *flow {
                 return Err(layout_error(
                     name,
-                    &source,
-                    wval.span,
+                    source,
+                    *span,
                     "its `workflows` are written in flow style",
                 ));
             }
-            let col = wval
-                .as_map()
-                .and_then(|m| m.first())
-                .map(|(k, _)| column(&text, k.span.start))
-                .unwrap_or(column(&text, wkey.span.start) + step);
-            (end_of_block(&text, wval), col, String::new())
+            let col = entries
+                .first()
+                .map(|w| column(&text, w.key))
+                .unwrap_or(column(&text, *key) + step);
+            (*end, col, String::new())
         }
-        Some((wkey, wval)) if wval.is_null() => {
+        Some(Workflows {
+            key,
+            key_end,
+            value: WorkflowsValue::Null,
+        }) => {
             // `workflows:` with nothing (or only comments) under it.
-            let end = end_of_block(&text, wkey);
-            (end, column(&text, wkey.span.start) + step, String::new())
+            (*key_end, column(&text, *key) + step, String::new())
         }
-        Some((_, wval)) => {
+        Some(Workflows {
+            value: WorkflowsValue::Other(span),
+            ..
+        }) => {
             return Err(layout_error(
                 name,
-                &source,
-                wval.span,
+                source,
+                *span,
                 "its `workflows` is not a map",
             ));
         }
-        None => {
-            let end = end_of_block(&text, topo);
-            (
-                end,
-                child_col + step,
-                format!("{}workflows:\n", " ".repeat(child_col)),
-            )
-        }
+        None => (
+            topo.end,
+            child_col + step,
+            format!("{}workflows:\n", " ".repeat(child_col)),
+        ),
     };
     let pad = |n: usize| " ".repeat(entry_col + n * step);
     for (p, wname) in plans.iter().zip(&names) {
@@ -290,51 +427,57 @@ pub(crate) fn rewrite(
     Ok((out, names))
 }
 
-/// The text without the workflows an earlier run added, parsed; `root`
-/// is `text` parsed.
-fn remove_generated(
-    name: &str,
-    text: &str,
-    source: Arc<SourceFile>,
-    root: Node,
-) -> Result<(String, Arc<SourceFile>, Node), Diagnostic> {
-    let Some((_, topo)) = topology(&root) else {
-        return Ok((text.to_string(), source, root));
-    };
-    let Some((_, wf)) = workflows(topo) else {
-        return Ok((text.to_string(), source, root));
-    };
-    let entries = wf.as_map().unwrap_or(&[]);
+/// The outlined text without the workflows an earlier run added, and
+/// its outline.
+fn remove_generated(name: &str, outline: Outline) -> Result<(String, Outline), Diagnostic> {
+    let text = outline.source.text();
     let mut cuts: Vec<(usize, usize)> = Vec::new();
-    for (i, (k, v)) in entries.iter().enumerate() {
-        if !is_generated(v) {
-            continue;
+    if let Some(Section {
+        workflows:
+            Some(Workflows {
+                value:
+                    WorkflowsValue::Map {
+                        span,
+                        flow,
+                        entries,
+                        ..
+                    },
+                ..
+            }),
+        ..
+    }) = &outline.topology
+    {
+        for (i, w) in entries.iter().enumerate() {
+            if w.generated.is_none() {
+                continue;
+            }
+            if *flow {
+                return Err(layout_error(
+                    name,
+                    &outline.source,
+                    *span,
+                    "its `workflows` are written in flow style",
+                ));
+            }
+            let start = line_start(text, w.key);
+            // Up to the next entry's line, or the end of this one's block.
+            let end = match entries.get(i + 1) {
+                Some(next) => line_start(text, next.key),
+                None => w.end,
+            };
+            cuts.push((start, end));
         }
-        if is_flow(text, wf) {
-            return Err(layout_error(
-                name,
-                &source,
-                wf.span,
-                "its `workflows` are written in flow style",
-            ));
-        }
-        let start = line_start(text, k.span.start);
-        // Up to the next entry's line, or the end of this one's block.
-        let end = match entries.get(i + 1) {
-            Some((next, _)) => line_start(text, next.span.start),
-            None => end_of_block(text, v),
-        };
-        cuts.push((start, end));
     }
     if cuts.is_empty() {
-        return Ok((text.to_string(), source, root));
+        return Ok((text.to_string(), outline));
     }
     let mut out = text.to_string();
     for (start, end) in cuts.into_iter().rev() {
         out.replace_range(start..end, "");
     }
     let (source, root) = parse_text(name, &out)?;
-    Ok((out, source, root))
+    let outline = Outline::of(source, &root);
+    Ok((out, outline))
 }
 
 /// A workflow name as a plain key, or quoted when it needs to be.
