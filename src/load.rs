@@ -43,7 +43,7 @@ pub struct Loaded {
     pub warnings: Diagnostics,
     /// Where the entry service template's topology and workflows are
     /// written (TOSCA YAML), for writing plans back.
-    pub(crate) yaml_outline: Option<crate::yaml::rewrite::Outline>,
+    pub(crate) yaml_outline: Option<crate::yaml::outline::Outline>,
 }
 
 impl Loaded {

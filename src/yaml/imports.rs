@@ -47,7 +47,7 @@ pub(crate) struct Loaded {
     pub units: Vec<Unit>,
     /// The layout of the entry, for writing plans into it (made from
     /// this parse, so that the write-back need not parse it again).
-    pub outline: Option<super::rewrite::Outline>,
+    pub outline: Option<super::outline::Outline>,
 }
 
 /// Whether a 2.0 `profile` import names the Simple Profile (built in).
@@ -545,7 +545,7 @@ impl Loader<'_> {
             }
         };
         if archive == INPUT && self.loaded.files.is_empty() && self.loaded.outline.is_none() {
-            self.loaded.outline = Some(super::rewrite::Outline::of(source.clone(), &root));
+            self.loaded.outline = Some(super::outline::Outline::of(source.clone(), &root));
         }
         let version_node = root.get("tosca_definitions_version");
         // Imported type files without a version occur (even in the 1.3

@@ -8,7 +8,8 @@
 //! (`import_paths` its path arithmetic), [`given`] input values given
 //! when the plans are made,
 //! [`normative`] the built-in types, [`rewrite`] the text edit that writes
-//! plans back.
+//! plans back, [`outline`] where that edit finds the topology and its
+//! workflows.
 
 pub(crate) mod ast;
 pub(crate) mod functions;
@@ -18,6 +19,7 @@ pub(crate) mod imports;
 pub(crate) mod meta;
 pub(crate) mod node;
 pub(crate) mod normative;
+pub(crate) mod outline;
 pub(crate) mod profiles;
 pub(crate) mod reader;
 pub(crate) mod rewrite;

@@ -6,17 +6,16 @@
 //! the metadata key `toscanini_generated`) are removed first, so running
 //! again replaces them; the result is the same bytes every time.
 //!
-//! In: the service template text and the workflows to add. Out: the new
-//! text, or a diagnostic when the text is laid out in a way this edit does
-//! not handle (flow-style `topology_template` or `workflows`).
+//! In: the service template text, with its [`Outline`] where the file was
+//! parsed already, and the workflows to add. Out: the new text, or a
+//! diagnostic when the text is laid out in a way this edit does not handle
+//! (flow-style `topology_template` or `workflows`).
 
 use std::sync::Arc;
 
-use super::node::{Kind, LoadLimits, Node, parse};
+use super::node::{LoadLimits, Node, parse};
+use super::outline::{MARKER, Outline, Section, Workflows, WorkflowsValue};
 use crate::diagnostics::{Diagnostic, SourceFile, Span, codes};
-
-/// The metadata key that marks generated workflows (its value is the plan's slug).
-pub(crate) const MARKER: &str = "toscanini_generated";
 
 /// A workflow to add.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,158 +43,6 @@ fn parse_text(name: &str, text: &str) -> Result<(Arc<SourceFile>, Node), Diagnos
     let source = Arc::new(SourceFile::new(name, text));
     let root = parse(&source, LoadLimits::default())?;
     Ok((source, root))
-}
-
-/// Where a service template's topology and workflows are written, and
-/// which workflows earlier runs added: all that a write-back reads of the
-/// file's parse. The loader makes it from its own parse ([`Outline::of`]),
-/// so that a large service template is not parsed a second time.
-#[derive(Clone, Debug)]
-pub(crate) struct Outline {
-    /// The text outlined.
-    source: Arc<SourceFile>,
-    topology: Option<Section>,
-}
-
-/// The topology section (`topology_template` or `service_template`).
-#[derive(Clone, Debug)]
-struct Section {
-    /// Where its key starts.
-    key: usize,
-    /// Its value.
-    span: Span,
-    /// Whether the value is written in flow style.
-    flow: bool,
-    /// Where its first key starts, when it is a map with one.
-    first_key: Option<usize>,
-    /// The end of the last line any part of it is written on.
-    end: usize,
-    /// Its `workflows`, when it is a map with them.
-    workflows: Option<Workflows>,
-}
-
-/// The `workflows` of the topology.
-#[derive(Clone, Debug)]
-struct Workflows {
-    /// Where the key starts.
-    key: usize,
-    /// The end of the line the key is written on.
-    key_end: usize,
-    value: WorkflowsValue,
-}
-
-#[derive(Clone, Debug)]
-enum WorkflowsValue {
-    /// A map of workflows.
-    Map {
-        span: Span,
-        flow: bool,
-        /// The end of the last line any part of it is written on.
-        end: usize,
-        entries: Vec<Workflow>,
-    },
-    /// Nothing (or only comments).
-    Null,
-    /// Anything else.
-    Other(Span),
-}
-
-/// One workflow.
-#[derive(Clone, Debug)]
-struct Workflow {
-    /// Its name, when the key is a string.
-    name: Option<String>,
-    /// Where its key starts.
-    key: usize,
-    /// The end of the last line its value is written on.
-    end: usize,
-    /// Whether an earlier run added it, and the `file` of its
-    /// implementation then.
-    generated: Option<Option<String>>,
-}
-
-impl Outline {
-    /// The outline of `root`, the parse of `source`.
-    pub(crate) fn of(source: Arc<SourceFile>, root: &Node) -> Outline {
-        let text = source.text();
-        let topology = topology(root).map(|(tkey, topo)| Section {
-            key: tkey.span.start,
-            span: topo.span,
-            flow: is_flow(text, topo),
-            first_key: topo
-                .as_map()
-                .and_then(|m| m.first())
-                .map(|(k, _)| k.span.start),
-            end: end_of_block(text, topo),
-            workflows: workflows(topo).map(|(wkey, wval)| Workflows {
-                key: wkey.span.start,
-                key_end: end_of_block(text, wkey),
-                value: match wval.as_map() {
-                    Some(entries) => WorkflowsValue::Map {
-                        span: wval.span,
-                        flow: is_flow(text, wval),
-                        end: end_of_block(text, wval),
-                        entries: entries
-                            .iter()
-                            .map(|(k, v)| Workflow {
-                                name: k.as_str().map(str::to_string),
-                                key: k.span.start,
-                                end: end_of_block(text, v),
-                                generated: generated_file(v),
-                            })
-                            .collect(),
-                    },
-                    None if wval.is_null() => WorkflowsValue::Null,
-                    None => WorkflowsValue::Other(wval.span),
-                },
-            }),
-        });
-        Outline { source, topology }
-    }
-
-    /// The text outlined.
-    pub(crate) fn source(&self) -> &Arc<SourceFile> {
-        &self.source
-    }
-
-    /// The workflows of the topology, when they are a map.
-    fn entries(&self) -> &[Workflow] {
-        match self.topology.as_ref().and_then(|t| t.workflows.as_ref()) {
-            Some(Workflows {
-                value: WorkflowsValue::Map { entries, .. },
-                ..
-            }) => entries,
-            _ => &[],
-        }
-    }
-}
-
-/// The topology section (`topology_template` or `service_template`).
-fn topology(root: &Node) -> Option<(&Node, &Node)> {
-    root.as_map()?
-        .iter()
-        .find(|(k, _)| matches!(k.as_str(), Some("topology_template" | "service_template")))
-        .map(|(k, v)| (k, v))
-}
-
-fn workflows(topo: &Node) -> Option<(&Node, &Node)> {
-    topo.as_map()?
-        .iter()
-        .find(|(k, _)| k.as_str() == Some("workflows"))
-        .map(|(k, v)| (k, v))
-}
-
-/// Whether an earlier run added workflow `v`, with the `file` of its
-/// implementation.
-fn generated_file(v: &Node) -> Option<Option<String>> {
-    v.get("metadata").and_then(|m| m.get(MARKER))?;
-    Some(
-        v.get("implementation")
-            .and_then(|i| i.get("primary").or(Some(i)))
-            .and_then(|p| p.get("file"))
-            .and_then(Node::as_str)
-            .map(str::to_string),
-    )
 }
 
 /// The service template file read for a write-back, parsed once for
@@ -253,44 +100,12 @@ fn previous(outline: &Outline) -> Previous {
     out
 }
 
-/// The end of the last line any part of `node` is written on.
-fn end_of_block(text: &str, node: &Node) -> usize {
-    let mut end = last_token_end(node);
-    // Through the end of that line.
-    match text[end..].find('\n') {
-        Some(i) => end += i + 1,
-        None => end = text.len(),
-    }
-    end
-}
-
-fn last_token_end(node: &Node) -> usize {
-    match &node.kind {
-        Kind::Seq(items) => items
-            .iter()
-            .map(last_token_end)
-            .max()
-            .unwrap_or(node.span.start),
-        Kind::Map(entries) => entries
-            .iter()
-            .map(|(k, v)| last_token_end(k).max(last_token_end(v)))
-            .max()
-            .unwrap_or(node.span.start),
-        _ => node.span.end.max(node.span.start),
-    }
-}
-
 fn line_start(text: &str, offset: usize) -> usize {
     text[..offset].rfind('\n').map(|i| i + 1).unwrap_or(0)
 }
 
 fn column(text: &str, offset: usize) -> usize {
     offset - line_start(text, offset)
-}
-
-fn is_flow(text: &str, node: &Node) -> bool {
-    matches!(node.kind, Kind::Map(_) | Kind::Seq(_))
-        && text[node.span.start..].trim_start().starts_with(['{', '['])
 }
 
 fn layout_error(name: &str, source: &SourceFile, span: Span, what: &str) -> Diagnostic {
