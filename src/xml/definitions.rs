@@ -559,6 +559,15 @@ impl Reader<'_> {
             Some(topo) => {
                 st.topology_span = Some(self.doc.get(topo).span);
                 let children = self.doc.get(topo).children.clone();
+                // The templates' vectors made at their size: they are
+                // large, and each doubling copied them.
+                let count = |local: &str| {
+                    let named = |c: &&ElemId| &*self.doc.get(**c).local == local;
+                    children.iter().filter(named).count()
+                };
+                st.node_templates.reserve_exact(count("NodeTemplate"));
+                st.relationship_templates
+                    .reserve_exact(count("RelationshipTemplate"));
                 for c in children {
                     let e = self.doc.get(c);
                     if e.ns.as_deref() != Some(TOSCA) {

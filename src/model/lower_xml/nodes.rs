@@ -42,10 +42,20 @@ impl<'a> Lowerer<'a> {
         st: &'a ast::ServiceTemplate,
         doc: &'a Definitions,
     ) -> Nodes {
+        // Made at their size: a topology of 100k nodes grew each map
+        // through a dozen rehashes.
+        let ids: usize = st
+            .node_templates
+            .iter()
+            .map(|n| 1 + n.requirements.len() + n.capabilities.len())
+            .sum();
         let mut out = Nodes {
-            nodes: Vec::new(),
-            ids: HashMap::default(),
-            seen_ids: HashMap::default(),
+            nodes: Vec::with_capacity(st.node_templates.len()),
+            ids: HashMap::with_capacity_and_hasher(ids, Default::default()),
+            seen_ids: HashMap::with_capacity_and_hasher(
+                ids + st.relationship_templates.len(),
+                Default::default(),
+            ),
             failed: BTreeSet::new(),
             policies: Vec::new(),
         };

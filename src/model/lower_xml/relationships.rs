@@ -24,7 +24,7 @@ impl<'a> Lowerer<'a> {
         doc: &'a Definitions,
         nodes: &mut Nodes,
     ) -> Vec<RelationshipTemplate> {
-        let mut relationships = Vec::new();
+        let mut relationships = Vec::with_capacity(st.relationship_templates.len());
         for r in &st.relationship_templates {
             if let Some(prev) = nodes.seen_ids.insert(r.id.clone(), r.span) {
                 self.duplicate_id(doc, &r.id, r.span, prev);

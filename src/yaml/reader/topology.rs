@@ -35,13 +35,17 @@ impl<'a> Reader<'a> {
             match k.text.as_str() {
                 "inputs" => t.inputs = self.property_defs(v, "inputs"),
                 "node_templates" => {
-                    for (name, nv) in self.entries(v, "node_templates", &[]) {
+                    let entries = self.entries(v, "node_templates", &[]);
+                    t.node_templates.reserve_exact(entries.len());
+                    for (name, nv) in entries {
                         let n = self.node_template(name, nv);
                         t.node_templates.push(n);
                     }
                 }
                 "relationship_templates" => {
-                    for (name, rv) in self.entries(v, "relationship_templates", &[]) {
+                    let entries = self.entries(v, "relationship_templates", &[]);
+                    t.relationship_templates.reserve_exact(entries.len());
+                    for (name, rv) in entries {
                         let r = self.relationship_template(name, rv);
                         t.relationship_templates.push(r);
                     }
