@@ -12,6 +12,8 @@
 //! made (its `copy` cleared); E0402 for a `copy` that names no template
 //! of the topology, E0302 for one that names a template that copies.
 
+use foldhash::{HashMap, HashMapExt};
+
 use super::Reader;
 use crate::diagnostics::{Diagnostic, codes};
 use crate::yaml::ast::{NodeTemplate, RelationshipTemplate, Spanned, Topology};
@@ -19,48 +21,41 @@ use crate::yaml::ast::{NodeTemplate, RelationshipTemplate, Spanned, Topology};
 impl Reader<'_> {
     /// Make the copies of `t`'s node and relationship templates.
     pub(super) fn make_copies(&mut self, t: &mut Topology) {
-        let sources: Vec<Option<NodeTemplate>> = t
-            .node_templates
-            .iter()
-            .map(|n| {
-                let c = n.copy.as_ref()?;
-                let found = t.node_templates.iter().find(|s| s.name.text == c.text);
-                self.source_of(&n.name.text, c, found.map(|s| s.copy.is_some()), "node")
-                    .then(|| found.cloned())
-                    .flatten()
-            })
-            .collect();
-        for (n, source) in t.node_templates.iter_mut().zip(sources) {
-            if let Some(source) = source {
-                copy_node(n, source);
-            }
-            n.copy = None;
+        for (i, source) in self.copy_sources(&t.node_templates, "node") {
+            copy_node(&mut t.node_templates[i], source);
         }
-        let sources: Vec<Option<RelationshipTemplate>> = t
-            .relationship_templates
-            .iter()
-            .map(|r| {
-                let c = r.copy.as_ref()?;
-                let found = t
-                    .relationship_templates
-                    .iter()
-                    .find(|s| s.name.text == c.text);
-                self.source_of(
-                    &r.name.text,
-                    c,
-                    found.map(|s| s.copy.is_some()),
-                    "relationship",
-                )
-                .then(|| found.cloned())
-                .flatten()
-            })
-            .collect();
-        for (r, source) in t.relationship_templates.iter_mut().zip(sources) {
-            if let Some(source) = source {
-                copy_relationship(r, source);
-            }
-            r.copy = None;
+        t.node_templates.iter_mut().for_each(|n| n.copy = None);
+        for (i, source) in self.copy_sources(&t.relationship_templates, "relationship") {
+            copy_relationship(&mut t.relationship_templates[i], source);
         }
+        t.relationship_templates
+            .iter_mut()
+            .for_each(|r| r.copy = None);
+    }
+
+    /// Each of `templates` that copies another (by index), with a clone of
+    /// the template it copies where it may; an error where it may not.
+    /// Templates are found by name in a map: a topology of many copies
+    /// must not search the list once per copy.
+    fn copy_sources<T: Copying>(&mut self, templates: &[T], kind: &str) -> Vec<(usize, T)> {
+        if templates.iter().all(|t| t.copy().is_none()) {
+            return Vec::new();
+        }
+        let mut by_name: HashMap<&str, usize> = HashMap::with_capacity(templates.len());
+        for (i, t) in templates.iter().enumerate() {
+            by_name.entry(t.name()).or_insert(i);
+        }
+        let mut out = Vec::new();
+        for (i, t) in templates.iter().enumerate() {
+            let Some(c) = t.copy() else { continue };
+            let found = by_name.get(c.text.as_str()).map(|&k| &templates[k]);
+            if self.source_of(t.name(), c, found.map(|s| s.copy().is_some()), kind)
+                && let Some(source) = found
+            {
+                out.push((i, source.clone()));
+            }
+        }
+        out
     }
 
     /// Whether template `name` may copy the `kind` template `copy` names:
@@ -95,6 +90,30 @@ impl Reader<'_> {
                 .hint(hint),
         );
         false
+    }
+}
+
+/// A template that may copy another.
+trait Copying: Clone {
+    fn name(&self) -> &str;
+    fn copy(&self) -> Option<&Spanned>;
+}
+
+impl Copying for NodeTemplate {
+    fn name(&self) -> &str {
+        &self.name.text
+    }
+    fn copy(&self) -> Option<&Spanned> {
+        self.copy.as_ref()
+    }
+}
+
+impl Copying for RelationshipTemplate {
+    fn name(&self) -> &str {
+        &self.name.text
+    }
+    fn copy(&self) -> Option<&Spanned> {
+        self.copy.as_ref()
     }
 }
 
