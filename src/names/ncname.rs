@@ -48,15 +48,6 @@ impl Unique {
         Self::default()
     }
 
-    /// A fresh allocator with room for `n` names, so that filling it
-    /// never moves the set (a plan of a 100k-node topology names a
-    /// million variables).
-    pub(crate) fn with_capacity(n: usize) -> Self {
-        Unique {
-            taken: HashSet::with_capacity_and_hasher(n, Default::default()),
-        }
-    }
-
     /// A unique name based on `base`.
     pub(crate) fn name(&mut self, base: String) -> String {
         if self.taken.insert(fnv1a(&base)) {
@@ -180,7 +171,7 @@ mod tests {
 
     #[test]
     fn claims_in_place() {
-        let mut u = Unique::with_capacity(4);
+        let mut u = Unique::new();
         let mut text = String::from("x");
         for _ in 0..3 {
             let start = text.len();

@@ -128,11 +128,8 @@ impl Vars {
         if let Naming::Distinct(distinct) = naming
             && !distinct.all_distinct()
         {
-            let mut unique = Unique::with_capacity(taken.len() + names);
-            for name in taken {
-                unique.name(name);
-            }
-            let mut naming = Naming::Unique(unique);
+            // `claimed` holds the names taken, and nothing else yet.
+            let mut naming = Naming::Unique(claimed);
             vars = Vars::allocate(topology, plan, &mut naming, (names, bytes));
         }
         vars.mark_read(topology, plan);

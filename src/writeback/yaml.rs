@@ -65,21 +65,28 @@ fn entry_bytes(loaded: &Loaded) -> Result<&[u8]> {
 
 /// The text of a file's bytes, without a byte order mark.
 fn text_of(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)).into_owned()
+    String::from_utf8_lossy(without_bom(bytes)).into_owned()
+}
+
+/// A file's bytes without a byte order mark.
+fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
 /// The service template parsed for the write-back.
 pub(super) fn prepare_entry(loaded: &Loaded) -> Result<Prepared> {
-    let text = text_of(entry_bytes(loaded)?);
+    let bytes = without_bom(entry_bytes(loaded)?);
     // The loader's outline, when it is of this very text (it is, unless
-    // the entry was read differently there).
+    // the entry was read differently there): compared as bytes, so that
+    // the text is not copied to be compared.
     Ok(match &loaded.yaml_outline {
         Some(outline)
-            if outline.source().name() == loaded.entry && outline.source().text() == text =>
+            if outline.source().name() == loaded.entry
+                && outline.source().text().as_bytes() == bytes =>
         {
             prepare_outlined(&loaded.entry, outline.clone())
         }
-        _ => prepare(&loaded.entry, &text),
+        _ => prepare(&loaded.entry, &text_of(bytes)),
     })
 }
 
