@@ -44,6 +44,10 @@ pub struct Loaded {
     /// Where the entry service template's topology and workflows are
     /// written (TOSCA YAML), for writing plans back.
     pub(crate) yaml_outline: Option<crate::yaml::outline::Outline>,
+    /// What writing plans back needs of the entry Definitions' parse
+    /// (TOSCA 1.0), where it has service templates and no earlier run's
+    /// plans.
+    pub(crate) xml_outline: Option<crate::xml::outline::Outline>,
 }
 
 impl Loaded {
@@ -109,16 +113,17 @@ pub(crate) fn load_csar(
     }
     match topology {
         Some(topology) if !diags.has_errors() => {
-            // Write-back needs the entry document's text only; its syntax
-            // tree (a copy of the whole topology) is dropped here.
-            let entry_doc = docs.swap_remove(0).source;
+            // Write-back needs the entry document's text and outline only;
+            // its syntax tree (a copy of the whole topology) is dropped here.
+            let entry_doc = docs.swap_remove(0);
             Ok(Loaded {
                 csar,
                 entry,
                 topology,
-                xml_entry: Some(entry_doc),
+                xml_entry: Some(entry_doc.source),
                 warnings: diags,
                 yaml_outline: None,
+                xml_outline: entry_doc.outline,
             })
         }
         _ => Err(Error::Input(diags)),
@@ -190,6 +195,7 @@ fn load_yaml(
             xml_entry: None,
             warnings: diags,
             yaml_outline: files.outline.take(),
+            xml_outline: None,
         }),
         _ => Err(Error::Input(diags)),
     }

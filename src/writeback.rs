@@ -112,6 +112,7 @@ pub(crate) fn prepare_entry(loaded: &Loaded) -> Result<Prepared> {
     Ok(Prepared::Xml(prepare(
         source,
         &loaded.topology.service_template.id,
+        loaded.xml_outline.as_ref(),
     )))
 }
 

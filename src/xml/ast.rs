@@ -51,6 +51,9 @@ pub(crate) struct Definitions {
     pub policy_templates: Vec<PolicyTemplate>,
     /// Span of the root element's start tag (for namespace declarations).
     pub root_start_tag: Span,
+    /// What a write-back into this document needs of its parse, where it
+    /// has service templates.
+    pub outline: Option<super::outline::Outline>,
 }
 
 /// An `Import`.

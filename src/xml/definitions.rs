@@ -192,6 +192,7 @@ impl Reader<'_> {
             artifact_templates: Vec::new(),
             policy_templates: Vec::new(),
             root_start_tag: self.doc.root().start_tag,
+            outline: super::outline::Outline::of(self.doc),
         };
         let children = self.doc.root().children.clone();
         for c in children {

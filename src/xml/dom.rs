@@ -57,8 +57,25 @@ pub(crate) struct Element {
     pub start_tag: Span,
 }
 
+impl Element {
+    /// A copy without its children (for an outline: [`super::outline`]).
+    pub(crate) fn clone_without_children(&self) -> Element {
+        Element {
+            ns: self.ns.clone(),
+            local: self.local.clone(),
+            attrs: self.attrs.clone(),
+            children: Vec::new(),
+            parent: self.parent,
+            ns_decls: self.ns_decls.clone(),
+            text: self.text.clone(),
+            span: self.span,
+            start_tag: self.start_tag,
+        }
+    }
+}
+
 /// A parsed XML document.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Document {
     /// All elements; index 0 is the root.
     pub elements: Vec<Element>,

@@ -9,6 +9,7 @@ pub(crate) mod definitions;
 pub(crate) mod dom;
 pub(crate) mod imports;
 pub(crate) mod names;
+pub(crate) mod outline;
 pub(crate) mod rewrite;
 
 pub(crate) use definitions::read;

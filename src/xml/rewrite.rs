@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use super::dom::{Document, ElemId};
 use super::names::{TOSCA, TOSCANINI};
+use super::outline::Outline;
 use crate::diagnostics::{Diagnostic, Diagnostics, SourceFile, codes};
 
 /// A plan to put into the service template.
@@ -51,20 +52,41 @@ pub(crate) struct Prepared {
     pub previous: Previous,
     /// The service template the plans go into.
     st_id: String,
-    /// The document with every generated element removed, parsed.
-    stripped: Result<Document, Diagnostic>,
+    /// The document without what earlier runs added.
+    stripped: Stripped,
 }
 
-/// Parse `source` for a write-back into service template `st_id`.
-pub(crate) fn prepare(source: &Arc<SourceFile>, st_id: &str) -> Prepared {
+/// A document without what earlier runs added.
+enum Stripped {
+    /// Parsed whole, every generated element removed.
+    Parsed(Result<Document, Diagnostic>),
+    /// The loader's outline of a document no earlier run wrote into.
+    Outline(Outline),
+}
+
+/// Parse `source` for a write-back into service template `st_id`, unless
+/// `outline` is the loader's outline of it (then nothing is parsed).
+pub(crate) fn prepare(
+    source: &Arc<SourceFile>,
+    st_id: &str,
+    outline: Option<&Outline>,
+) -> Prepared {
+    let st_id = st_id.to_string();
+    if let Some(outline) = outline.filter(|o| Arc::ptr_eq(&o.doc.source, source)) {
+        return Prepared {
+            previous: Previous::default(),
+            st_id,
+            stripped: Stripped::Outline(outline.clone()),
+        };
+    }
     let (previous, stripped) = match Document::parse(source.clone(), 1024) {
-        Ok(doc) => (previous(&doc, st_id), strip(source, doc)),
+        Ok(doc) => (previous(&doc, &st_id), strip(source, doc)),
         Err(e) => (Previous::default(), Err(e)),
     };
     Prepared {
         previous,
-        st_id: st_id.to_string(),
-        stripped,
+        st_id,
+        stripped: Stripped::Parsed(stripped),
     }
 }
 
@@ -99,7 +121,15 @@ pub(crate) fn rewrite(
     plans: &[PlanEntry],
 ) -> Result<(String, Diagnostics), Diagnostic> {
     let st_id = prepared.st_id.as_str();
-    let doc = prepared.stripped?;
+    let doc = match prepared.stripped {
+        Stripped::Parsed(doc) => doc?,
+        // An id of a plan may be taken: the whole document is parsed, so
+        // that the check below finds the element that takes it.
+        Stripped::Outline(o) if plans.iter().any(|p| o.may_have_id(&p.id)) => {
+            Document::parse(o.doc.source.clone(), 1024)?
+        }
+        Stripped::Outline(o) => o.doc,
+    };
     let file = doc.source.clone();
     let st = service_template(&doc, st_id).ok_or_else(|| {
         Diagnostic::error(
@@ -532,10 +562,37 @@ mod tests {
         }
     }
 
+    /// `plans` put into `src`'s service template `st`, the document parsed
+    /// here; the same with the loader's outline of it, where it has one.
+    fn rewritten(
+        src: &Arc<SourceFile>,
+        plans: &[PlanEntry],
+    ) -> Result<(String, Diagnostics), Diagnostic> {
+        let parsed = rewrite(prepare(src, "st", None), plans);
+        let doc = Document::parse(src.clone(), 64).unwrap();
+        if let Some(outline) = Outline::of(&doc) {
+            let outlined = rewrite(prepare(src, "st", Some(&outline)), plans);
+            assert_eq!(format!("{parsed:?}"), format!("{outlined:?}"));
+        }
+        parsed
+    }
+
+    #[test]
+    fn the_loaders_outline_is_taken_for_the_very_text_it_outlines() {
+        let src = Arc::new(SourceFile::new("d.tosca", DOC));
+        let outline = Outline::of(&Document::parse(src.clone(), 64).unwrap()).unwrap();
+        let taken = prepare(&src, "st", Some(&outline));
+        assert!(matches!(taken.stripped, Stripped::Outline(_)));
+        // Another file of the same text is parsed.
+        let other = Arc::new(SourceFile::new("d.tosca", DOC));
+        let parsed = prepare(&other, "st", Some(&outline));
+        assert!(matches!(parsed.stripped, Stripped::Parsed(Ok(_))));
+    }
+
     #[test]
     fn adds_plans_and_boundary_and_replaces_them_on_rerun() {
         let src = Arc::new(SourceFile::new("d.tosca", DOC));
-        let (once, d) = rewrite(prepare(&src, "st"), &[entry("st_buildPlan", "initiate")]).unwrap();
+        let (once, d) = rewritten(&src, &[entry("st_buildPlan", "initiate")]).unwrap();
         assert!(d.is_empty());
         assert!(once.contains("<!-- keep me -->"));
         assert!(once.contains(r#"<Plan id="st_buildPlan""#));
@@ -545,14 +602,13 @@ mod tests {
         assert!(once.find("<Plans").unwrap() > once.find("</TopologyTemplate>").unwrap());
         // Running again on the output gives the same document.
         let src2 = Arc::new(SourceFile::new("d.tosca", once.clone()));
-        let (twice, _) =
-            rewrite(prepare(&src2, "st"), &[entry("st_buildPlan", "initiate")]).unwrap();
+        let (twice, _) = rewritten(&src2, &[entry("st_buildPlan", "initiate")]).unwrap();
         assert_eq!(once, twice);
         // Removing all plans gives back the original.
-        let (none, _) = rewrite(prepare(&src2, "st"), &[]).unwrap();
+        let (none, _) = rewritten(&src2, &[]).unwrap();
         assert_eq!(none, DOC);
         assert_eq!(
-            prepare(&src2, "st").previous.references,
+            prepare(&src2, "st", None).previous.references,
             vec!["../plans/st_buildPlan.zip"]
         );
     }
@@ -564,17 +620,13 @@ mod tests {
             "        <BoundaryDefinitions/>\n        <TopologyTemplate>",
         );
         let src = Arc::new(SourceFile::new("d.tosca", doc.clone()));
-        let (out, _) = rewrite(prepare(&src, "st"), &[entry("st_buildPlan", "initiate")]).unwrap();
+        let (out, _) = rewritten(&src, &[entry("st_buildPlan", "initiate")]).unwrap();
         Document::parse(Arc::new(SourceFile::new("d.tosca", out.clone())), 64).unwrap();
         assert!(
             out.contains("<BoundaryDefinitions>\n            <Interfaces"),
             "{out}"
         );
-        let (back, _) = rewrite(
-            prepare(&Arc::new(SourceFile::new("d.tosca", out)), "st"),
-            &[],
-        )
-        .unwrap();
+        let (back, _) = rewritten(&Arc::new(SourceFile::new("d.tosca", out)), &[]).unwrap();
         assert!(
             back.contains("<BoundaryDefinitions>\n        </BoundaryDefinitions>"),
             "{back}"
@@ -588,7 +640,7 @@ mod tests {
             "        <BoundaryDefinitions><Interfaces><Interface name=\"OpenTOSCA-Lifecycle-Interface\"><Operation name=\"initiate\"><Plan planRef=\"mine\"/></Operation></Interface></Interfaces></BoundaryDefinitions>\n        <TopologyTemplate>",
         );
         let src = Arc::new(SourceFile::new("d.tosca", doc));
-        let (out, d) = rewrite(prepare(&src, "st"), &[entry("st_buildPlan", "initiate")]).unwrap();
+        let (out, d) = rewritten(&src, &[entry("st_buildPlan", "initiate")]).unwrap();
         assert_eq!(d.iter().next().unwrap().code, codes::W_BOUNDARY_TAKEN);
         assert_eq!(out.matches("name=\"initiate\"").count(), 1);
     }
@@ -621,7 +673,7 @@ mod tests {
     #[test]
     fn a_plan_id_taken_by_an_element_is_refused() {
         let source = Arc::new(SourceFile::new("d.tosca", DOC));
-        let e = rewrite(prepare(&source, "st"), &[entry("a", "initiate")]).unwrap_err();
+        let e = rewritten(&source, &[entry("a", "initiate")]).unwrap_err();
         assert_eq!(e.code, codes::PLAN_ID_TAKEN);
         assert!(
             e.message.contains("already used by a <NodeTemplate>"),
