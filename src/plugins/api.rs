@@ -37,6 +37,11 @@ pub struct Context<'a> {
     pub plan: &'a AbstractPlan,
     /// Options.
     pub options: &'a PluginOptions,
+    /// Whether the reason of a decline is read (for `--explain`, or for
+    /// the error of an activity no plugin handles). When it is not, a
+    /// plugin may decline with an empty reason: making them for every
+    /// plugin and activity of a large topology costs time.
+    pub reasons: bool,
 }
 
 /// The steps a plugin produced for an activity.

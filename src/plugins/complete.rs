@@ -134,6 +134,7 @@ pub fn complete(
         topology,
         plan: &plan,
         options: &options.plugins,
+        reasons: !options.brief,
     };
     let in_plan: HashSet<TemplateRef> = plan.activities.iter().map(|a| a.template).collect();
     let (bodies, decisions) = complete_activities(&cx, registry, &in_plan, options, &mut diags);
@@ -379,6 +380,10 @@ fn ask(
         ActivityKind::StrategicSelection(_) | ActivityKind::RecursiveSelection
     );
     let feature = activity.kind.is_feature();
+    let cx = &Context {
+        reasons: record,
+        ..*cx
+    };
     for (i, plugin) in registry.plugins().iter().enumerate() {
         // Selection plugins select; feature plugins save state and test;
         // operation plugins are asked about the calls in a body (later);

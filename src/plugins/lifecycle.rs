@@ -341,6 +341,7 @@ mod tests {
             topology: t,
             plan: &plan,
             options: &options,
+            reasons: true,
         };
         let activity = Activity {
             id: "a".into(),

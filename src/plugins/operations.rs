@@ -27,6 +27,10 @@ fn expand(
     record: bool,
 ) -> Vec<Step> {
     let mut out = Vec::with_capacity(steps.len());
+    let cx = &Context {
+        reasons: record,
+        ..*cx
+    };
     for step in steps {
         let Step::Invoke(invocation) = &step else {
             out.push(step);

@@ -340,6 +340,13 @@ fn explain_names_the_plugin_of_every_activity() {
         run.stdout
             .contains("      declined  existing: the node is neither running nor abstract\n")
     );
+    // The reasons of a declarative plugin's matcher, made only when read.
+    for reason in [
+        "      declined  existing-vm: the node has none of `OperatingSystemInterface/waitForAvailability`\n",
+        "      declined  relationship-configure: the relationship has none of `*/pre_configure_source`, `*/pre_configure_target`, `*/post_configure_source` and 5 more\n",
+    ] {
+        assert!(run.stdout.contains(reason), "{reason}{}", run.stdout);
+    }
 }
 
 #[test]

@@ -73,12 +73,11 @@ impl Plugin for Declarative {
             _ => &None,
         };
         let Some(steps) = steps else {
-            return Outcome::Declined(format!(
-                "has no steps for {} activities",
-                activity.kind.name()
-            ));
+            return Outcome::Declined(why(cx.reasons, || {
+                format!("has no steps for {} activities", activity.kind.name())
+            }));
         };
-        if let Err(why) = self.matches(t, activity.template) {
+        if let Err(why) = self.matches(t, activity.template, cx.reasons) {
             return Outcome::Declined(why);
         }
         let scope = Scope {
@@ -114,6 +113,7 @@ impl Plugin for Declarative {
             t.template_type(invocation.target),
             &m.types,
             "the template type",
+            cx.reasons,
         ) {
             return Outcome::Declined(why);
         }
@@ -254,21 +254,25 @@ fn leak_state(s: &str) -> &'static str {
 }
 
 impl Declarative {
-    fn matches(&self, t: &Topology, template: TemplateRef) -> Result<(), String> {
+    /// Whether the plugin's matcher takes `template`; else why not (an
+    /// empty reason unless `reasons`).
+    fn matches(&self, t: &Topology, template: TemplateRef, reasons: bool) -> Result<(), String> {
         let m = &self.spec.matcher;
         match template {
             TemplateRef::Node(n) => {
                 let node = t.node(n);
-                check_types(t, node.type_id, &m.types, "the node type")?;
+                check_types(t, node.type_id, &m.types, "the node type", reasons)?;
                 let host = t.host(n);
                 if !m.host_types.is_empty() || !m.host_has_operation.is_empty() {
                     let Some(h) = host else {
                         return Err("the node has no host".into());
                     };
-                    check_types(t, t.node(h).type_id, &m.host_types, "its host's type")?;
-                    check_ops(t, TemplateRef::Node(h), &m.host_has_operation, "its host")?;
+                    let host_type = t.node(h).type_id;
+                    check_types(t, host_type, &m.host_types, "its host's type", reasons)?;
+                    let on_host = TemplateRef::Node(h);
+                    check_ops(t, on_host, &m.host_has_operation, "its host", reasons)?;
                 }
-                check_ops(t, template, &m.has_operation, "the node")?;
+                check_ops(t, template, &m.has_operation, "the node", reasons)?;
                 if let Some(want) = m.has_host
                     && host.is_some() != want
                 {
@@ -297,11 +301,11 @@ impl Declarative {
             }
             TemplateRef::Relationship(r) => {
                 let rel = t.relationship(r);
-                check_types(t, rel.type_id, &m.types, "the relationship type")?;
+                check_types(t, rel.type_id, &m.types, "the relationship type", reasons)?;
                 if !m.kinds.is_empty() && !m.kinds.contains(&rel.kind) {
-                    return Err(format!("the relationship is {}", rel.kind));
+                    return Err(why(reasons, || format!("the relationship is {}", rel.kind)));
                 }
-                check_ops(t, template, &m.has_operation, "the relationship")
+                check_ops(t, template, &m.has_operation, "the relationship", reasons)
             }
         }
     }
@@ -416,27 +420,48 @@ fn find_op<'t>(
         .find_map(|i| i.operation(&op.operation).map(|o| (i, o)))
 }
 
-fn check_types(t: &Topology, ty: TypeId, patterns: &[String], what: &str) -> Result<(), String> {
+/// `reason()` where reasons are read, else an empty one.
+fn why(reasons: bool, reason: impl FnOnce() -> String) -> String {
+    if reasons { reason() } else { String::new() }
+}
+
+fn check_types(
+    t: &Topology,
+    ty: TypeId,
+    patterns: &[String],
+    what: &str,
+    reasons: bool,
+) -> Result<(), String> {
     if patterns.is_empty() || patterns.iter().any(|p| t.types.derives_from(ty, p)) {
         return Ok(());
     }
-    Err(format!(
-        "{what} `{}` does not derive from {}",
-        t.types.get(ty).name,
-        patterns.join(" or ")
-    ))
+    Err(why(reasons, || {
+        format!(
+            "{what} `{}` does not derive from {}",
+            t.types.get(ty).name,
+            patterns.join(" or ")
+        )
+    }))
 }
 
-fn check_ops(t: &Topology, template: TemplateRef, ops: &[OpRef], what: &str) -> Result<(), String> {
+fn check_ops(
+    t: &Topology,
+    template: TemplateRef,
+    ops: &[OpRef],
+    what: &str,
+    reasons: bool,
+) -> Result<(), String> {
     if ops.is_empty() || ops.iter().any(|o| find_op(t, template, o).is_some()) {
         return Ok(());
     }
-    let shown: Vec<String> = ops.iter().take(3).map(|o| format!("`{o}`")).collect();
-    let more = match ops.len() {
-        n if n > 3 => format!(" and {} more", n - 3),
-        _ => String::new(),
-    };
-    Err(format!("{what} has none of {}{more}", shown.join(", ")))
+    Err(why(reasons, || {
+        let shown: Vec<String> = ops.iter().take(3).map(|o| format!("`{o}`")).collect();
+        let more = match ops.len() {
+            n if n > 3 => format!(" and {} more", n - 3),
+            _ => String::new(),
+        };
+        format!("{what} has none of {}{more}", shown.join(", "))
+    }))
 }
 
 fn resolve_on(s: &Scope, on: &On) -> Result<TemplateRef, String> {
