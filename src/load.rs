@@ -56,14 +56,22 @@ impl Loaded {
     /// topology need not be held beside the parse of the document the plans
     /// are written into, the peak of memory at the end of a run.
     pub fn release_topology(&mut self) {
+        drop(self.take_topology());
+    }
+
+    /// [`Loaded::release_topology`], handing the topology over: the caller
+    /// may drop it on another thread (at 100k nodes that takes tens of
+    /// milliseconds).
+    pub(crate) fn take_topology(&mut self) -> Topology {
         let t = &self.topology;
-        self.topology = Topology::new(
+        let small = Topology::new(
             t.dialect.clone(),
             t.service_template.clone(),
             crate::model::TypeTable::default(),
             Vec::new(),
             Vec::new(),
         );
+        std::mem::replace(&mut self.topology, small)
     }
 }
 

@@ -243,10 +243,13 @@ fn compile_archive(
     };
     match &out {
         Some(out) => {
-            loaded.release_topology();
+            // The topology is freed beside the writing, not before it.
+            let topology = loaded.take_topology();
             let in_place = matches!(request.output, Output::InPlace);
-            let warnings =
-                crate::writeback::write(&loaded, prepared, &streamed.rendered, out, in_place)?;
+            let warnings = std::thread::scope(|scope| {
+                scope.spawn(move || drop(topology));
+                crate::writeback::write(&loaded, prepared, &streamed.rendered, out, in_place)
+            })?;
             report(&warnings, sources);
         }
         None => {

@@ -17,18 +17,18 @@ pub(crate) struct Bound {
     pub notes: Vec<String>,
 }
 
-/// Find a property named `name` on `node` or below it.
+/// Find a property named `name` on `node` or below it (the stack below is
+/// walked only when `node` has none: most inputs are the node's own).
 pub(crate) fn find_property(topology: &Topology, node: NodeId, name: &Name) -> Option<PropertyRef> {
-    let candidates = std::iter::once(node).chain(topology.stack_below(node));
-    for n in candidates {
-        if topology.node(n).properties.contains_key(&**name) {
-            return Some(PropertyRef {
-                template: TemplateRef::Node(n),
-                name: name.clone(),
-            });
-        }
-    }
-    None
+    let holds = |n: NodeId| topology.node(n).properties.contains_key(&**name);
+    let holder = match holds(node) {
+        true => node,
+        false => topology.stack_below(node).into_iter().find(|&n| holds(n))?,
+    };
+    Some(PropertyRef {
+        template: TemplateRef::Node(holder),
+        name: name.clone(),
+    })
 }
 
 /// Bind `name` in the context of `node`: exact name on the node and its
@@ -276,5 +276,41 @@ pub(crate) fn entity_of(
         }
         ("HOST", TemplateRef::Node(n)) => topology.host(n).map(TemplateRef::Node),
         (name, _) => topology.node_by_id(name).map(TemplateRef::Node),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csar::Csar;
+
+    /// `app` (with `port`) is hosted on `vm` (with `port` and `ip`).
+    fn topology() -> Topology {
+        let yaml = "tosca_definitions_version: tosca_simple_yaml_1_3\n\
+            node_types:\n  Vm:\n    derived_from: tosca.nodes.Compute\n    \
+            properties: {port: {type: integer}, ip: {type: string}}\n  \
+            App:\n    derived_from: tosca.nodes.SoftwareComponent\n    \
+            properties: {port: {type: integer}}\n\
+            topology_template:\n  node_templates:\n    \
+            vm:\n      type: Vm\n      properties: {port: 22, ip: 10.0.0.1}\n    \
+            app:\n      type: App\n      properties: {port: 80}\n      \
+            requirements: [{host: vm}]\n";
+        let mut csar = Csar::from_entries("t", [("s.yaml".to_string(), yaml.as_bytes().to_vec())]);
+        let mut sources = crate::diagnostics::SourceMap::default();
+        let (loaded, d) =
+            crate::yaml::imports::load(&mut csar, "s.yaml", &[], 64, &[], &mut sources);
+        assert!(!d.has_errors(), "{d:?}");
+        let (t, d) = crate::model::lower_yaml::lower(&loaded, None, &mut csar);
+        t.unwrap_or_else(|| panic!("{d:?}"))
+    }
+
+    #[test]
+    fn a_property_is_the_nodes_own_before_one_below_it() {
+        let t = topology();
+        let (app, vm) = (t.node_by_id("app").unwrap(), t.node_by_id("vm").unwrap());
+        let found = |name: &str| find_property(&t, app, &Name::from(name)).map(|p| p.template);
+        assert_eq!(found("port"), Some(TemplateRef::Node(app)));
+        assert_eq!(found("ip"), Some(TemplateRef::Node(vm)));
+        assert_eq!(found("none"), None);
     }
 }
