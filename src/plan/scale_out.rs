@@ -295,7 +295,6 @@ impl Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::csar::Csar;
     use crate::model::Selection;
 
     /// `app` hosted on `vm`, hosted on `host`; `db` beside them.
@@ -306,13 +305,7 @@ mod tests {
             vm:\n      type: tosca.nodes.SoftwareComponent\n      requirements: [{host: host}]\n    \
             app:\n      type: tosca.nodes.SoftwareComponent\n      requirements: [{host: vm}]\n    \
             db: {type: tosca.nodes.Compute}\n";
-        let mut csar = Csar::from_entries("t", [("s.yaml".to_string(), yaml.as_bytes().to_vec())]);
-        let mut sources = crate::diagnostics::SourceMap::default();
-        let (loaded, _) =
-            crate::yaml::imports::load(&mut csar, "s.yaml", &[], 8, &[], &mut sources);
-        crate::model::lower_yaml::lower(&loaded, None, &mut csar)
-            .0
-            .unwrap()
+        crate::model::lower_yaml::topology_of(yaml)
     }
 
     fn region(t: &Topology, nodes: &[&str], rels: &[&str], selected: &[&str]) -> ScalingRegion {

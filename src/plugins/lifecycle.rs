@@ -289,7 +289,6 @@ fn target_path(file: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::csar::Csar;
     use crate::plan::{AbstractPlan, PlanKind};
     use crate::plugins::api::PluginOptions;
 
@@ -321,13 +320,7 @@ mod tests {
             old:\n      type: tosca.nodes.SoftwareComponent\n      \
             interfaces: {Standard: {stop: {description: manual}}}\n      \
             requirements: [{host: db}]\n";
-        let mut csar = Csar::from_entries("t", [("s.yaml".to_string(), yaml.as_bytes().to_vec())]);
-        let mut sources = crate::diagnostics::SourceMap::default();
-        let (loaded, d) =
-            crate::yaml::imports::load(&mut csar, "s.yaml", &[], 64, &[], &mut sources);
-        assert!(!d.has_errors(), "{d:?}");
-        let (t, d) = crate::model::lower_yaml::lower(&loaded, None, &mut csar);
-        t.unwrap_or_else(|| panic!("{d:?}"))
+        crate::model::lower_yaml::topology_of(yaml)
     }
 
     fn handle(t: &Topology, node: &str, kind: ActivityKind) -> Outcome {

@@ -282,7 +282,6 @@ pub(crate) fn entity_of(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::csar::Csar;
 
     /// `app` (with `port`) is hosted on `vm` (with `port` and `ip`).
     fn topology() -> Topology {
@@ -295,13 +294,7 @@ mod tests {
             vm:\n      type: Vm\n      properties: {port: 22, ip: 10.0.0.1}\n    \
             app:\n      type: App\n      properties: {port: 80}\n      \
             requirements: [{host: vm}]\n";
-        let mut csar = Csar::from_entries("t", [("s.yaml".to_string(), yaml.as_bytes().to_vec())]);
-        let mut sources = crate::diagnostics::SourceMap::default();
-        let (loaded, d) =
-            crate::yaml::imports::load(&mut csar, "s.yaml", &[], 64, &[], &mut sources);
-        assert!(!d.has_errors(), "{d:?}");
-        let (t, d) = crate::model::lower_yaml::lower(&loaded, None, &mut csar);
-        t.unwrap_or_else(|| panic!("{d:?}"))
+        crate::model::lower_yaml::topology_of(yaml)
     }
 
     #[test]

@@ -222,20 +222,13 @@ fn call_operation(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::csar::Csar;
 
     fn topology() -> Topology {
         let yaml = "tosca_definitions_version: tosca_simple_yaml_1_3\n\
             topology_template:\n  node_templates:\n    \
             app:\n      type: tosca.nodes.Root\n      \
             interfaces: {Standard: {start: s.sh, stop: {description: manual}}}\n";
-        let mut csar = Csar::from_entries("t", [("s.yaml".to_string(), yaml.as_bytes().to_vec())]);
-        let mut sources = crate::diagnostics::SourceMap::default();
-        let (loaded, _) =
-            crate::yaml::imports::load(&mut csar, "s.yaml", &[], 64, &[], &mut sources);
-        crate::model::lower_yaml::lower(&loaded, None, &mut csar)
-            .0
-            .unwrap()
+        crate::model::lower_yaml::topology_of(yaml)
     }
 
     #[test]

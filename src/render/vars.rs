@@ -479,7 +479,6 @@ pub(crate) fn binding_templates(b: &Binding, add: &mut impl FnMut(TemplateRef)) 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::csar::Csar;
     use crate::plan::PlanKind;
     use crate::plugins::Registry;
 
@@ -492,13 +491,7 @@ pub(crate) mod tests {
             properties: {a: 1, b: 2, c: 3}\n      \
             interfaces:\n        Standard:\n          \
             delete: {implementation: d.sh, inputs: {x: {get_property: [SELF, b]}}}\n";
-        let mut csar = Csar::from_entries("t", [("s.yaml".to_string(), yaml.as_bytes().to_vec())]);
-        let mut sources = crate::diagnostics::SourceMap::default();
-        let (loaded, _) =
-            crate::yaml::imports::load(&mut csar, "s.yaml", &[], 64, &[], &mut sources);
-        let topology = crate::model::lower_yaml::lower(&loaded, None, &mut csar)
-            .0
-            .unwrap();
+        let topology = crate::model::lower_yaml::topology_of(yaml);
         let registry = Registry::new(Registry::builtin());
         let options = crate::Options::default();
         let (mut plans, _) =

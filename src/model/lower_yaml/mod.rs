@@ -108,6 +108,19 @@ use crate::yaml::ast::{self, File, TypeKind};
 use crate::yaml::imports::Loaded;
 use crate::yaml::normative;
 
+/// The topology of a CSAR holding only `yaml`, as `s.yaml` (unit tests);
+/// panics with the diagnostics where loading or lowering fails.
+#[cfg(test)]
+pub(crate) fn topology_of(yaml: &str) -> Topology {
+    let entry = ("s.yaml".to_string(), yaml.as_bytes().to_vec());
+    let mut csar = Csar::from_entries("t", [entry]);
+    let mut sources = crate::diagnostics::SourceMap::default();
+    let (loaded, d) = crate::yaml::imports::load(&mut csar, "s.yaml", &[], 64, &[], &mut sources);
+    assert!(!d.has_errors(), "{d:?}");
+    let (t, d) = lower(&loaded, None, &mut csar);
+    t.unwrap_or_else(|| panic!("{d:?}"))
+}
+
 /// Lower the loaded files into a topology. `csar` is used to check (and,
 /// for a single-file input, read) the artifact files operations name.
 pub(crate) fn lower(
