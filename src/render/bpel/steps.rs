@@ -4,6 +4,8 @@
 //!
 //! In: steps and the [`Ctx`]. Out: BPEL text, written.
 
+use std::fmt::Write as _;
+
 use super::ctx::Ctx;
 use super::relationship_request;
 use super::writer::{W, path_text, text};
@@ -26,8 +28,10 @@ pub(crate) fn steps(
     subject: TemplateRef,
 ) -> Result<()> {
     let before = w.out.len();
+    let mut name = String::new();
     for (k, step) in steps.iter().enumerate() {
-        let name = format!("{prefix}_{tag}{}", k + 1);
+        name.clear();
+        let _ = write!(name, "{prefix}_{tag}{}", k + 1);
         // A filter: the rest runs only on instances that meet it.
         if let Step::Check {
             template,
@@ -453,10 +457,10 @@ fn invoke(
         let n = k + 1;
         if let Binding::Function(..) = b {
             let var = format!("value{n}");
-            values.push_str(&format!(", 'v{n}', ${var}"));
+            let _ = write!(values, ", 'v{n}', ${var}");
             computed.push((var, cx.expr(b)));
         } else {
-            values.push_str(&format!(", 'v{n}', {}", cx.expr(b)));
+            let _ = write!(values, ", 'v{n}', {}", cx.expr(b));
         }
     }
     // Computed values need variables, so such a call has a scope of its
