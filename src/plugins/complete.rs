@@ -244,11 +244,16 @@ fn complete_activity(
 ) -> (ActivityBody, Decision) {
     let topology = cx.topology;
     let mut decision = Decision::default();
-    let record = !options.brief;
-    let mut handled = ask_all(cx, registry, activity, &mut decision, record);
+    // The decision log is kept when the plugins' reasons are read.
+    let record = cx.reasons;
+    let mut handled = ask_all(cx, registry, activity, &mut decision);
     if handled.is_none() && !record {
         // Nobody handles it: ask again, keeping every reason for the error.
-        handled = ask_all(cx, registry, activity, &mut decision, true);
+        let cx = &Context {
+            reasons: true,
+            ..*cx
+        };
+        handled = ask_all(cx, registry, activity, &mut decision);
     }
     let body = match handled {
         Some(mut body) => {
@@ -292,7 +297,6 @@ fn ask_all(
     registry: &Registry,
     activity: &Activity,
     decision: &mut Decision,
-    record: bool,
 ) -> Option<Body> {
     let base = match activity.kind {
         // Instance data only: no plugin is asked (see `wrap`).
@@ -302,15 +306,15 @@ fn ask_all(
         }
         ActivityKind::Freeze => ActivityKind::Terminate,
         ActivityKind::Defrost => ActivityKind::Provision,
-        _ => return ask(cx, registry, activity, decision, record),
+        _ => return ask(cx, registry, activity, decision),
     };
-    let mut feature = ask(cx, registry, activity, decision, record)?;
+    let mut feature = ask(cx, registry, activity, decision)?;
     let as_base = Activity {
         kind: base,
         ..activity.clone()
     };
     let mut base_decision = Decision::default();
-    let Some(mut body) = ask(cx, registry, &as_base, &mut base_decision, record) else {
+    let Some(mut body) = ask(cx, registry, &as_base, &mut base_decision) else {
         decision.plugin = None;
         decision.declined.append(&mut base_decision.declined);
         return None;
@@ -367,23 +371,19 @@ fn state_lost(topology: &Topology, plan: &AbstractPlan) -> Vec<Diagnostic> {
 }
 
 /// Offer `activity` to the plugins in registry order; the first that
-/// handles it gives the body. Declines are recorded when `record`.
+/// handles it gives the body. Declines are recorded when their reasons
+/// are read ([`Context::reasons`]).
 fn ask(
     cx: &Context,
     registry: &Registry,
     activity: &Activity,
     decision: &mut Decision,
-    record: bool,
 ) -> Option<Body> {
     let selecting = matches!(
         activity.kind,
         ActivityKind::StrategicSelection(_) | ActivityKind::RecursiveSelection
     );
     let feature = activity.kind.is_feature();
-    let cx = &Context {
-        reasons: record,
-        ..*cx
-    };
     for (i, plugin) in registry.plugins().iter().enumerate() {
         // Selection plugins select; feature plugins save state and test;
         // operation plugins are asked about the calls in a body (later);
@@ -399,7 +399,7 @@ fn ask(
                 decision.plugin = Some(registry.id(i));
                 return Some(body);
             }
-            Outcome::Declined(why) if record => {
+            Outcome::Declined(why) if cx.reasons => {
                 decision.declined.push((plugin.id().to_string(), why))
             }
             Outcome::Declined(_) | Outcome::NotApplicable => {}

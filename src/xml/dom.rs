@@ -58,7 +58,8 @@ pub(crate) struct Element {
 }
 
 impl Element {
-    /// A copy without its children (for an outline: [`super::outline`]).
+    /// A copy without its children (for an outline, [`super::outline`],
+    /// which keeps a topology template but none of its templates).
     pub(crate) fn clone_without_children(&self) -> Element {
         Element {
             ns: self.ns.clone(),

@@ -25,21 +25,23 @@ pub(crate) struct Outline {
 }
 
 impl Outline {
-    /// The outline of `doc`; `None` where it has a service template no
-    /// more, or an element with an attribute in toscanini's namespace (the
-    /// marks of an earlier run).
+    /// The outline of `doc`; `None` where it has no service template, or
+    /// an element with an attribute in toscanini's namespace (the marks of
+    /// an earlier run).
     pub(crate) fn of(doc: &Document) -> Option<Outline> {
         let templates: Vec<ElemId> = doc.children(0, TOSCA, "ServiceTemplate").collect();
-        if templates.is_empty() || doc.elements.iter().any(marked) {
+        if templates.is_empty() {
             return None;
         }
-        let mut ids: Vec<u64> = doc
-            .elements
-            .iter()
-            .flat_map(|e| &e.attrs)
-            .filter(|a| a.ns.is_none() && &*a.local == "id")
-            .map(|a| id_hash(&a.value))
-            .collect();
+        // One pass over every attribute: the marks, and the ids.
+        let mut ids = Vec::new();
+        for a in doc.elements.iter().flat_map(|e| &e.attrs) {
+            match a.ns.as_deref() {
+                Some(TOSCANINI) => return None,
+                None if &*a.local == "id" => ids.push(id_hash(&a.value)),
+                _ => {}
+            }
+        }
         ids.sort_unstable();
         ids.dedup();
         let mut cut = Cut {
@@ -75,11 +77,6 @@ impl Outline {
     pub(crate) fn may_have_id(&self, id: &str) -> bool {
         self.ids.binary_search(&id_hash(id)).is_ok()
     }
-}
-
-/// Whether an element carries an attribute in toscanini's namespace.
-fn marked(e: &Element) -> bool {
-    e.attrs.iter().any(|a| a.ns.as_deref() == Some(TOSCANINI))
 }
 
 fn is_tosca(e: &Element, local: &str) -> bool {
